@@ -1,0 +1,1 @@
+"""Database bindings behind one small interface (`base.Backend`)."""

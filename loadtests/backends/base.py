@@ -1,0 +1,45 @@
+"""The small interface every database binding implements. No timing in here: the
+collector times calls from outside, so every backend is measured the same way."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+from loadtests.keys import Event
+from loadtests.plans import Span, StoredRow
+from loadtests.strategies import Strategy
+
+PAYLOAD = "x" * 100  # the same small non-key column in every design
+
+
+class Backend(ABC):
+    """One strategy's table in one database, seen through one client."""
+
+    name: str
+
+    def __init__(self, strategy: Strategy, location: str):
+        self.strategy = strategy
+        self.location = location  # database id (Spanner) or table id (Bigtable)
+
+    @abstractmethod
+    def create(self) -> None:
+        """Create the fresh database or table from the strategy's fixture."""
+
+    @abstractmethod
+    def drop(self) -> None:
+        """Drop what create() made."""
+
+    @abstractmethod
+    def insert(self, key: tuple, event: Event) -> None:
+        """Write one row; return only once the database acknowledged it."""
+
+    @abstractmethod
+    def read(self, spans: tuple[Span, ...] | None, limit: int | None = None) -> list[StoredRow]:
+        """One read request over the spans (None: the whole table)."""
+
+    @abstractmethod
+    def write_ids(self) -> list[str]:
+        """The WriteId of every row stored, duplicates included (for the integrity audit)."""
+
+    def close(self) -> None:
+        """Release clients."""

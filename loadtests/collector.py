@@ -1,0 +1,134 @@
+"""The collector: times every operation, records it, and keeps the write ledger.
+
+Latency goes into HdrHistograms in microseconds (1 us .. 60 s, 3 significant digits),
+one per (backend, strategy, dialect, operation); Locust's own statistics round to two
+significant digits and would flatten sub-millisecond emulator calls. Every operation is
+also fired as a Locust request event (`request_type` = `<backend>:<strategy>`, `name` =
+the operation), so Locust's UI and CSVs show the same run.
+
+The ledger counts every write attempted, acknowledged or failed, by its WriteId, so the
+integrity audit can compare it with what the database holds.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from collections.abc import Iterator
+
+from hdrh.histogram import HdrHistogram
+
+LOWEST_US, HIGHEST_US, SIGNIFICANT_DIGITS = 1, 60_000_000, 3
+
+
+def new_histogram() -> HdrHistogram:
+    return HdrHistogram(LOWEST_US, HIGHEST_US, SIGNIFICANT_DIGITS)
+
+
+@dataclass(frozen=True, slots=True)
+class Series:
+    backend: str
+    strategy: str
+    dialect: str
+    operation: str
+
+    @property
+    def request_type(self) -> str:
+        return f"{self.backend}:{self.strategy}"
+
+
+@dataclass
+class OperationStats:
+    access: str
+    histogram: HdrHistogram = field(default_factory=new_histogram)
+    requests: int = 0
+    failures: int = 0
+    rows: int = 0  # rows in the answers
+    rows_scanned: int = 0  # rows the database sent before any client-side filter
+    fanout: int = 0  # key ranges requested, summed over requests
+    strays: int = 0  # rows a range read returned that do not belong to the answer
+    errors: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class Measurement:
+    """What the operation tells the collector about itself while it is timed."""
+
+    rows: int = 0
+    rows_scanned: int = 0
+    fanout: int = 0
+    strays: int = 0
+    error: Exception | None = None
+
+
+@dataclass
+class Ledger:
+    attempted: set[str] = field(default_factory=set)  # outcome not yet known
+    acknowledged: set[str] = field(default_factory=set)
+    failed: set[str] = field(default_factory=set)  # the call raised: stored or not, unknown
+
+
+class Collector:
+    def __init__(self, events=None):
+        self.events = events  # Locust's Events, or None outside Locust
+        self.stats: dict[Series, OperationStats] = {}
+        self.ledger = Ledger()
+        self.first_op: float | None = None  # monotonic time of the first and last recorded operation
+        self.last_op: float | None = None
+
+    def register(self, series: Series, access: str) -> None:
+        self.stats.setdefault(series, OperationStats(access))
+
+    @contextmanager
+    def timed(self, series: Series) -> Iterator[Measurement]:
+        """Time the block; an exception inside it is recorded as a failure, not raised."""
+        m = Measurement()
+        start = time.perf_counter()
+        try:
+            yield m
+        except Exception as exc:  # noqa: BLE001 - every failure is data, none may stop the user
+            m.error = exc
+        elapsed_s = time.perf_counter() - start
+        self.record(series, elapsed_s, m)
+
+    def record(self, series: Series, elapsed_s: float, m: Measurement) -> None:
+        s = self.stats[series]
+        now = time.monotonic()
+        self.first_op = self.first_op if self.first_op is not None else now - elapsed_s
+        self.last_op = now
+        s.requests += 1
+        s.histogram.record_value(min(max(int(elapsed_s * 1e6), LOWEST_US), HIGHEST_US))
+        if m.error is not None:
+            s.failures += 1
+            reason = f"{type(m.error).__name__}: {str(m.error).splitlines()[0][:200] if str(m.error) else ''}"
+            s.errors[reason] = s.errors.get(reason, 0) + 1
+        else:
+            s.rows += m.rows
+            s.rows_scanned += m.rows_scanned
+            s.fanout += m.fanout
+            s.strays += m.strays
+        if self.events is not None:
+            self.events.request.fire(
+                request_type=series.request_type, name=series.operation,
+                response_time=elapsed_s * 1000.0, response_length=m.rows,
+                exception=m.error, context={},
+            )
+
+    # the write ledger
+    def attempt(self, write_id: str) -> None:
+        self.ledger.attempted.add(write_id)
+
+    def acknowledge(self, write_id: str) -> None:
+        self.ledger.attempted.discard(write_id)
+        self.ledger.acknowledged.add(write_id)
+
+    def fail(self, write_id: str) -> None:
+        self.ledger.attempted.discard(write_id)
+        self.ledger.failed.add(write_id)
+
+    def active_seconds(self) -> float:
+        return 0.0 if self.first_op is None else self.last_op - self.first_op
+
+    def totals(self) -> tuple[int, int]:
+        return (sum(s.requests for s in self.stats.values()), sum(s.failures for s in self.stats.values()))

@@ -1,0 +1,171 @@
+"""Key generators: small, pure, seeded objects that turn a write event into a key.
+
+A key is a tuple of parts. Each part is one of a fixed vocabulary (the event's time,
+its user or device, a shard or salt bucket, a UUID, ...). A strategy declares its key as
+an ordered list of parts in its `strategy.toml`; this module knows how to compute each
+part and what a read planner may assume about it (is it the entity, the time, a small
+enumerable set of buckets, or opaque).
+
+Spanner parts produce typed column values (int, str, datetime); Bigtable parts produce
+string segments that are joined with a separator into the row key. Nothing here talks to
+a database or reads a clock.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import random
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+from collections.abc import Callable
+
+EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+DEVICE_TYPES = ("phone", "tablet", "watch")
+TS_DIGITS = 16  # microseconds since the epoch, zero-padded so that text order is time order
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One write as the workload decides it, before any key design is applied."""
+
+    entity: int  # user id (Spanner) or device number (Bigtable), 1..population
+    ts_us: int  # microseconds since the epoch
+    write_id: str  # unique per acknowledged write; the integrity audit counts these
+
+
+def stable_hash(*values: Any) -> int:
+    """A hash that is the same in every process and run (Python's hash() is salted)."""
+    text = "\x1f".join(str(v) for v in values).encode()
+    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big")
+
+
+def device_id(entity: int) -> str:
+    """An 8-hex-digit device id such as the documents' `4c410523`."""
+    return f"{stable_hash('device', entity) & 0xFFFFFFFF:08x}"
+
+
+def device_type(entity: int) -> str:
+    return DEVICE_TYPES[stable_hash("type", entity) % len(DEVICE_TYPES)]
+
+
+def timestamp(ts_us: int) -> dt.datetime:
+    return EPOCH + dt.timedelta(microseconds=ts_us)
+
+
+def ts_us_of(value: dt.datetime) -> int:
+    delta = value - EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+# What a read planner may assume about a part.
+ENTITY = "entity"  # equals the user / device: a prefix read can fix it
+TIME = "time"  # the event time: a range read can bound it
+BUCKET = "bucket"  # one of a few values: a planner can enumerate them all
+DERIVED = "derived"  # computed from the entity alone: known once the entity is known
+OPAQUE = "opaque"  # random or hashed: no read can use it as a bound
+
+
+@dataclass(frozen=True)
+class Part:
+    """One component of a key."""
+
+    name: str  # vocabulary word, e.g. "ts", "shard"
+    role: str  # ENTITY, TIME, BUCKET, DERIVED or OPAQUE
+    compute: Callable[[Event, random.Random], Any]
+    column: str | None = None  # Spanner key column; None for Bigtable segments
+    descending: bool = False  # Spanner: the column is declared DESC
+    buckets: tuple[Any, ...] = ()  # every value a BUCKET part can take
+    of_entity: Callable[[int], Any] | None = None  # DERIVED: value from the entity
+
+
+def _bucket_of(fields: tuple[str, ...], count: int) -> Callable[[Event], int]:
+    def bucket(event: Event) -> int:
+        return stable_hash(*(getattr(event, f) for f in fields)) % count
+
+    return bucket
+
+
+_EVENT_FIELDS = {"entity": "entity", "user": "entity", "device": "entity", "ts": "ts_us"}
+
+
+def _fields(spec: dict) -> tuple[str, ...]:
+    names = spec.get("of", ["ts", "entity"])
+    try:
+        return tuple(_EVENT_FIELDS[n] for n in names)
+    except KeyError as exc:
+        raise ValueError(f"'of' may name only {sorted(_EVENT_FIELDS)}, not {exc.args[0]!r}") from None
+
+
+def _buckets(spec: dict) -> int:
+    count = spec.get("buckets")
+    if not isinstance(count, int) or count < 1:
+        raise ValueError(f"part {spec.get('value')!r} needs 'buckets', a positive integer")
+    return count
+
+
+def _uuid4(rng: random.Random) -> uuid.UUID:
+    return uuid.UUID(int=rng.getrandbits(128), version=4)
+
+
+def spanner_part(spec: dict) -> Part:
+    """A Spanner key column from its declaration: {column, value, order?, ...}."""
+    value, column = spec.get("value"), spec.get("column")
+    if not column:
+        raise ValueError("every Spanner key part needs a 'column'")
+    desc = str(spec.get("order", "asc")).lower() == "desc"
+    if value == "user":
+        return Part("user", ENTITY, lambda e, r: e.entity, column, desc)
+    if value == "ts":
+        return Part("ts", TIME, lambda e, r: timestamp(e.ts_us), column, desc)
+    if value == "shard":
+        count, bucket = _buckets(spec), _bucket_of(_fields(spec), _buckets(spec))
+        return Part("shard", BUCKET, lambda e, r: bucket(e), column, desc, tuple(range(count)))
+    if value == "uuid4_string":
+        return Part("uuid4_string", OPAQUE, lambda e, r: str(_uuid4(r)), column, desc)
+    raise ValueError(f"unknown Spanner key value {value!r}; known: user, ts, shard, uuid4_string")
+
+
+def bigtable_part(spec: dict | str) -> Part:
+    """A Bigtable row-key segment from its declaration: a word or {value, ...}."""
+    spec = {"value": spec} if isinstance(spec, str) else spec
+    value = spec.get("value")
+    if value == "device":
+        return Part("device", ENTITY, lambda e, r: device_id(e.entity))
+    if value == "device_type":
+        return Part(
+            "device_type", DERIVED, lambda e, r: device_type(e.entity),
+            buckets=DEVICE_TYPES, of_entity=device_type,
+        )
+    if value == "ts":
+        return Part("ts", TIME, lambda e, r: f"{e.ts_us:0{TS_DIGITS}d}")
+    if value == "salt":
+        count, bucket = _buckets(spec), _bucket_of(_fields(spec), _buckets(spec))
+        width = len(str(count - 1))
+        return Part(
+            "salt", BUCKET, lambda e, r: f"{bucket(e):0{width}d}",
+            buckets=tuple(f"{i:0{width}d}" for i in range(count)),
+        )
+    raise ValueError(f"unknown Bigtable key value {value!r}; known: device, device_type, ts, salt")
+
+
+@dataclass
+class KeyGenerator:
+    """Turns events into keys for one strategy. Seeded, so a run can be replayed."""
+
+    parts: tuple[Part, ...]
+    seed: int = 0
+    separator: str | None = None  # Bigtable: segments are joined into one row key
+    _rng: random.Random = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._rng = random.Random(self.seed)
+
+    def key(self, event: Event) -> tuple:
+        return tuple(p.compute(event, self._rng) for p in self.parts)
+
+    def row_key(self, key: tuple) -> bytes:
+        """Bigtable: the row key bytes of a key tuple (or of a prefix of one)."""
+        assert self.separator is not None, "row_key is for Bigtable keys"
+        return self.separator.join(key).encode()

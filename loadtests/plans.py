@@ -1,0 +1,167 @@
+"""Read plans: how each named read is served by a key design, derived from its key parts.
+
+A read is served as a key range when the parts in front of the bound part can be known:
+fixed by the request (the user or device), computed from it (a device type), or
+enumerated (N shard or salt buckets, one range each: the read's fan-out). Otherwise the
+only way is a full scan with a filter, and the plan says so rather than pretending.
+
+Spans are prefix-closed: `Span(lo, hi)` covers every key whose leading parts lie between
+the tuples `lo` and `hi` inclusive, the meaning of Spanner's KeyRange(start_closed,
+end_closed); the Bigtable backend turns them into row-key ranges.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from dataclasses import dataclass
+from collections.abc import Callable
+
+from loadtests.keys import BUCKET, DERIVED, ENTITY, TIME, Event, Part
+
+POINT, PREFIX, MULTI_PREFIX, RANGE, MULTI_RANGE, FULL_SCAN, WRITE = (
+    "point", "prefix", "multi_prefix", "range", "multi_range", "full_scan", "write",
+)
+READ_OPERATIONS = {
+    "spanner": ("point_read", "latest_n", "time_window"),
+    "bigtable": ("point_read", "latest_n", "prefix_scan", "time_window"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRow:
+    """A row as a read returns it, whatever the key design."""
+
+    entity: int
+    ts_us: int
+    write_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    lo: tuple
+    hi: tuple
+
+
+@dataclass(frozen=True)
+class ReadRequest:
+    """What to ask the database, and how to turn its rows into the answer."""
+
+    spans: tuple[Span, ...] | None  # None: the whole table, filtered here by `wanted`
+    wanted: Callable[[StoredRow], bool]  # which rows belong to the answer
+    limit: int | None = None  # rows per span the database may stop at
+    newest: int | None = None  # answer = the newest N wanted rows
+
+    def answer(self, rows: list[StoredRow]) -> tuple[list[StoredRow], int]:
+        """The answer, and how many returned rows a range read should never have returned."""
+        if self.spans is None:
+            rows, strays = [r for r in rows if self.wanted(r)], 0
+        else:
+            strays = sum(1 for r in rows if not self.wanted(r))
+        if self.newest is not None:
+            rows = sorted(rows, key=lambda r: r.ts_us, reverse=True)[: self.newest]
+        return rows, strays
+
+
+@dataclass(frozen=True)
+class ReadPlan:
+    operation: str
+    access: str  # POINT, PREFIX, MULTI_PREFIX, RANGE, MULTI_RANGE or FULL_SCAN
+    fanout: int  # key ranges one request covers (1 for a full scan)
+    build: Callable[..., ReadRequest]
+
+
+_NO_RNG = random.Random(0)  # TIME, ENTITY and DERIVED parts never draw from it
+
+
+def _value(part: Part, entity: int = 0, ts_us: int = 0):
+    return part.compute(Event(entity, ts_us, ""), _NO_RNG)
+
+
+def _leading(parts: tuple[Part, ...], stop_role: str, entity_known: bool) -> list[list] | None:
+    """Choices for each part in front of the first `stop_role` part, or None if one is unknowable.
+
+    Each choice is a list of callables entity -> value, so DERIVED parts stay lazy.
+    """
+    choices = []
+    for part in parts:
+        if part.role == stop_role:
+            return choices
+        if part.role == BUCKET:
+            choices.append([lambda e, v=v: v for v in part.buckets])
+        elif part.role == DERIVED and entity_known:
+            choices.append([lambda e, p=part: p.of_entity(e)])
+        else:
+            return None
+    return None
+
+
+def _index(parts: tuple[Part, ...], role: str) -> int | None:
+    return next((i for i, p in enumerate(parts) if p.role == role), None)
+
+
+def point_plan(parts: tuple[Part, ...]) -> ReadPlan:
+    def build(key: tuple, row: StoredRow) -> ReadRequest:
+        return ReadRequest((Span(key, key),), wanted=lambda r: r == row)
+
+    return ReadPlan("point_read", POINT, 1, build)
+
+
+def entity_plan(operation: str, parts: tuple[Part, ...], newest: int | None) -> ReadPlan:
+    """All rows of one user or device (`prefix_scan`), or its newest N (`latest_n`)."""
+    leading = _leading(parts, ENTITY, entity_known=True)
+    if leading is None:
+        def scan(entity: int) -> ReadRequest:
+            return ReadRequest(None, wanted=lambda r: r.entity == entity, newest=newest)
+
+        return ReadPlan(operation, FULL_SCAN, 1, scan)
+    at = _index(parts, ENTITY)
+    after = parts[at + 1] if at + 1 < len(parts) else None
+    # Newest-first storage (a DESC time part right after the entity) lets the database stop at N.
+    limit = newest if (newest is not None and after is not None and after.role == TIME and after.descending) else None
+    combos = list(itertools.product(*leading))
+
+    def build(entity: int) -> ReadRequest:
+        spans = []
+        for combo in combos:
+            prefix = tuple(c(entity) for c in combo) + (_value(parts[at], entity=entity),)
+            spans.append(Span(prefix, prefix))
+        return ReadRequest(tuple(spans), wanted=lambda r: r.entity == entity, limit=limit, newest=newest)
+
+    return ReadPlan(operation, PREFIX if len(combos) == 1 else MULTI_PREFIX, len(combos), build)
+
+
+def time_window_plan(parts: tuple[Part, ...]) -> ReadPlan:
+    """Every row whose time lies in [t0, t1], across users or devices."""
+    leading = _leading(parts, TIME, entity_known=False)
+    if leading is None:
+        def scan(t0: int, t1: int) -> ReadRequest:
+            return ReadRequest(None, wanted=lambda r: t0 <= r.ts_us <= t1)
+
+        return ReadPlan("time_window", FULL_SCAN, 1, scan)
+    at = _index(parts, TIME)
+    combos = list(itertools.product(*leading))
+    descending = parts[at].descending
+
+    def build(t0: int, t1: int) -> ReadRequest:
+        lo, hi = _value(parts[at], ts_us=t0), _value(parts[at], ts_us=t1)
+        if descending:
+            lo, hi = hi, lo
+        spans = []
+        for combo in combos:
+            prefix = tuple(c(0) for c in combo)
+            spans.append(Span(prefix + (lo,), prefix + (hi,)))
+        return ReadRequest(tuple(spans), wanted=lambda r: t0 <= r.ts_us <= t1)
+
+    return ReadPlan("time_window", RANGE if len(combos) == 1 else MULTI_RANGE, len(combos), build)
+
+
+def read_plans(backend: str, parts: tuple[Part, ...], latest_n: int) -> dict[str, ReadPlan]:
+    """The read plan of every read operation of a backend for one key design."""
+    plans = {
+        "point_read": point_plan(parts),
+        "latest_n": entity_plan("latest_n", parts, newest=latest_n),
+        "prefix_scan": entity_plan("prefix_scan", parts, newest=None),
+        "time_window": time_window_plan(parts),
+    }
+    return {op: plans[op] for op in READ_OPERATIONS[backend]}

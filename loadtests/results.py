@@ -1,0 +1,142 @@
+"""Result files of a run: summary.csv (one row per backend, strategy, dialect and
+operation, in a stable order), Locust's own CSVs per stage, and the side-by-side table.
+
+A run directory is built under a hidden `.<run-id>.partial` name and renamed to
+`<run-id>` only when complete, so `results/` never shows a half-written run.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from loadtests.collector import OperationStats, Series
+from loadtests.errors import KeybenchError
+
+SCHEMA_VERSION = 1
+SUMMARY_COLUMNS = (
+    "schema_version", "backend", "strategy", "dialect", "operation", "access",
+    "requests", "failures", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms", "mean_ms",
+    "rows_per_op", "rows_scanned_per_op", "fanout", "integrity", "acknowledged", "stored",
+    "lost", "duplicates", "unexpected", "fresh_emulator", "documented",
+)
+
+
+def _ms(us: float) -> str:
+    return f"{us / 1000.0:.3f}"
+
+
+def summary_row(series: Series, stats: OperationStats, seconds: float, integrity, fresh: bool, documented: str) -> dict:
+    h, n = stats.histogram, stats.requests
+    ok = n - stats.failures
+    per = (lambda total: f"{total / ok:.2f}") if ok else (lambda total: "")
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "backend": series.backend,
+        "strategy": series.strategy,
+        "dialect": series.dialect,
+        "operation": series.operation,
+        "access": stats.access,
+        "requests": n,
+        "failures": stats.failures,
+        "rps": f"{n / seconds:.1f}" if seconds > 0 else "0.0",
+        "p50_ms": _ms(h.get_value_at_percentile(50)) if n else "",
+        "p90_ms": _ms(h.get_value_at_percentile(90)) if n else "",
+        "p99_ms": _ms(h.get_value_at_percentile(99)) if n else "",
+        "max_ms": _ms(h.get_max_value()) if n else "",
+        "mean_ms": _ms(h.get_mean_value()) if n else "",
+        "rows_per_op": per(stats.rows),
+        "rows_scanned_per_op": per(stats.rows_scanned),
+        "fanout": per(stats.fanout),
+        "integrity": "ok" if integrity.ok else "MISMATCH",
+        "acknowledged": integrity.acknowledged,
+        "stored": integrity.stored,
+        "lost": integrity.lost,
+        "duplicates": integrity.duplicates,
+        "unexpected": integrity.unexpected,
+        "fresh_emulator": "yes" if fresh else "no",
+        "documented": documented,
+    }
+
+
+def to_csv(rows: list[dict], columns=SUMMARY_COLUMNS) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def read_summary(path: Path) -> list[dict]:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+@dataclass
+class RunDirectory:
+    root: Path
+    run_id: str
+
+    @property
+    def final(self) -> Path:
+        return self.root / self.run_id
+
+    @property
+    def partial(self) -> Path:
+        return self.root / f".{self.run_id}.partial"
+
+    @staticmethod
+    def check_writable(root: Path) -> None:
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            probe = root / f".keybench-probe-{os.getpid()}"
+            probe.write_text("")
+            probe.unlink()
+        except OSError as exc:
+            raise KeybenchError(f"results directory {root} is not writable: {exc.strerror or exc}") from None
+
+    def open(self) -> None:
+        if self.final.exists():
+            raise KeybenchError(f"{self.final} already exists; choose another --run-id")
+        self.partial.mkdir(parents=True)
+
+    def write(self, name: str, text: str) -> Path:
+        path = self.partial / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(text)
+        tmp.replace(path)
+        return path
+
+    def commit(self) -> Path:
+        self.partial.replace(self.final)
+        return self.final
+
+    def discard(self) -> None:
+        shutil.rmtree(self.partial, ignore_errors=True)
+
+
+def side_by_side(rows: list[dict]) -> str:
+    """The summary as a table per (backend, operation), one line per strategy."""
+    cols = ("strategy", "access", "requests", "failures", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms",
+            "rows_per_op", "fanout", "integrity")
+    lines = []
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        groups.setdefault((r["backend"], r["operation"]), []).append(r)
+    for (backend, op), members in groups.items():
+        label = [dict(r, strategy=r["strategy"] + (f"[{r['dialect']}]" if r["dialect"] not in ("", "googlesql") else ""))
+                 for r in members]
+        widths = {c: max(len(c), *(len(str(r[c])) for r in label)) for c in cols}
+        lines.append(f"\n{backend} / {op}")
+        lines.append("  ".join(c.ljust(widths[c]) if c in ("strategy", "access", "integrity") else c.rjust(widths[c]) for c in cols))
+        for r in label:
+            lines.append("  ".join(
+                str(r[c]).ljust(widths[c]) if c in ("strategy", "access", "integrity") else str(r[c]).rjust(widths[c])
+                for c in cols
+            ))
+    return "\n".join(lines)

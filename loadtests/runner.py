@@ -1,0 +1,232 @@
+"""`keybench run`: every chosen strategy in its own stage, under identical load and on an
+emulator with no history, then one summary.
+
+The Spanner emulator's strong reads slow down with every commit it has ever served, in
+any database, until it restarts; a strategy run after another would inherit that history.
+So before every stage after the first, keybench restarts each emulator it started itself.
+Emulators it did not start (environment variables, Docker Compose, `keybench emulators
+up`) cannot be restarted by it; such stages are marked `fresh_emulator=no`.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import json
+import os
+import platform
+import re
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import gevent
+from locust.env import Environment
+from locust.event import Events
+from locust.stats import PERCENTILES_TO_REPORT, StatsCSV
+
+from loadtests import __version__, emulators, strategies
+from loadtests.errors import KeybenchError
+from loadtests.results import RunDirectory, side_by_side, summary_row, to_csv
+from loadtests.stage import INSTANCE, PROJECT, Integrity, Stage, location_name, make_backend, run_tag
+from loadtests.users import KeybenchUser
+from loadtests.workload import WorkloadSettings
+
+PROGRESS_EVERY_S = 5.0
+STOP_TIMEOUT_S = 30.0  # users finish the operation in flight before a stage ends
+
+
+class StageUser(KeybenchUser):
+    pass
+
+
+def parse_duration(text: str) -> float:
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*", str(text))
+    if not m:
+        raise KeybenchError(f"cannot parse duration {text!r}; use e.g. 30s, 2m, 1h")
+    value = float(m.group(1)) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600, None: 1}[m.group(2)]
+    if value <= 0:
+        raise KeybenchError(f"duration must be positive, got {text!r}")
+    return value
+
+
+@dataclass
+class RunOptions:
+    backends: tuple[str, ...] = strategies.BACKENDS
+    strategies: tuple[str, ...] = ()  # empty: the whole catalogue of each backend
+    users: int = 8
+    spawn_rate: float = 0.0  # 0: all users at once
+    duration_s: float = 20.0
+    results_dir: Path = Path("results")
+    smoke: bool = False
+    seed: int = 1
+    settings: WorkloadSettings = field(default_factory=WorkloadSettings)
+    run_id: str | None = None
+
+    def validate(self) -> None:
+        if self.users < 1:
+            raise KeybenchError(f"--users must be at least 1, got {self.users}")
+        if self.spawn_rate < 0:
+            raise KeybenchError(f"--spawn-rate must not be negative, got {self.spawn_rate}")
+        if self.settings.population < 1:
+            raise KeybenchError(f"--population must be at least 1, got {self.settings.population}")
+
+
+def plan_stages(options: RunOptions) -> list[strategies.Strategy]:
+    """The stages in run order; a strategy name applies to every chosen backend that has it."""
+    names = list(options.strategies)
+    catalogues = {b: strategies.catalogue(b) for b in options.backends}
+    unknown = [n for n in names if not any(n in c for c in catalogues.values())]
+    if unknown:
+        valid = "; ".join(f"{b}: {', '.join(c)}" for b, c in catalogues.items())
+        raise KeybenchError(f"unknown strategy {', '.join(map(repr, unknown))}; valid ones are {valid}")
+    stages = []
+    for available in catalogues.values():
+        chosen = [n for n in names if n in available] if names else list(available)
+        stages.extend(available[n] for n in chosen)
+    return stages
+
+
+def _progress(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def drive(stage: Stage, users: int, spawn_rate: float, duration_s: float, label: str) -> tuple[Environment, float]:
+    """Run Locust users against the stage for duration_s; returns the environment and the seconds run."""
+    env = Environment(user_classes=[StageUser], events=Events(), stop_timeout=STOP_TIMEOUT_S)
+    env.keybench_stage = stage
+    stage.collector.events = env.events
+    runner = env.create_local_runner()
+    started = time.monotonic()
+    runner.start(users, spawn_rate=spawn_rate or users)
+    next_report = started + PROGRESS_EVERY_S
+    while (now := time.monotonic()) < started + duration_s:
+        gevent.sleep(min(next_report, started + duration_s) - now)
+        if time.monotonic() >= next_report:
+            ops, failures = stage.collector.totals()
+            elapsed = time.monotonic() - started
+            _progress(f"  {label}  {elapsed:4.0f}s/{duration_s:.0f}s  ops {ops:,}  failures {failures}  ({ops / elapsed:,.0f} ops/s)")
+            next_report += PROGRESS_EVERY_S
+    runner.stop()  # lets every user finish its operation in flight
+    elapsed = time.monotonic() - started
+    runner.quit()
+    return env, elapsed
+
+
+def write_locust_csvs(run_dir: RunDirectory, prefix: str, env: Environment) -> None:
+    stats = StatsCSV(env, PERCENTILES_TO_REPORT)
+    for kind, write in (("stats", stats.requests_csv), ("failures", stats.failures_csv)):
+        out = io.StringIO()
+        write(csv.writer(out, lineterminator="\n"))
+        run_dir.write(f"locust/{prefix}_{kind}.csv", out.getvalue())
+
+
+def _versions() -> dict:
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = {"keybench": __version__, "python": platform.python_version()}
+    for name in ("locust", "google-cloud-spanner", "google-cloud-bigtable", "grpcio", "hdrhistogram", "gevent"):
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            found[name] = None
+    return found
+
+
+def run(options: RunOptions) -> int:
+    options.validate()
+    stages = plan_stages(options)
+    root = Path(options.results_dir)
+    RunDirectory.check_writable(root)
+    now = dt.datetime.now(dt.UTC)
+    run_id = options.run_id or now.strftime("%Y%m%dT%H%M%SZ")
+    tag = run_tag(now.timestamp())
+    run_dir = RunDirectory(root, run_id)
+    if run_dir.final.exists():
+        raise KeybenchError(f"{run_dir.final} already exists; choose another --run-id")
+
+    endpoints: dict[str, emulators.Endpoint] = {}
+    served: dict[str, int] = {}
+    saved_env = {v: os.environ.get(v) for v in emulators.ENV_VARS.values()}
+    try:
+        for backend in dict.fromkeys(s.backend for s in stages):
+            endpoints[backend] = emulators.resolve(backend)
+            served[backend] = 0
+            ep = endpoints[backend]
+            _progress(f"{emulators.TITLES[backend]} emulator: {ep.address} ({ep.source})")
+            if not ep.restartable:
+                _progress(
+                    "  note: keybench did not start it, so it cannot restart it between stages; "
+                    "later stages inherit earlier ones' history (fresh_emulator=no)"
+                )
+        run_dir.open()
+        rows, failed_integrity, stage_records = [], [], []
+        for number, strategy in enumerate(stages, 1):
+            label = f"[{number}/{len(stages)}] {strategy.label}"
+            ep = endpoints[strategy.backend]
+            if ep.restartable and served[strategy.backend] > 0:
+                ep.restart()
+            served[strategy.backend] += 1
+            emulators.use(ep)
+            _progress(f"{label}: {strategy.summary}")
+            backend = make_backend(strategy, location_name(tag, strategy), PROJECT, INSTANCE)
+            stage = Stage(strategy, backend, options.settings, options.seed, tag=tag)
+            stage.setup()
+            try:
+                env, seconds = drive(stage, options.users, options.spawn_rate, options.duration_s, label)
+                integrity = stage.audit()
+            finally:
+                stage.teardown(drop=True)
+            ops, failures = stage.collector.totals()
+            _progress(f"  {label}  done: ops {ops:,}  failures {failures}  integrity {integrity.describe()}")
+            stage_records.append({
+                "backend": strategy.backend, "strategy": strategy.name, "dialect": strategy.dialect,
+                "location": backend.location, "emulator": ep.address,
+                "emulator_pid": ep.emulator.pid if ep.emulator else None, "fresh_emulator": ep.restartable,
+                "seconds": round(seconds, 3), "integrity": asdict(integrity),
+            })
+            if not integrity.ok:
+                failed_integrity.append((strategy.label, integrity))
+            write_locust_csvs(run_dir, f"{strategy.backend}-{strategy.name}", env)
+            for series, stats in stage.collector.stats.items():
+                rows.append(summary_row(series, stats, seconds, integrity, ep.restartable, strategy.claim))
+                for reason, count in stats.errors.items():
+                    _progress(f"  {series.operation} failed {count}x: {reason}")
+        run_dir.write("summary.csv", to_csv(rows))
+        run_dir.write("run.json", json.dumps({
+            "run_id": run_id, "started": now.isoformat(), "finished": dt.datetime.now(dt.UTC).isoformat(),
+            "settings": {**{k: v for k, v in asdict(options).items() if k not in ("settings", "results_dir")},
+                         "results_dir": str(options.results_dir), "workload": asdict(options.settings)},
+            "endpoints": {b: {"address": e.address, "source": e.source} for b, e in endpoints.items()},
+            "versions": _versions(),
+            "stages": stage_records,
+        }, indent=2, default=str) + "\n")
+        final = run_dir.commit()
+    except BaseException:
+        run_dir.discard()
+        raise
+    finally:
+        for ep in endpoints.values():
+            ep.stop()
+        for name, value in saved_env.items():  # emulators.use() pointed this process at them
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+    print(side_by_side(rows))
+    print(f"\nresults: {final}/summary.csv")
+    total_failures = sum(int(r["failures"]) for r in rows)
+    if failed_integrity:
+        names = ", ".join(f"{label} {i.describe()}" for label, i in failed_integrity)
+        print(f"integrity MISMATCH: {names}", file=sys.stderr)
+        return 1
+    if options.smoke and total_failures:
+        print(f"smoke run failed: {total_failures} failed operation(s)", file=sys.stderr)
+        return 1
+    return 0
+
+
+__all__ = ["Integrity", "RunOptions", "parse_duration", "plan_stages", "run"]

@@ -1,0 +1,8 @@
+-- Anti-pattern, seed 000/003 best practice #1: the first key part grows with time, so
+-- every insert lands at the end of the key space, in whichever split holds it.
+CREATE TABLE AccessLog (
+  LastAccess TIMESTAMP NOT NULL,
+  UserId INT64 NOT NULL,
+  WriteId STRING(64) NOT NULL,
+  Payload STRING(MAX),
+) PRIMARY KEY (LastAccess, UserId);

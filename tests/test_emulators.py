@@ -1,0 +1,103 @@
+"""The native emulator lifecycle and endpoint resolution, against the real binaries."""
+
+import os
+import socket
+import time
+
+import pytest
+
+from loadtests import emulators
+from loadtests.errors import KeybenchError
+from tests.conftest import keybench
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return open(f"/proc/{pid}/stat").read().split()[2] != "Z"
+
+
+def started_by_up():
+    return [e for e in emulators.recorded() if e.started_by == "keybench emulators up"]
+
+
+def test_up_status_down_leaves_nothing_behind(native_binaries, no_emulator_env):
+    before = keybench("emulators", "status", timeout=60)
+    assert before.returncode == 0
+    assert before.stdout.count("nothing running") == 2, before.stdout
+
+    up = keybench("emulators", "up", timeout=120)
+    assert up.returncode == 0, up.stderr
+    started = started_by_up()
+    assert sorted(e.backend for e in started) == ["bigtable", "spanner"]
+    assert all(pid_alive(e.pid) for e in started)
+
+    status = keybench("emulators", "status", timeout=60)
+    for e in started:
+        assert f"{e.address} answers; started by keybench emulators up, pid {e.pid}" in status.stdout, status.stdout
+
+    again = keybench("emulators", "up", timeout=60)
+    assert again.stdout.count("already running") == 2 and started_by_up() == started
+
+    down = keybench("emulators", "down", timeout=60)
+    assert down.returncode == 0 and down.stdout.count("stopped pid") == 2
+    deadline = time.monotonic() + 10
+    while any(pid_alive(e.pid) for e in started) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(pid_alive(e.pid) for e in started)
+    after = keybench("emulators", "status", timeout=60)
+    assert after.stdout.count("nothing running") == 2, after.stdout
+    assert started_by_up() == []
+
+
+def test_a_set_variable_is_used_and_nothing_is_started(emulator_hosts, no_emulator_env, monkeypatch):
+    monkeypatch.setenv("SPANNER_EMULATOR_HOST", emulator_hosts["spanner"])
+    endpoint = emulators.resolve("spanner")
+    assert (endpoint.address, endpoint.source, endpoint.restartable) == (emulator_hosts["spanner"], "environment", False)
+    assert emulators.recorded() == [] or all(e.started_by == "pytest" for e in emulators.recorded())
+
+
+def test_an_endpoint_that_does_not_answer_fails_fast_naming_the_fixes(monkeypatch):
+    monkeypatch.setenv("SPANNER_EMULATOR_HOST", "127.0.0.1:1")
+    started = time.monotonic()
+    with pytest.raises(KeybenchError) as err:
+        emulators.resolve("spanner")
+    assert time.monotonic() - started < 15
+    message = str(err.value)
+    assert "127.0.0.1:1" in message and "does not answer" in message
+    assert "SPANNER_EMULATOR_HOST" in message and "docker compose" in message and "keybench emulators up" in message
+
+
+def test_a_listener_that_is_not_grpc_does_not_count_as_an_emulator(monkeypatch):
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        monkeypatch.setenv("BIGTABLE_EMULATOR_HOST", f"127.0.0.1:{silent.getsockname()[1]}")
+        started = time.monotonic()
+        with pytest.raises(KeybenchError, match="no gRPC answer"):
+            emulators.resolve("bigtable")
+        assert time.monotonic() - started < 15
+
+
+def test_nothing_reachable_and_nothing_installed(no_emulator_env, monkeypatch, tmp_path):
+    monkeypatch.setenv("KEYBENCH_GCLOUD_SDK_ROOT", str(tmp_path / "no-sdk"))
+    started = time.monotonic()
+    result = keybench("run", "--backend", "spanner", "--results-dir", str(tmp_path / "results"), timeout=60)
+    assert time.monotonic() - started < 15
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "none is installed" in lines[0]
+    assert all(fix in lines[0] for fix in ("SPANNER_EMULATOR_HOST", "docker compose up", "keybench emulators up"))
+    assert not (tmp_path / "results").exists() or list((tmp_path / "results").iterdir()) == []
+
+
+def test_a_busy_port_is_named_with_the_process_holding_it(native_binaries, no_emulator_env):
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", 0))
+        squatter.listen()
+        port = squatter.getsockname()[1]
+        with pytest.raises(KeybenchError) as err:
+            emulators.start("bigtable", port, "pytest", detach=False)
+    assert f"port {port} is in use by pid {os.getpid()}" in str(err.value)

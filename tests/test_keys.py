@@ -1,0 +1,86 @@
+import re
+import uuid
+
+from loadtests.keys import (
+    BUCKET, DERIVED, ENTITY, OPAQUE, TIME, Event, KeyGenerator, bigtable_part, device_id, device_type,
+    spanner_part, stable_hash, timestamp, ts_us_of,
+)
+
+
+def events(n=500):
+    return [Event(entity=i % 97 + 1, ts_us=1_700_000_000_000_000 + i * 1_000, write_id=f"w{i}") for i in range(n)]
+
+
+def test_stable_hash_is_the_same_across_calls_and_differs_between_inputs():
+    assert stable_hash("a", 1) == stable_hash("a", 1)
+    assert stable_hash("a", 1) != stable_hash("a", 2)
+
+
+def test_device_ids_look_like_the_documents_and_types_come_from_a_small_set():
+    ids = {device_id(i) for i in range(1, 200)}
+    assert all(re.fullmatch(r"[0-9a-f]{8}", d) for d in ids)
+    assert len(ids) == 199
+    assert {device_type(i) for i in range(1, 200)} == {"phone", "tablet", "watch"}
+
+
+def test_timestamps_round_trip_in_microseconds():
+    us = 1_795_328_512_191_904
+    assert ts_us_of(timestamp(us)) == us
+
+
+def test_spanner_hash_shard_stays_within_its_buckets_and_uses_all_of_them():
+    part = spanner_part({"column": "ShardId", "value": "shard", "buckets": 16, "of": ["ts", "user"]})
+    assert part.role == BUCKET and part.buckets == tuple(range(16))
+    gen = KeyGenerator((part,), seed=1)
+    shards = [gen.key(e)[0] for e in events()]
+    assert set(shards) == set(range(16))
+
+
+def test_spanner_uuid4_keys_are_version_4_and_replay_with_the_same_seed():
+    part = spanner_part({"column": "LogId", "value": "uuid4_string"})
+    assert part.role == OPAQUE
+    first = [KeyGenerator((part,), seed=7).key(e)[0] for e in events(50)]
+    again = [KeyGenerator((part,), seed=7).key(e)[0] for e in events(50)]
+    other = [KeyGenerator((part,), seed=8).key(e)[0] for e in events(50)]
+    assert first == again and first != other
+    assert all(uuid.UUID(k).version == 4 and len(k) == 36 for k in first)
+
+
+def test_spanner_timestamp_first_keys_sort_in_time_order():
+    gen = KeyGenerator((spanner_part({"column": "LastAccess", "value": "ts"}),
+                        spanner_part({"column": "UserId", "value": "user"})))
+    keys = [gen.key(e) for e in events()]
+    assert keys == sorted(keys)
+
+
+def test_bigtable_timestamp_first_row_keys_sort_in_time_order_as_bytes():
+    gen = KeyGenerator((bigtable_part("ts"), bigtable_part("device")), separator="#")
+    row_keys = [gen.row_key(gen.key(e)) for e in events()]
+    assert row_keys == sorted(row_keys)
+    assert re.fullmatch(rb"\d{16}#[0-9a-f]{8}", row_keys[0])
+
+
+def test_bigtable_field_promoted_goes_from_general_to_specific():
+    parts = (bigtable_part("device_type"), bigtable_part("device"), bigtable_part("ts"))
+    assert [p.role for p in parts] == [DERIVED, ENTITY, TIME]
+    gen = KeyGenerator(parts, separator="#")
+    e = Event(42, 1_700_000_000_000_000, "w")
+    assert gen.row_key(gen.key(e)) == f"{device_type(42)}#{device_id(42)}#1700000000000000".encode()
+
+
+def test_bigtable_salt_is_zero_padded_within_n_and_spreads_one_device_over_all_buckets():
+    salt = bigtable_part({"value": "salt", "buckets": 12, "of": ["device", "ts"]})
+    gen = KeyGenerator((salt, bigtable_part("device"), bigtable_part("ts")), separator="#")
+    one_device = [Event(5, 1_700_000_000_000_000 + i, "w") for i in range(400)]
+    salts = {gen.key(e)[0] for e in one_device}
+    assert salts == {f"{i:02d}" for i in range(12)}
+
+
+def test_unknown_key_values_are_refused_with_the_known_ones():
+    for make, spec in ((spanner_part, {"column": "X", "value": "nope"}), (bigtable_part, {"value": "nope"})):
+        try:
+            make(spec)
+        except ValueError as exc:
+            assert "nope" in str(exc) and "known" in str(exc)
+        else:
+            raise AssertionError("accepted an unknown key value")

@@ -1,0 +1,34 @@
+"""The scenarios run under plain Locust, without the keybench wrapper."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO
+
+
+def locust(*args, timeout=120):
+    return subprocess.run(
+        [sys.executable, "-m", "locust", *args], cwd=REPO, capture_output=True, text=True, timeout=timeout,
+        env=dict(os.environ),
+    )
+
+
+@pytest.mark.parametrize("backend, strategy", [("spanner", "hash_shard"), ("bigtable", "salted")])
+def test_headless_locust_run_reports_per_strategy_and_audits(emulator_hosts, tmp_path, backend, strategy):
+    result = locust("-f", f"loadtests/{backend}_locustfile.py", "--strategy", strategy,
+                    "--headless", "-u", "3", "-r", "3", "-t", "3s", "--csv", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "integrity: ok" in result.stdout
+    stats = (tmp_path / "out_stats.csv").read_text()
+    assert f"{backend}:{strategy},insert" in stats
+    read_op = "time_window" if backend == "spanner" else "prefix_scan"
+    assert f"{backend}:{strategy},{read_op}" in stats
+
+
+def test_missing_strategy_is_a_one_line_error(emulator_hosts):
+    result = locust("-f", "loadtests/spanner_locustfile.py", "--headless", "-t", "1s", timeout=60)
+    assert result.returncode == 2
+    assert "--strategy is required; valid: timestamp_first" in result.stderr

@@ -1,0 +1,72 @@
+"""`keybench run` end to end, with Locust as a library and the real emulators."""
+
+import json
+import time
+
+from loadtests.results import read_summary
+from loadtests.runner import RunOptions, parse_duration, plan_stages, run
+from tests.conftest import keybench
+
+OPERATIONS = {
+    "spanner": {"insert", "point_read", "latest_n", "time_window"},
+    "bigtable": {"insert", "point_read", "latest_n", "prefix_scan", "time_window"},
+}
+
+
+def test_durations_parse_in_the_usual_units():
+    assert [parse_duration(t) for t in ("30s", "2m", "1h", "45", "1.5s", "500ms")] == [30, 120, 3600, 45, 1.5, 0.5]
+
+
+def test_a_name_shared_by_both_backends_runs_on_each():
+    stages = plan_stages(RunOptions(strategies=("timestamp_first", "salted")))
+    assert [(s.backend, s.name) for s in stages] == [
+        ("spanner", "timestamp_first"), ("bigtable", "timestamp_first"), ("bigtable", "salted"),
+    ]
+
+
+def test_smoke_run_of_every_strategy_writes_a_clean_summary(emulator_hosts, tmp_path):
+    options = RunOptions(users=4, duration_s=2.0, results_dir=tmp_path, smoke=True, run_id="smoke")
+    assert run(options) == 0
+    rows = read_summary(tmp_path / "smoke" / "summary.csv")
+    seen = {(r["backend"], r["strategy"], r["operation"]) for r in rows}
+    for stage in plan_stages(options):
+        assert {(stage.backend, stage.name, op) for op in OPERATIONS[stage.backend]} <= seen
+    for r in rows:
+        assert int(r["requests"]) > 0, r
+        assert int(r["failures"]) == 0, r
+        assert r["integrity"] == "ok" and int(r["lost"]) == 0, r
+    inserts = [r for r in rows if r["operation"] == "insert"]
+    assert all(int(r["stored"]) >= int(r["acknowledged"]) == int(r["requests"]) for r in inserts)
+    assert sorted(p.name for p in (tmp_path / "smoke" / "locust").iterdir())[:2] == [
+        "bigtable-field_promoted_failures.csv", "bigtable-field_promoted_stats.csv",
+    ]
+    assert [p.name for p in tmp_path.iterdir()] == ["smoke"]
+
+
+def test_each_stage_runs_on_a_fresh_emulator_whatever_the_order(native_binaries, no_emulator_env, tmp_path):
+    """The Spanner emulator slows down with every commit it has served until it restarts;
+    keybench restarts the emulators it started, so a stage never inherits another's history."""
+    pids = {}
+    for order in (("timestamp_first", "hash_shard"), ("hash_shard", "timestamp_first")):
+        run_id = "-".join(order)
+        options = RunOptions(backends=("spanner",), strategies=order, users=2, duration_s=1.5,
+                             results_dir=tmp_path, run_id=run_id)
+        assert run(options) == 0
+        stages = json.loads((tmp_path / run_id / "run.json").read_text())["stages"]
+        assert [s["strategy"] for s in stages] == list(order)
+        assert all(s["fresh_emulator"] for s in stages)
+        assert len({s["emulator_pid"] for s in stages}) == 2, "the emulator was not restarted between stages"
+        rows = read_summary(tmp_path / run_id / "summary.csv")
+        assert {r["fresh_emulator"] for r in rows} == {"yes"}
+        pids[order] = [s["emulator_pid"] for s in stages]
+    assert not set(pids[("timestamp_first", "hash_shard")]) & set(pids[("hash_shard", "timestamp_first")])
+
+
+def test_unreachable_emulator_fails_fast_with_one_line_and_no_run_directory(tmp_path):
+    started = time.monotonic()
+    result = keybench("run", "--backend", "spanner", "--results-dir", str(tmp_path),
+                      env={"SPANNER_EMULATOR_HOST": "127.0.0.1:1"}, timeout=60)
+    assert time.monotonic() - started < 15
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1 and "127.0.0.1:1" in result.stderr
+    assert list(tmp_path.iterdir()) == []
