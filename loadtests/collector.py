@@ -48,6 +48,7 @@ class OperationStats:
     rows_scanned: int = 0  # rows the database sent before any client-side filter
     fanout: int = 0  # key ranges requested, summed over requests
     strays: int = 0  # rows a range read returned that do not belong to the answer
+    missing: int = 0  # acknowledged rows a read should have returned and did not
     errors: dict[str, int] = field(default_factory=dict)
 
 
@@ -114,6 +115,10 @@ class Collector:
                 response_time=elapsed_s * 1000.0, response_length=m.rows,
                 exception=m.error, context={},
             )
+
+    def add_missing(self, series: Series, count: int) -> None:
+        """Missing rows are known only after the timed read, against what was written."""
+        self.stats[series].missing += count
 
     # the write ledger
     def attempt(self, write_id: str) -> None:

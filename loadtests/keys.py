@@ -24,6 +24,9 @@ from collections.abc import Callable
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 DEVICE_TYPES = ("phone", "tablet", "watch")
 TS_DIGITS = 16  # microseconds since the epoch, zero-padded so that text order is time order
+LONG_MAX = 2**63 - 1  # Java's Long.MAX_VALUE, which the documents subtract timestamps from
+SUBDOMAINS = ("www", "maps", "mail", "docs", "news", "shop", "api", "blog")
+TENANTS = 20  # tenants the devices are spread over
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +36,7 @@ class Event:
     entity: int  # user id (Spanner) or device number (Bigtable), 1..population
     ts_us: int  # microseconds since the epoch
     write_id: str  # unique per acknowledged write; the integrity audit counts these
+    seq: int = 0  # the stage's insert number, 1, 2, 3, ...: what an auto-increment id would be
 
 
 def stable_hash(*values: Any) -> int:
@@ -50,6 +54,19 @@ def device_type(entity: int) -> str:
     return DEVICE_TYPES[stable_hash("type", entity) % len(DEVICE_TYPES)]
 
 
+def domain(entity: int) -> str:
+    """A registered domain per entity: example0042.com, ..."""
+    return f"example{entity:04d}.{('com', 'org', 'net')[entity % 3]}"
+
+
+def tenant(entity: int) -> str:
+    return f"tenant{entity % TENANTS:02d}"
+
+
+def subdomain(event: Event) -> str:
+    return SUBDOMAINS[stable_hash("sub", event.ts_us) % len(SUBDOMAINS)]
+
+
 def timestamp(ts_us: int) -> dt.datetime:
     return EPOCH + dt.timedelta(microseconds=ts_us)
 
@@ -62,6 +79,7 @@ def ts_us_of(value: dt.datetime) -> int:
 # What a read planner may assume about a part.
 ENTITY = "entity"  # equals the user / device: a prefix read can fix it
 TIME = "time"  # the event time: a range read can bound it
+NUMBER = "number"  # the insert number: a range read can bound it (correctly only if zero-padded)
 BUCKET = "bucket"  # one of a few values: a planner can enumerate them all
 DERIVED = "derived"  # computed from the entity alone: known once the entity is known
 OPAQUE = "opaque"  # random or hashed: no read can use it as a bound
@@ -78,6 +96,7 @@ class Part:
     descending: bool = False  # Spanner: the column is declared DESC
     buckets: tuple[Any, ...] = ()  # every value a BUCKET part can take
     of_entity: Callable[[int], Any] | None = None  # DERIVED: value from the entity
+    separator: str | None = None  # Bigtable: what follows this segment, if not the key's separator
 
 
 def _bucket_of(fields: tuple[str, ...], count: int) -> Callable[[Event], int]:
@@ -127,27 +146,58 @@ def spanner_part(spec: dict) -> Part:
     raise ValueError(f"unknown Spanner key value {value!r}; known: user, ts, shard, uuid4_string")
 
 
+def _derived(name: str, fn: Callable[[int], Any], **kw) -> Part:
+    return Part(name, DERIVED, lambda e, r: fn(e.entity), of_entity=fn, **kw)
+
+
 def bigtable_part(spec: dict | str) -> Part:
     """A Bigtable row-key segment from its declaration: a word or {value, ...}."""
     spec = {"value": spec} if isinstance(spec, str) else spec
-    value = spec.get("value")
+    value, sep = spec.get("value"), spec.get("separator")
+    width = spec.get("width", 10)
     if value == "device":
-        return Part("device", ENTITY, lambda e, r: device_id(e.entity))
+        return Part("device", ENTITY, lambda e, r: device_id(e.entity), separator=sep)
     if value == "device_type":
-        return Part(
-            "device_type", DERIVED, lambda e, r: device_type(e.entity),
-            buckets=DEVICE_TYPES, of_entity=device_type,
-        )
+        return _derived("device_type", device_type, buckets=DEVICE_TYPES, separator=sep)
+    if value == "tenant":
+        return _derived("tenant", tenant, separator=sep)
+    if value == "domain":
+        return Part("domain", ENTITY, lambda e, r: domain(e.entity), separator=sep)
+    if value == "reverse_domain":
+        return Part("reverse_domain", ENTITY, lambda e, r: ".".join(reversed(domain(e.entity).split("."))),
+                    separator=sep)
+    if value == "subdomain":
+        # A site's subdomains are an open set: no reader can enumerate them.
+        return Part("subdomain", OPAQUE, lambda e, r: subdomain(e), separator=sep)
     if value == "ts":
-        return Part("ts", TIME, lambda e, r: f"{e.ts_us:0{TS_DIGITS}d}")
+        return Part("ts", TIME, lambda e, r: f"{e.ts_us:0{TS_DIGITS}d}", separator=sep)
+    if value == "reverse_ts":
+        return Part("reverse_ts", TIME, lambda e, r: f"{LONG_MAX - e.ts_us:019d}", descending=True, separator=sep)
+    if value == "sequence":
+        return Part("sequence", NUMBER, lambda e, r: f"{e.seq:0{width}d}", separator=sep)
+    if value == "number":
+        # Written as text without padding: "3" sorts after "20".
+        return Part("number", NUMBER, lambda e, r: str(e.seq), separator=sep)
+    if value == "reversed_sequence":
+        return Part("reversed_sequence", OPAQUE, lambda e, r: f"{e.seq:0{width}d}"[::-1], separator=sep)
+    if value == "hash":
+        return Part("hash", OPAQUE, lambda e, r: f"{stable_hash('row', e.entity, e.ts_us):016x}", separator=sep)
+    if value == "label":
+        text = spec.get("text")
+        if not isinstance(text, str) or not text:
+            raise ValueError("part 'label' needs 'text', the fixed string it writes")
+        return Part("label", BUCKET, lambda e, r: text, buckets=(text,), separator=sep)
     if value == "salt":
         count, bucket = _buckets(spec), _bucket_of(_fields(spec), _buckets(spec))
-        width = len(str(count - 1))
+        digits = len(str(count - 1))
         return Part(
-            "salt", BUCKET, lambda e, r: f"{bucket(e):0{width}d}",
-            buckets=tuple(f"{i:0{width}d}" for i in range(count)),
+            "salt", BUCKET, lambda e, r: f"{bucket(e):0{digits}d}",
+            buckets=tuple(f"{i:0{digits}d}" for i in range(count)), separator=sep,
         )
-    raise ValueError(f"unknown Bigtable key value {value!r}; known: device, device_type, ts, salt")
+    raise ValueError(
+        f"unknown Bigtable key value {value!r}; known: device, device_type, tenant, domain, reverse_domain, "
+        "subdomain, ts, reverse_ts, sequence, number, reversed_sequence, hash, label, salt"
+    )
 
 
 @dataclass
@@ -166,6 +216,20 @@ class KeyGenerator:
         return tuple(p.compute(event, self._rng) for p in self.parts)
 
     def row_key(self, key: tuple) -> bytes:
-        """Bigtable: the row key bytes of a key tuple (or of a prefix of one)."""
-        assert self.separator is not None, "row_key is for Bigtable keys"
-        return self.separator.join(key).encode()
+        """Bigtable: the row key bytes of a key tuple."""
+        return join_segments(self.parts, key, self.separator or "")
+
+
+def separator_after(part: Part, default: str) -> str:
+    return default if part.separator is None else part.separator
+
+
+def join_segments(parts: tuple[Part, ...], values: tuple, default_separator: str, open_end: bool = False) -> bytes:
+    """Bigtable row-key bytes of the leading `values`; open_end appends the separator that
+    follows the last one, so the result is the prefix of every key that starts with them."""
+    out = []
+    for i, value in enumerate(values):
+        out.append(value)
+        if i < len(values) - 1 or open_end:
+            out.append(separator_after(parts[i], default_separator))
+    return "".join(out).encode()

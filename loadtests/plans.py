@@ -17,14 +17,14 @@ import random
 from dataclasses import dataclass
 from collections.abc import Callable
 
-from loadtests.keys import BUCKET, DERIVED, ENTITY, TIME, Event, Part
+from loadtests.keys import BUCKET, DERIVED, ENTITY, NUMBER, TIME, Event, Part
 
 POINT, PREFIX, MULTI_PREFIX, RANGE, MULTI_RANGE, FULL_SCAN, WRITE = (
     "point", "prefix", "multi_prefix", "range", "multi_range", "full_scan", "write",
 )
 READ_OPERATIONS = {
     "spanner": ("point_read", "latest_n", "time_window"),
-    "bigtable": ("point_read", "latest_n", "prefix_scan", "time_window"),
+    "bigtable": ("point_read", "latest_n", "prefix_scan", "time_window", "number_range"),
 }
 
 
@@ -35,6 +35,7 @@ class StoredRow:
     entity: int
     ts_us: int
     write_id: str
+    seq: int = 0  # the insert number, where the backend stores it
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,13 +52,16 @@ class ReadRequest:
     wanted: Callable[[StoredRow], bool]  # which rows belong to the answer
     limit: int | None = None  # rows per span the database may stop at
     newest: int | None = None  # answer = the newest N wanted rows
+    where: tuple[str, int, int] | None = None  # full scans: (field, lo, hi) a server-side filter may apply
+    in_range: Callable[[StoredRow], bool] | None = None  # what the spans may return, if more than `wanted`
 
     def answer(self, rows: list[StoredRow]) -> tuple[list[StoredRow], int]:
-        """The answer, and how many returned rows a range read should never have returned."""
-        if self.spans is None:
-            rows, strays = [r for r in rows if self.wanted(r)], 0
-        else:
-            strays = sum(1 for r in rows if not self.wanted(r))
+        """The answer, and how many returned rows the spans should never have returned."""
+        strays = 0
+        if self.spans is not None:
+            in_range = self.in_range or self.wanted
+            strays = sum(1 for r in rows if not in_range(r))
+        rows = [r for r in rows if self.wanted(r)]
         if self.newest is not None:
             rows = sorted(rows, key=lambda r: r.ts_us, reverse=True)[: self.newest]
         return rows, strays
@@ -74,8 +78,8 @@ class ReadPlan:
 _NO_RNG = random.Random(0)  # TIME, ENTITY and DERIVED parts never draw from it
 
 
-def _value(part: Part, entity: int = 0, ts_us: int = 0):
-    return part.compute(Event(entity, ts_us, ""), _NO_RNG)
+def _value(part: Part, entity: int = 0, ts_us: int = 0, seq: int = 0):
+    return part.compute(Event(entity, ts_us, "", seq), _NO_RNG)
 
 
 def _leading(parts: tuple[Part, ...], stop_role: str, entity_known: bool) -> list[list] | None:
@@ -102,7 +106,9 @@ def _index(parts: tuple[Part, ...], role: str) -> int | None:
 
 def point_plan(parts: tuple[Part, ...]) -> ReadPlan:
     def build(key: tuple, row: StoredRow) -> ReadRequest:
-        return ReadRequest((Span(key, key),), wanted=lambda r: r == row)
+        # A row rewritten in place holds the entity's other readings as older versions.
+        return ReadRequest((Span(key, key),), wanted=lambda r: r.write_id == row.write_id,
+                           in_range=lambda r: r.entity == row.entity)
 
     return ReadPlan("point_read", POINT, 1, build)
 
@@ -112,7 +118,8 @@ def entity_plan(operation: str, parts: tuple[Part, ...], newest: int | None) -> 
     leading = _leading(parts, ENTITY, entity_known=True)
     if leading is None:
         def scan(entity: int) -> ReadRequest:
-            return ReadRequest(None, wanted=lambda r: r.entity == entity, newest=newest)
+            return ReadRequest(None, wanted=lambda r: r.entity == entity, newest=newest,
+                               where=("entity", entity, entity))
 
         return ReadPlan(operation, FULL_SCAN, 1, scan)
     at = _index(parts, ENTITY)
@@ -131,29 +138,34 @@ def entity_plan(operation: str, parts: tuple[Part, ...], newest: int | None) -> 
     return ReadPlan(operation, PREFIX if len(combos) == 1 else MULTI_PREFIX, len(combos), build)
 
 
-def time_window_plan(parts: tuple[Part, ...]) -> ReadPlan:
-    """Every row whose time lies in [t0, t1], across users or devices."""
-    leading = _leading(parts, TIME, entity_known=False)
-    if leading is None:
-        def scan(t0: int, t1: int) -> ReadRequest:
-            return ReadRequest(None, wanted=lambda r: t0 <= r.ts_us <= t1)
+def bounded_plan(operation: str, role: str, parts: tuple[Part, ...]) -> ReadPlan:
+    """Every row whose time (TIME) or insert number (NUMBER) lies in [lo, hi], across entities."""
+    field = "ts_us" if role == TIME else "seq"
 
-        return ReadPlan("time_window", FULL_SCAN, 1, scan)
-    at = _index(parts, TIME)
+    def wanted(lo: int, hi: int):
+        return lambda r: lo <= getattr(r, field) <= hi
+
+    leading = _leading(parts, role, entity_known=False)
+    if leading is None:
+        def scan(lo: int, hi: int) -> ReadRequest:
+            return ReadRequest(None, wanted=wanted(lo, hi), where=(field, lo, hi))
+
+        return ReadPlan(operation, FULL_SCAN, 1, scan)
+    at = _index(parts, role)
     combos = list(itertools.product(*leading))
     descending = parts[at].descending
 
-    def build(t0: int, t1: int) -> ReadRequest:
-        lo, hi = _value(parts[at], ts_us=t0), _value(parts[at], ts_us=t1)
+    def build(lo: int, hi: int) -> ReadRequest:
+        first, last = (_value(parts[at], **{field: v}) for v in (lo, hi))
         if descending:
-            lo, hi = hi, lo
+            first, last = last, first
         spans = []
         for combo in combos:
             prefix = tuple(c(0) for c in combo)
-            spans.append(Span(prefix + (lo,), prefix + (hi,)))
-        return ReadRequest(tuple(spans), wanted=lambda r: t0 <= r.ts_us <= t1)
+            spans.append(Span(prefix + (first,), prefix + (last,)))
+        return ReadRequest(tuple(spans), wanted=wanted(lo, hi))
 
-    return ReadPlan("time_window", RANGE if len(combos) == 1 else MULTI_RANGE, len(combos), build)
+    return ReadPlan(operation, RANGE if len(combos) == 1 else MULTI_RANGE, len(combos), build)
 
 
 def read_plans(backend: str, parts: tuple[Part, ...], latest_n: int) -> dict[str, ReadPlan]:
@@ -162,6 +174,7 @@ def read_plans(backend: str, parts: tuple[Part, ...], latest_n: int) -> dict[str
         "point_read": point_plan(parts),
         "latest_n": entity_plan("latest_n", parts, newest=latest_n),
         "prefix_scan": entity_plan("prefix_scan", parts, newest=None),
-        "time_window": time_window_plan(parts),
+        "time_window": bounded_plan("time_window", TIME, parts),
+        "number_range": bounded_plan("number_range", NUMBER, parts),
     }
     return {op: plans[op] for op in READ_OPERATIONS[backend]}

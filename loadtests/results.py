@@ -21,7 +21,7 @@ SCHEMA_VERSION = 1
 SUMMARY_COLUMNS = (
     "schema_version", "backend", "strategy", "dialect", "operation", "access",
     "requests", "failures", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms", "mean_ms",
-    "rows_per_op", "rows_scanned_per_op", "fanout", "integrity", "acknowledged", "stored",
+    "rows_per_op", "rows_scanned_per_op", "fanout", "wrong_rows", "missing_rows", "integrity", "acknowledged", "stored",
     "lost", "duplicates", "unexpected", "fresh_emulator", "documented",
 )
 
@@ -52,6 +52,8 @@ def summary_row(series: Series, stats: OperationStats, seconds: float, integrity
         "rows_per_op": per(stats.rows),
         "rows_scanned_per_op": per(stats.rows_scanned),
         "fanout": per(stats.fanout),
+        "wrong_rows": stats.strays if series.operation != "insert" else "",
+        "missing_rows": stats.missing if series.operation != "insert" else "",
         "integrity": "ok" if integrity.ok else "MISMATCH",
         "acknowledged": integrity.acknowledged,
         "stored": integrity.stored,
@@ -61,6 +63,45 @@ def summary_row(series: Series, stats: OperationStats, seconds: float, integrity
         "fresh_emulator": "yes" if fresh else "no",
         "documented": documented,
     }
+
+
+def tenant_drop_row(strategy, drop, integrity, fresh: bool) -> dict:
+    """The multi-tenant check as a summary row: one prefix delete, timed, and its outcome."""
+    row = {c: "" for c in SUMMARY_COLUMNS}
+    ms = _ms(drop.seconds * 1e6)
+    row.update({
+        "schema_version": SCHEMA_VERSION, "backend": strategy.backend, "strategy": strategy.name,
+        "dialect": strategy.dialect, "operation": "tenant_drop", "access": "prefix_delete",
+        "requests": 1, "failures": 0 if drop.ok else 1, "p50_ms": ms, "p90_ms": ms, "p99_ms": ms,
+        "max_ms": ms, "mean_ms": ms, "rows_per_op": f"{drop.removed:.2f}",
+        "wrong_rows": drop.others_removed, "missing_rows": drop.left_behind,
+        "integrity": "ok" if integrity.ok else "MISMATCH", "acknowledged": integrity.acknowledged,
+        "stored": integrity.stored, "lost": integrity.lost, "duplicates": integrity.duplicates,
+        "unexpected": integrity.unexpected, "fresh_emulator": "yes" if fresh else "no",
+        "documented": strategy.claim,
+    })
+    return row
+
+
+def stage_rows(stage, seconds: float, integrity, tenant_drop, fresh: bool) -> list[dict]:
+    """The summary rows of one finished stage, in operation order."""
+    claim = stage.strategy.claim
+    rows = [summary_row(series, stats, seconds, integrity, fresh, claim) for series, stats in stage.collector.stats.items()]
+    if tenant_drop is not None:
+        rows.append(tenant_drop_row(stage.strategy, tenant_drop, integrity, fresh))
+    return rows
+
+
+def stage_problems(stage, rows: list[dict], integrity, tenant_drop) -> list[str]:
+    """Why a finished stage fails the run, if it does."""
+    label = stage.strategy.label
+    problems = [] if integrity.ok else [f"{label} integrity {integrity.describe()}"]
+    if tenant_drop is not None and not tenant_drop.ok:
+        problems.append(f"{label} tenant_drop removed the wrong rows")
+    wrong = sum(int(r["wrong_rows"] or 0) + int(r["missing_rows"] or 0) for r in rows)
+    if wrong and not stage.strategy.expect_wrong_rows:
+        problems.append(f"{label} reads returned {wrong} wrong or missing row(s)")
+    return problems
 
 
 def to_csv(rows: list[dict], columns=SUMMARY_COLUMNS) -> str:
@@ -123,7 +164,7 @@ class RunDirectory:
 def side_by_side(rows: list[dict]) -> str:
     """The summary as a table per (backend, operation), one line per strategy."""
     cols = ("strategy", "access", "requests", "failures", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms",
-            "rows_per_op", "fanout", "integrity")
+            "rows_per_op", "fanout", "wrong_rows", "missing_rows", "integrity")
     lines = []
     groups: dict[tuple, list[dict]] = {}
     for r in rows:

@@ -15,7 +15,7 @@ from locust.runners import WorkerRunner
 
 from loadtests import emulators, strategies
 from loadtests.errors import KeybenchError
-from loadtests.results import side_by_side, summary_row
+from loadtests.results import side_by_side, stage_problems, stage_rows
 from loadtests.stage import INSTANCE, PROJECT, Stage, location_name, make_backend, run_tag
 from loadtests.users import KeybenchUser
 from loadtests.workload import WorkloadSettings
@@ -48,6 +48,7 @@ def scenario(backend: str) -> type[KeybenchUser]:
             strategy = strategies.select(backend, [opts.strategy])[0]
             if opts.population < 1:
                 raise KeybenchError(f"--population must be at least 1, got {opts.population}")
+            strategies.check_rules(strategy, opts.population, WorkloadSettings().payload_bytes)
             emulators.use(emulators.resolve(backend, may_start=False))
             db = make_backend(strategy, location_name(run_tag(), strategy), PROJECT, INSTANCE)
             stage = Stage(strategy, db, WorkloadSettings(population=opts.population), opts.keybench_seed,
@@ -65,15 +66,15 @@ def scenario(backend: str) -> type[KeybenchUser]:
         if stage is None:
             return
         try:
-            integrity = stage.audit()
+            integrity, tenant_drop = stage.finish()
         finally:
             stage.teardown(drop=not state["keep"])
-        seconds = stage.collector.active_seconds()
-        rows = [summary_row(s, st, seconds, integrity, False, stage.strategy.claim)
-                for s, st in stage.collector.stats.items()]
+        rows = stage_rows(stage, stage.collector.active_seconds(), integrity, tenant_drop, False)
         print(side_by_side(rows))
         print(f"integrity: {integrity.describe()}")
-        if not integrity.ok:
+        problems = stage_problems(stage, rows, integrity, tenant_drop)
+        if problems:
+            print(f"keybench: {'; '.join(problems)}")
             environment.process_exit_code = 1
 
     class ScenarioUser(KeybenchUser):

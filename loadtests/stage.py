@@ -7,6 +7,9 @@ only ask the stage for the next operation.
 from __future__ import annotations
 
 import collections
+import itertools
+import random
+from typing import Callable
 import time
 import uuid
 from dataclasses import dataclass
@@ -14,12 +17,27 @@ from dataclasses import dataclass
 from loadtests.backends.base import Backend
 from loadtests.collector import Collector, Series
 from loadtests.keys import Event
-from loadtests.plans import FULL_SCAN, WRITE, StoredRow, read_plans
+from loadtests.plans import WRITE, ReadRequest, Span, StoredRow, read_plans
 from loadtests.strategies import Strategy
+from loadtests.truth import WrittenRows
 from loadtests.workload import CLOCK, INSERT, UserWorkload, WorkloadSettings
 
 RECENT_ROWS = 4096  # acknowledged rows that point and entity reads pick from
 PROJECT, INSTANCE = "keybench-local", "keybench"  # the emulator's project and instance
+
+
+@dataclass(frozen=True)
+class TenantDrop:
+    tenant: str
+    seconds: float
+    tenant_rows: int  # rows the stage wrote for the tenant
+    removed: int  # rows the prefix delete removed
+    left_behind: int  # tenant rows still readable afterwards
+    others_removed: int  # rows of other tenants that disappeared
+
+    @property
+    def ok(self) -> bool:
+        return self.left_behind == 0 and self.others_removed == 0 and self.removed == self.tenant_rows
 
 
 @dataclass(frozen=True)
@@ -44,23 +62,25 @@ class Integrity:
         return text + ")"
 
 
-def make_backend(strategy: Strategy, location: str, project: str, instance: str) -> Backend:
+def make_backend(strategy: Strategy, location: str, project: str, instance: str, payload_bytes: int = 100) -> Backend:
     if strategy.backend == "spanner":
         from loadtests.backends.spanner import SpannerBackend
 
-        return SpannerBackend(strategy, location, project, instance)
+        return SpannerBackend(strategy, location, project, instance, payload_bytes)
     from loadtests.backends.bigtable import BigtableBackend
 
-    return BigtableBackend(strategy, location, project, instance)
+    return BigtableBackend(strategy, location, project, instance, payload_bytes)
 
 
 def run_tag(epoch_s: float | None = None) -> str:
-    """A short base-36 stamp of the start time, to keep database ids within 30 characters."""
-    n, digits, out = int(time.time() if epoch_s is None else epoch_s), "0123456789abcdefghijklmnopqrstuvwxyz", ""
+    """A short base-36 stamp of the start time and two random digits: database ids stay within
+    30 characters, and two runs started in the same second still get different ones."""
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    n, out = int(time.time() if epoch_s is None else epoch_s), ""
     while n:
         n, r = divmod(n, 36)
         out = digits[r] + out
-    return out or "0"
+    return out + "".join(random.choice(digits) for _ in range(2))
 
 
 def location_name(run_id: str, strategy: Strategy) -> str:
@@ -85,6 +105,8 @@ class Stage:
         self.generator = strategy.key_generator(seed)
         self.plans = read_plans(strategy.backend, strategy.parts, settings.latest_n)
         self.recent: collections.deque[tuple[tuple, StoredRow]] = collections.deque(maxlen=RECENT_ROWS)
+        self.written = WrittenRows()
+        self._seq = itertools.count(1)
         self.users = 0
         self.series = {}
         for op in settings.operations(strategy.backend):
@@ -106,18 +128,31 @@ class Stage:
             op = INSERT  # nothing to read yet
         if op == INSERT:
             self.insert(user)
-        elif op == "point_read":
+            return
+        plan, started = self.plans[op], time.monotonic_ns()
+        if op == "point_read":
             key, row = user.pick(self.recent)
-            self.read(op, self.plans[op].build(key, row), expect_rows=1)
+            self.read(op, plan.build(key, row), lambda answer: {row.write_id})
         elif op == "time_window":
             t1 = CLOCK.now_us()
-            self.read(op, self.plans[op].build(t1 - int(self.settings.window_s * 1e6), t1))
+            t0 = t1 - int(self.settings.window_s * 1e6)
+            self.read(op, plan.build(t0, t1), lambda answer: self.written.in_time_window(t0, t1, started))
+        elif op == "number_range":
+            last = user.pick(self.recent)[1].seq
+            first = max(1, last - self.settings.number_span + 1)
+            self.read(op, plan.build(first, last),
+                      lambda answer: self.written.in_number_range(first, last, started))
+        elif op == "latest_n":
+            entity, n = user.pick(self.recent)[1].entity, self.settings.latest_n
+            self.read(op, plan.build(entity),
+                      lambda answer: self.written.newest_of_entity(entity, started, answer, n))
         else:
-            _, row = user.pick(self.recent)
-            self.read(op, self.plans[op].build(row.entity))
+            entity = user.pick(self.recent)[1].entity
+            self.read(op, plan.build(entity), lambda answer: self.written.of_entity(entity, started))
 
     def insert(self, user: UserWorkload) -> None:
-        event = Event(user.next_entity(), CLOCK.now_us(), user.next_write_id(self.tag))
+        entity = user.next_entity()
+        event = Event(entity, CLOCK.now_us(entity), user.next_write_id(self.tag), next(self._seq))
         key = self.generator.key(event)
         self.collector.attempt(event.write_id)
         with self.collector.timed(self.series[INSERT]) as m:
@@ -127,23 +162,54 @@ class Stage:
                 self.collector.fail(event.write_id)
                 raise
             self.collector.acknowledge(event.write_id)
-            self.recent.append((key, StoredRow(event.entity, event.ts_us, event.write_id)))
             m.rows, m.fanout = 1, 1
+        if m.error is None:
+            row = StoredRow(event.entity, event.ts_us, event.write_id, event.seq)
+            self.written.add(row, time.monotonic_ns())
+            self.recent.append((key, row))
 
-    def read(self, op: str, request, expect_rows: int | None = None) -> None:
+    def read(self, op: str, request: ReadRequest, expected: Callable[[list[StoredRow]], set[str]]) -> None:
+        """Time one read; then count the rows it should not have returned and the
+        acknowledged rows it should have returned but did not."""
         plan = self.plans[op]
         with self.collector.timed(self.series[op]) as m:
             if request.limit is not None and request.spans and len(request.spans) > 1:
                 # a per-range row limit needs one request per range
                 raw = [r for span in request.spans for r in self.backend.read((span,), request.limit)]
             else:
-                raw = self.backend.read(request.spans, request.limit)
-            rows, strays = request.answer(raw)
-            m.rows, m.rows_scanned, m.fanout, m.strays = len(rows), len(raw), plan.fanout, strays
-            if strays:
-                raise AssertionError(f"{op} returned {strays} row(s) outside the requested range")
-            if expect_rows is not None and len(rows) != expect_rows:
-                raise AssertionError(f"{op} of an acknowledged row returned {len(rows)} rows, expected {expect_rows}")
+                raw = self.backend.read(request.spans, request.limit, request.where)
+            rows, m.strays = request.answer(raw)
+            m.rows, m.fanout = len(rows), plan.fanout
+            # A full scan reads every row the table holds, whatever the client keeps.
+            m.rows_scanned = max(len(raw), len(self.written)) if request.spans is None else len(raw)
+        if m.error is None:
+            self.collector.add_missing(self.series[op], len(expected(rows) - {r.write_id for r in rows}))
+
+    def finish(self) -> tuple[Integrity, TenantDrop | None]:
+        """After the load: the integrity audit, then the strategy's own checks."""
+        integrity = self.audit()
+        return integrity, self.drop_tenant()
+
+    def drop_tenant(self) -> TenantDrop | None:
+        """Multi-tenant designs: drop the first tenant by its row-key prefix, then check that
+        exactly its rows are gone."""
+        if not self.strategy.parts or self.strategy.parts[0].name != "tenant":
+            return None
+        victim = self.strategy.parts[0].of_entity(1)
+        prefix = (victim,)
+        mine = {w.row.write_id for rows in self.written.by_entity.values() for w in rows
+                if self.strategy.parts[0].of_entity(w.row.entity) == victim}
+        before = collections.Counter(self.backend.write_ids())
+        started = time.perf_counter()
+        self.backend.delete_prefix(prefix)
+        seconds = time.perf_counter() - started
+        after = collections.Counter(self.backend.write_ids())
+        left = self.backend.read((Span(prefix, prefix),))
+        removed = before - after
+        return TenantDrop(
+            tenant=victim, seconds=seconds, tenant_rows=len(mine), removed=sum(removed.values()),
+            left_behind=len(left), others_removed=sum(1 for w in removed if w not in mine),
+        )
 
     def audit(self) -> Integrity:
         """Read every stored WriteId back and compare with the ledger."""
@@ -161,9 +227,6 @@ class Stage:
             unknown=len(unknown),
             unknown_stored=sum(1 for w in unknown if w in counts),
         )
-
-    def full_scan_operations(self) -> list[str]:
-        return [op for op, plan in self.plans.items() if plan.access == FULL_SCAN]
 
     def teardown(self, drop: bool = True) -> None:
         try:

@@ -41,6 +41,7 @@ class Strategy:
     ddl: tuple[str, ...] = ()  # Spanner statements, in order
     column_families: dict = field(default_factory=dict)  # Bigtable: family -> GC rule spec
     order: int = 1000
+    expect_wrong_rows: bool = False  # the design's documented trap: range reads return wrong rows
 
     @property
     def label(self) -> str:
@@ -112,17 +113,22 @@ def _check_gc_rule(path: Path, family: str, rule: dict) -> None:
         raise _fixture_error(path, f"column family {family!r}: max_age must look like 30s, 10m, 12h or 7d")
 
 
-def load_strategy(directory: Path, backend: str, dialect: str) -> Strategy:
+def _with_buckets(spec, buckets: int | None):
+    """A key part declaration with its bucket count replaced (`--buckets`)."""
+    if buckets is None or not isinstance(spec, dict) or "buckets" not in spec:
+        return spec
+    return {**spec, "buckets": buckets}
+
+
+def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | None = None) -> Strategy:
     meta_path = directory / "strategy.toml"
     meta = _read_toml(meta_path)
     name = directory.name
     if not NAME_RE.match(name):
         raise _fixture_error(directory, "a strategy folder name is lower_snake_case")
+    make_part = spanner_part if backend == "spanner" else bigtable_part
     try:
-        if backend == "spanner":
-            parts = tuple(spanner_part(p) for p in meta.get("key", []))
-        else:
-            parts = tuple(bigtable_part(p) for p in meta.get("key", []))
+        parts = tuple(make_part(_with_buckets(p, buckets)) for p in meta.get("key", []))
     except ValueError as exc:
         raise _fixture_error(meta_path, str(exc)) from None
     if not parts:
@@ -131,6 +137,7 @@ def load_strategy(directory: Path, backend: str, dialect: str) -> Strategy:
         backend=backend, name=name, dialect=dialect, directory=directory,
         summary=str(meta.get("summary", "")), claim=str(meta.get("claim", "")),
         parts=parts, order=int(meta.get("order", 1000)),
+        expect_wrong_rows=bool(meta.get("expect_wrong_rows", False)),
     )
     if backend == "spanner":
         ddl_path = directory / f"{dialect}.sql"
@@ -155,15 +162,15 @@ def load_strategy(directory: Path, backend: str, dialect: str) -> Strategy:
     return Strategy(table=name, separator=separator, column_families=families, **common)
 
 
-def catalogue(backend: str, dialect: str | None = None) -> dict[str, Strategy]:
-    """Every strategy of a backend, in catalogue order."""
+def catalogue(backend: str, dialect: str | None = None, buckets: int | None = None) -> dict[str, Strategy]:
+    """Every strategy of a backend, in catalogue order; `buckets` overrides every shard or salt count."""
     if backend not in BACKENDS:
         raise KeybenchError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}, all")
     dialect = DIALECTS[backend][0] if dialect is None else dialect
     root = schemas_root() / backend
     if not root.is_dir():
         raise KeybenchError(f"schema fixtures not found at {root}; set KEYBENCH_SCHEMAS to the schemas/ folder")
-    found = [load_strategy(d, backend, dialect) for d in sorted(root.iterdir()) if (d / "strategy.toml").exists()]
+    found = [load_strategy(d, backend, dialect, buckets) for d in sorted(root.iterdir()) if (d / "strategy.toml").exists()]
     return {s.name: s for s in sorted(found, key=lambda s: (s.order, s.name))}
 
 
@@ -178,3 +185,36 @@ def select(backend: str, names: list[str] | None) -> list[Strategy]:
             f"unknown {backend} strategy {', '.join(map(repr, unknown))}; valid: {', '.join(available)}"
         )
     return [available[n] for n in names]
+
+
+# Bigtable's limits, as the schema-design guide (seed 002) gives them.
+BIGTABLE_MAX_ROW_KEY_BYTES = 4 * 1024
+BIGTABLE_MAX_COLUMN_FAMILIES = 100
+BIGTABLE_MAX_CELL_BYTES = 10 * 1024 * 1024
+
+
+def check_rules(strategy: Strategy, population: int, payload_bytes: int) -> None:
+    """Refuse, before any load, a design that breaks a documented limit."""
+    if strategy.backend != "bigtable":
+        return
+    where = strategy.directory
+    families = len(strategy.column_families)
+    if families > BIGTABLE_MAX_COLUMN_FAMILIES:
+        raise KeybenchError(
+            f"{where}: {families} column families; Bigtable's rule is about "
+            f"{BIGTABLE_MAX_COLUMN_FAMILIES} at most (seed 002: keep column families few)"
+        )
+    if payload_bytes > BIGTABLE_MAX_CELL_BYTES:
+        raise KeybenchError(
+            f"{strategy.label}: a {payload_bytes:,}-byte payload cell; Bigtable's rule is a cell under 10 MB"
+        )
+    # The longest key the workload can write: the largest entity, a late time, a big insert number.
+    from loadtests.keys import Event
+
+    generator = strategy.key_generator(0)
+    probe = Event(entity=population, ts_us=9_999_999_999_999_999, write_id="", seq=10**12)
+    size = len(generator.row_key(generator.key(probe)))
+    if size > BIGTABLE_MAX_ROW_KEY_BYTES:
+        raise KeybenchError(
+            f"{where}: row keys of {size:,} bytes; Bigtable's rule is a row key of at most 4 KB"
+        )

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from loadtests.plans import READ_OPERATIONS
 
 INSERT = "insert"
-DEFAULT_MIX = {INSERT: 8, "point_read": 1, "latest_n": 1, "prefix_scan": 1, "time_window": 1}
+DEFAULT_MIX = {INSERT: 8, "point_read": 1, "latest_n": 1, "prefix_scan": 1, "time_window": 1, "number_range": 1}
 
 
 @dataclass(frozen=True)
@@ -23,6 +23,8 @@ class WorkloadSettings:
     population: int = 1000  # users (Spanner) or devices (Bigtable)
     latest_n: int = 10  # rows a latest_n read returns
     window_s: float = 2.0  # a time_window read covers the last window_s seconds
+    number_span: int = 100  # a number_range read covers this many consecutive insert numbers
+    payload_bytes: int = 100  # the non-key column every row carries
     mix: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_MIX))
 
     def operations(self, backend: str) -> tuple[str, ...]:
@@ -33,17 +35,25 @@ class WorkloadSettings:
 
 
 class Clock:
-    """Microseconds since the epoch, strictly increasing within the process, so that two
-    writes of one user or device never share a time (and so never a time-based key)."""
+    """Microseconds since the epoch, strictly increasing within the process, so two writes
+    never share a time; and one entity's writes never share a millisecond, the granularity
+    of Bigtable cell versions (a design that rewrites one row keeps each reading)."""
 
     def __init__(self) -> None:
         self._last = 0
+        self._last_ms: dict[int, int] = {}
         self._lock = threading.Lock()
 
-    def now_us(self) -> int:
+    def now_us(self, entity: int | None = None) -> int:
         with self._lock:
-            self._last = max(time.time_ns() // 1000, self._last + 1)
-            return self._last
+            t = max(time.time_ns() // 1000, self._last + 1)
+            if entity is not None:
+                floor_ms = self._last_ms.get(entity, -1) + 1
+                if t // 1000 < floor_ms:
+                    t = floor_ms * 1000
+                self._last_ms[entity] = t // 1000
+            self._last = t
+            return t
 
 
 CLOCK = Clock()

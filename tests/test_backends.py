@@ -8,6 +8,7 @@ import pytest
 from google.cloud import spanner
 
 from loadtests import strategies
+from loadtests.backends.bigtable import gc_rule
 from loadtests.errors import KeybenchError
 from loadtests.keys import Event
 from loadtests.plans import Span, read_plans
@@ -70,7 +71,8 @@ def test_bigtable_table_matches_the_fixture_and_rows_read_back(emulator_hosts, n
     try:
         families = db.admin_table.list_column_families()
         assert set(families) == set(strategy.column_families)
-        assert families["cf"].gc_rule.max_num_versions == 1
+        for family, spec in strategy.column_families.items():
+            assert families[family].gc_rule.to_pb() == gc_rule(spec["gc"]).to_pb()
         gen = strategy.key_generator(seed=3)
         written = [(gen.key(e), e) for e in events(40)]
         for key, e in written:

@@ -13,6 +13,8 @@ from tests.conftest import keybench
     (["run", "--users", "0"], "--users must be at least 1"),
     (["run", "--users", "-3"], "--users must be at least 1"),
     (["run", "--population", "0"], "--population must be at least 1"),
+    (["run", "--buckets", "0"], "--buckets must be at least 1"),
+    (["run", "--backend", "bigtable", "--payload-bytes", "20000000"], "Bigtable's rule is a cell under 10 MB"),
     (["emulators", "sideways"], "invalid choice: 'sideways'"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, args, complaint):

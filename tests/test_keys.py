@@ -84,3 +84,51 @@ def test_unknown_key_values_are_refused_with_the_known_ones():
             assert "nope" in str(exc) and "known" in str(exc)
         else:
             raise AssertionError("accepted an unknown key value")
+
+
+def bigtable_key(*specs, event):
+    gen = KeyGenerator(tuple(bigtable_part(s) for s in specs), separator="#")
+    return gen.row_key(gen.key(event)).decode()
+
+
+E42 = Event(entity=42, ts_us=1_700_000_000_000_000, write_id="w", seq=42)
+
+
+def test_sequential_ids_are_zero_padded_and_reversed_ids_read_backwards():
+    assert bigtable_key({"value": "sequence", "width": 8}, event=E42) == "00000042"
+    assert bigtable_key({"value": "reversed_sequence", "width": 8}, event=E42) == "24000000"
+
+
+def test_reversed_ids_of_consecutive_users_land_far_apart():
+    keys = [bigtable_key({"value": "reversed_sequence", "width": 8}, event=Event(1, 0, "w", n))
+            for n in range(1000, 1010)]
+    assert len({k[0] for k in keys}) == 10  # ten consecutive ids, ten different leading digits
+
+
+def test_reverse_timestamps_sort_newest_first_as_long_max_minus_ts():
+    events = [Event(7, 1_700_000_000_000_000 + i * 1_000, "w") for i in range(50)]
+    keys = [bigtable_key("device", "reverse_ts", event=e) for e in events]
+    assert keys == sorted(keys, reverse=True)
+    assert keys[0].endswith(f"#{2**63 - 1 - events[0].ts_us:019d}")
+
+
+def test_domains_reverse_so_a_site_is_one_prefix():
+    rev = bigtable_key({"value": "reverse_domain", "separator": "."}, "subdomain", "ts", event=E42)
+    fwd = bigtable_key({"value": "subdomain", "separator": "."}, "domain", "ts", event=E42)
+    assert rev.startswith("com.example0042.") and fwd.split("#")[0].endswith(".example0042.com")
+    assert rev.split("#")[0].split(".")[2] == fwd.split(".")[0]
+
+
+def test_unpadded_numbers_sort_as_text_and_padded_ones_as_numbers():
+    unpadded = sorted(bigtable_key("number", event=Event(1, 0, "w", n)) for n in (3, 20, 100))
+    padded = sorted(bigtable_key({"value": "sequence"}, event=Event(1, 0, "w", n)) for n in (3, 20, 100))
+    assert unpadded == ["100", "20", "3"]
+    assert [int(k) for k in padded] == [3, 20, 100]
+
+
+def test_tenant_label_and_hash_parts():
+    key = bigtable_key("tenant", "device_type", "device", "ts", event=E42)
+    assert key.startswith("tenant02#") and key.count("#") == 3
+    assert bigtable_key("device", {"value": "label", "text": "memusage"}, event=E42).endswith("#memusage")
+    hashed = {bigtable_key("hash", event=Event(1, t, "w")) for t in range(100)}
+    assert len(hashed) == 100 and all(re.fullmatch(r"[0-9a-f]{16}", h) for h in hashed)

@@ -60,4 +60,4 @@ def test_full_scan_answers_filter_and_range_answers_count_strays():
     assert scan.answer(rows) == ([StoredRow(1, 30, "c")], 0)
     ranged = ReadRequest((), wanted=lambda r: r.entity == 1)
     answer, strays = ranged.answer(rows)
-    assert strays == 1 and len(answer) == 3  # a range answer is not filtered: strays are counted instead
+    assert strays == 1 and [r.write_id for r in answer] == ["a", "c"]

@@ -9,7 +9,7 @@ from tests.conftest import keybench
 
 OPERATIONS = {
     "spanner": {"insert", "point_read", "latest_n", "time_window"},
-    "bigtable": {"insert", "point_read", "latest_n", "prefix_scan", "time_window"},
+    "bigtable": {"insert", "point_read", "latest_n", "prefix_scan", "time_window", "number_range"},
 }
 
 
@@ -35,6 +35,10 @@ def test_smoke_run_of_every_strategy_writes_a_clean_summary(emulator_hosts, tmp_
         assert int(r["requests"]) > 0, r
         assert int(r["failures"]) == 0, r
         assert r["integrity"] == "ok" and int(r["lost"]) == 0, r
+        if r["operation"] != "insert" and r["strategy"] != "unpadded_numbers":
+            assert (r["wrong_rows"], r["missing_rows"]) == ("0", "0"), r
+    assert {(r["strategy"], r["operation"]) for r in rows if r["operation"] == "tenant_drop"} == {
+        ("tenant_prefix", "tenant_drop")}
     inserts = [r for r in rows if r["operation"] == "insert"]
     assert all(int(r["stored"]) >= int(r["acknowledged"]) == int(r["requests"]) for r in inserts)
     assert sorted(p.name for p in (tmp_path / "smoke" / "locust").iterdir())[:2] == [

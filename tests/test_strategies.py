@@ -4,16 +4,21 @@ import pytest
 
 from loadtests import strategies
 from loadtests.errors import KeybenchError
-from loadtests.strategies import catalogue, load_strategy, select, split_ddl
+from loadtests.strategies import catalogue, check_rules, load_strategy, select, split_ddl
 
-ISSUE_2_STRATEGIES = {
+CANONICAL = {
     "spanner": {"timestamp_first", "uuid4_string", "hash_shard"},
-    "bigtable": {"timestamp_first", "field_promoted", "salted"},
+    "bigtable": {
+        "timestamp_first", "sequential_id", "reversed_id", "field_promoted", "reverse_timestamp", "salted",
+        "hashed", "reverse_domain", "tenant_prefix", "single_row_counter", "unpadded_numbers",
+        # the twins the documents compare against
+        "forward_domain", "new_row_per_reading", "padded_numbers",
+    },
 }
 
 
 def test_catalogues_hold_the_canonical_names():
-    for backend, names in ISSUE_2_STRATEGIES.items():
+    for backend, names in CANONICAL.items():
         assert names <= set(catalogue(backend))
 
 
@@ -89,3 +94,30 @@ def test_bigtable_gc_rules_nest(copy_of):
         "[column_families.cf]\ngc = { union = [{ max_versions = 2 }, { max_age = '7d' }] }\n"
     )
     assert load_strategy(unit, "bigtable", "").column_families["cf"]["gc"]["union"][1] == {"max_age": "7d"}
+
+
+def test_more_than_100_column_families_are_refused_naming_the_rule(copy_of):
+    unit = copy_of("bigtable", "salted")
+    (unit / "table.toml").write_text("".join(f"[column_families.f{i}]\n" for i in range(101)))
+    strategy = load_strategy(unit, "bigtable", "")
+    with pytest.raises(KeybenchError, match="101 column families; Bigtable's rule is about 100"):
+        check_rules(strategy, population=1000, payload_bytes=100)
+
+
+def test_a_row_key_over_4_kb_is_refused_naming_the_rule(copy_of):
+    unit = copy_of("bigtable", "salted")
+    (unit / "strategy.toml").write_text(f'key = ["device", {{ value = "label", text = "{"m" * 4100}" }}]\n')
+    with pytest.raises(KeybenchError, match="row keys of 4,109 bytes; Bigtable's rule is a row key of at most 4 KB"):
+        check_rules(load_strategy(unit, "bigtable", ""), population=1000, payload_bytes=100)
+
+
+def test_a_cell_over_10_mb_is_refused_naming_the_rule():
+    strategy = catalogue("bigtable")["field_promoted"]
+    with pytest.raises(KeybenchError, match="cell under 10 MB"):
+        check_rules(strategy, population=1000, payload_bytes=11 * 1024 * 1024)
+    check_rules(strategy, population=1000, payload_bytes=10 * 1024 * 1024)
+
+
+def test_buckets_override_the_salt_count():
+    salted = catalogue("bigtable", buckets=3)["salted"]
+    assert salted.parts[0].buckets == ("0", "1", "2")

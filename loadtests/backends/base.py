@@ -9,7 +9,7 @@ from loadtests.keys import Event
 from loadtests.plans import Span, StoredRow
 from loadtests.strategies import Strategy
 
-PAYLOAD = "x" * 100  # the same small non-key column in every design
+DEFAULT_PAYLOAD_BYTES = 100  # the same small non-key column in every design
 
 
 class Backend(ABC):
@@ -17,9 +17,10 @@ class Backend(ABC):
 
     name: str
 
-    def __init__(self, strategy: Strategy, location: str):
+    def __init__(self, strategy: Strategy, location: str, payload_bytes: int = DEFAULT_PAYLOAD_BYTES):
         self.strategy = strategy
         self.location = location  # database id (Spanner) or table id (Bigtable)
+        self.payload = "x" * payload_bytes
 
     @abstractmethod
     def create(self) -> None:
@@ -34,8 +35,16 @@ class Backend(ABC):
         """Write one row; return only once the database acknowledged it."""
 
     @abstractmethod
-    def read(self, spans: tuple[Span, ...] | None, limit: int | None = None) -> list[StoredRow]:
-        """One read request over the spans (None: the whole table)."""
+    def read(
+        self, spans: tuple[Span, ...] | None, limit: int | None = None, where: tuple[str, int, int] | None = None,
+    ) -> list[StoredRow]:
+        """One read request over the spans (None: the whole table). `where` (field, lo, hi)
+        describes the rows a full scan wants; a backend may filter on the server with it,
+        and the caller filters again either way."""
+
+    def delete_prefix(self, values: tuple) -> None:
+        """Delete every row whose key starts with `values` (Bigtable: drop a row range)."""
+        raise NotImplementedError(f"{self.name} has no prefix delete")
 
     @abstractmethod
     def write_ids(self) -> list[str]:

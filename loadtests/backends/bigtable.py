@@ -11,17 +11,25 @@ from google.api_core import exceptions as gexc
 from google.cloud import bigtable
 from google.cloud.bigtable import column_family
 from google.cloud.bigtable.data import BigtableDataClient, ReadRowsQuery, RowRange, SetCell
-from google.cloud.bigtable.data.row_filters import ColumnQualifierRegexFilter
+from google.cloud.bigtable.data.row_filters import (
+    ColumnQualifierRegexFilter,
+    ConditionalRowFilter,
+    RowFilterChain,
+    ValueRangeFilter,
+)
 
-from loadtests.backends.base import PAYLOAD, Backend
+from loadtests.backends.base import DEFAULT_PAYLOAD_BYTES, Backend
 from loadtests.errors import KeybenchError
-from loadtests.keys import Event
+from loadtests.keys import Event, join_segments
 from loadtests.plans import Span, StoredRow
 from loadtests.strategies import Strategy
 
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
 # Reads fetch the three cells a StoredRow needs, not the payload.
-READ_CELLS = ColumnQualifierRegexFilter(b"^[utw]$")
+READ_CELLS = ColumnQualifierRegexFilter(b"^[utwn]$")
+# Cells that hold a row's fields, fixed-width so that text order is number order for
+# server-side range filters: entity, time (16-digit microseconds), insert number.
+FIELD_CELLS = {"entity": (b"u", 10), "ts_us": (b"t", 16), "seq": (b"n", 12)}
 # Both clients warn "Connecting to Bigtable emulator at ..." on every construction.
 warnings.filterwarnings("ignore", message="Connecting to Bigtable emulator", category=RuntimeWarning)
 
@@ -37,6 +45,24 @@ def gc_rule(spec: dict):
     return column_family.GCRuleUnion(rules) if kind == "union" else column_family.GCRuleIntersection(rules)
 
 
+def _fixed(field: str, value: int) -> bytes:
+    return f"{value:0{FIELD_CELLS[field][1]}d}".encode()
+
+
+def _scan_filter(where: tuple[str, int, int] | None):
+    """A full scan filtered on the server: only rows whose field cell lies in [lo, hi] come
+    back. The server still reads every row; the client no longer parses them all."""
+    if where is None:
+        return READ_CELLS
+    field, lo, hi = where
+    qualifier = FIELD_CELLS[field][0]
+    in_range = RowFilterChain([
+        ColumnQualifierRegexFilter(b"^" + qualifier + b"$"),
+        ValueRangeFilter(_fixed(field, lo), _fixed(field, hi), inclusive_start=True, inclusive_end=True),
+    ])
+    return ConditionalRowFilter(in_range, true_filter=READ_CELLS)
+
+
 def prefix_successor(prefix: bytes) -> bytes:
     """The smallest key greater than every key that starts with `prefix`."""
     stripped = prefix.rstrip(b"\xff")
@@ -46,10 +72,12 @@ def prefix_successor(prefix: bytes) -> bytes:
 class BigtableBackend(Backend):
     name = "bigtable"
 
-    def __init__(self, strategy: Strategy, location: str, project: str, instance: str):
-        super().__init__(strategy, location)
+    def __init__(
+        self, strategy: Strategy, location: str, project: str, instance: str,
+        payload_bytes: int = DEFAULT_PAYLOAD_BYTES,
+    ):
+        super().__init__(strategy, location, payload_bytes)
         self.family = next(iter(strategy.column_families))
-        self.separator = strategy.separator.encode()
         self.nparts = len(strategy.parts)
         self.admin = bigtable.Client(project=project, admin=True)
         self.data = BigtableDataClient(project=project)
@@ -74,40 +102,60 @@ class BigtableBackend(Backend):
         except gexc.NotFound:
             pass
 
+    def row_key(self, values: tuple, open_end: bool = False) -> bytes:
+        return join_segments(self.strategy.parts, values, self.strategy.separator, open_end)
+
     def insert(self, key: tuple, event: Event) -> None:
         f = self.family
+        # Explicit cell times at the millisecond granularity Bigtable requires. The workload's
+        # clock never gives one device two writes in the same millisecond, so a design that
+        # rewrites one row keeps every reading as its own version.
+        at = event.ts_us // 1000 * 1000
         self.table.mutate_row(
-            self.separator.join(k.encode() for k in key),
+            self.row_key(key),
             [
-                SetCell(f, b"u", str(event.entity).encode()),
-                SetCell(f, b"t", str(event.ts_us).encode()),
-                SetCell(f, b"w", event.write_id.encode()),
-                SetCell(f, b"p", PAYLOAD.encode()),
+                SetCell(f, b"u", _fixed("entity", event.entity), at),
+                SetCell(f, b"t", _fixed("ts_us", event.ts_us), at),
+                SetCell(f, b"n", _fixed("seq", event.seq), at),
+                SetCell(f, b"w", event.write_id.encode(), at),
+                SetCell(f, b"p", self.payload.encode(), at),
             ],
         )
 
-    def _bound(self, parts: tuple) -> bytes:
-        return self.separator.join(p.encode() for p in parts)
-
-    def _row_range(self, span: Span) -> RowRange:
-        start = self._bound(span.lo) + (self.separator if len(span.lo) < self.nparts else b"")
+    def _row_range(self, span: Span) -> RowRange | None:
+        """The row range of a span; None when it is empty because its ends are inverted
+        (unpadded numbers: "95" sorts after "105")."""
+        start = self.row_key(span.lo, open_end=len(span.lo) < self.nparts)
         if len(span.hi) < self.nparts:
-            return RowRange(start_key=start, end_key=prefix_successor(self._bound(span.hi) + self.separator))
-        return RowRange(start_key=start, end_key=self._bound(span.hi), end_is_inclusive=True)
+            end, inclusive = prefix_successor(self.row_key(span.hi, open_end=True)), False
+        else:
+            end, inclusive = self.row_key(span.hi), True
+        if end and (start > end or (start == end and not inclusive)):
+            return None
+        return RowRange(start_key=start, end_key=end or None, end_is_inclusive=inclusive)
 
-    def _query(self, spans: tuple[Span, ...] | None, limit: int | None) -> ReadRowsQuery:
+    def _query(self, spans: tuple[Span, ...] | None, limit: int | None, where=None) -> ReadRowsQuery | None:
         if spans is None:
-            return ReadRowsQuery(limit=limit, row_filter=READ_CELLS)
+            return ReadRowsQuery(limit=limit, row_filter=_scan_filter(where))
         if all(s.lo == s.hi and len(s.lo) == self.nparts for s in spans):
-            return ReadRowsQuery(row_keys=[self._bound(s.lo) for s in spans], limit=limit, row_filter=READ_CELLS)
-        return ReadRowsQuery(row_ranges=[self._row_range(s) for s in spans], limit=limit, row_filter=READ_CELLS)
+            return ReadRowsQuery(row_keys=[self.row_key(s.lo) for s in spans], limit=limit, row_filter=READ_CELLS)
+        ranges = [r for r in (self._row_range(s) for s in spans) if r is not None]
+        return ReadRowsQuery(row_ranges=ranges, limit=limit, row_filter=READ_CELLS) if ranges else None
 
-    def read(self, spans: tuple[Span, ...] | None, limit: int | None = None) -> list[StoredRow]:
+    def read(self, spans: tuple[Span, ...] | None, limit: int | None = None, where=None) -> list[StoredRow]:
+        query = self._query(spans, limit, where)
+        if query is None:
+            return []
         out = []
-        for row in self.table.read_rows(self._query(spans, limit)):
-            cells = {c.qualifier: c.value for c in row.get_cells(self.family)}
-            out.append(StoredRow(int(cells[b"u"]), int(cells[b"t"]), cells[b"w"].decode()))
+        for row in self.table.read_rows(query):
+            # A row rewritten in place (single_row_counter) holds one reading per version.
+            cells = {q: row.get_cells(self.family, q) for q in (b"u", b"t", b"w", b"n")}
+            for u, t, w, n in zip(cells[b"u"], cells[b"t"], cells[b"w"], cells[b"n"]):
+                out.append(StoredRow(int(u.value), int(t.value), w.value.decode(), int(n.value)))
         return out
+
+    def delete_prefix(self, values: tuple) -> None:
+        self.admin_table.drop_by_prefix(self.row_key(values, open_end=True))
 
     def write_ids(self) -> list[str]:
         ids = []

@@ -10,7 +10,7 @@ from google.api_core import exceptions as gexc
 from google.auth.credentials import AnonymousCredentials
 from google.cloud import spanner
 
-from loadtests.backends.base import PAYLOAD, Backend
+from loadtests.backends.base import DEFAULT_PAYLOAD_BYTES, Backend
 from loadtests.errors import KeybenchError
 from loadtests.keys import Event, timestamp, ts_us_of
 from loadtests.plans import Span, StoredRow
@@ -47,8 +47,11 @@ def ensure_instance(client: spanner.Client, instance_id: str) -> spanner.Client:
 class SpannerBackend(Backend):
     name = "spanner"
 
-    def __init__(self, strategy: Strategy, location: str, project: str, instance: str):
-        super().__init__(strategy, location)
+    def __init__(
+        self, strategy: Strategy, location: str, project: str, instance: str,
+        payload_bytes: int = DEFAULT_PAYLOAD_BYTES,
+    ):
+        super().__init__(strategy, location, payload_bytes)
         self.client = _client(project)
         self.instance = ensure_instance(self.client, instance)
         self.database = self.instance.database(location)
@@ -99,11 +102,12 @@ class SpannerBackend(Backend):
         values.setdefault("UserId", event.entity)
         values.setdefault("LastAccess", timestamp(event.ts_us))
         values["WriteId"] = event.write_id
-        values["Payload"] = PAYLOAD
+        values["Payload"] = self.payload
         with self.database.batch() as batch:
             batch.insert(self.strategy.table, self.columns, [[values[c] for c in self.columns]])
 
-    def read(self, spans: tuple[Span, ...] | None, limit: int | None = None) -> list[StoredRow]:
+    def read(self, spans: tuple[Span, ...] | None, limit: int | None = None, where=None) -> list[StoredRow]:
+        # The Read API has no row filter: a full scan streams the whole table.
         if spans is None:
             keyset = spanner.KeySet(all_=True)
         elif all(s.lo == s.hi and len(s.lo) == len(self.key_columns) for s in spans):
