@@ -128,6 +128,29 @@ def _uuid4(rng: random.Random) -> uuid.UUID:
     return uuid.UUID(int=rng.getrandbits(128), version=4)
 
 
+_UUID1_EPOCH_OFFSET = 0x01B21DD213814000  # 100-ns intervals from 1582-10-15 to 1970-01-01
+
+
+def uuid1_at(ts_us: int, rng: random.Random) -> uuid.UUID:
+    """A version-1 UUID for a moment: its text starts with the timestamp's low 32 bits."""
+    t = ts_us * 10 + _UUID1_EPOCH_OFFSET
+    clock_seq, node = rng.getrandbits(14), rng.getrandbits(48) | (1 << 40)  # multicast bit: not a MAC
+    return uuid.UUID(fields=(t & 0xFFFFFFFF, (t >> 32) & 0xFFFF, ((t >> 48) & 0x0FFF) | 0x1000,
+                             0x80 | (clock_seq >> 8), clock_seq & 0xFF, node))
+
+
+def uuid7_at(ts_us: int, rng: random.Random) -> uuid.UUID:
+    """A version-7 UUID (RFC 9562): 48 bits of Unix milliseconds first, then random bits."""
+    value = (ts_us // 1000) << 80 | 0x7 << 76 | rng.getrandbits(12) << 64 | 0b10 << 62 | rng.getrandbits(62)
+    return uuid.UUID(int=value)
+
+
+def bit_reversed(n: int) -> int:
+    """The 63 value bits of a positive INT64 in reverse order, as a bit_reversed_positive
+    sequence returns them: consecutive counters land far apart."""
+    return int(f"{n:063b}"[::-1], 2)
+
+
 def spanner_part(spec: dict) -> Part:
     """A Spanner key column from its declaration: {column, value, order?, ...}."""
     value, column = spec.get("value"), spec.get("column")
@@ -143,7 +166,20 @@ def spanner_part(spec: dict) -> Part:
         return Part("shard", BUCKET, lambda e, r: bucket(e), column, desc, tuple(range(count)))
     if value == "uuid4_string":
         return Part("uuid4_string", OPAQUE, lambda e, r: str(_uuid4(r)), column, desc)
-    raise ValueError(f"unknown Spanner key value {value!r}; known: user, ts, shard, uuid4_string")
+    if value == "uuid4_bytes":
+        return Part("uuid4_bytes", OPAQUE, lambda e, r: _uuid4(r).bytes, column, desc)
+    if value == "uuid1":
+        return Part("uuid1", OPAQUE, lambda e, r: str(uuid1_at(e.ts_us, r)), column, desc)
+    if value == "uuid7":
+        return Part("uuid7", OPAQUE, lambda e, r: str(uuid7_at(e.ts_us, r)), column, desc)
+    if value == "sequence":
+        return Part("sequence", NUMBER, lambda e, r: e.seq, column, desc)
+    if value == "bit_reversed_sequence":
+        return Part("bit_reversed_sequence", OPAQUE, lambda e, r: bit_reversed(e.seq), column, desc)
+    raise ValueError(
+        f"unknown Spanner key value {value!r}; known: user, ts, shard, uuid4_string, uuid4_bytes, uuid1, uuid7, "
+        "sequence, bit_reversed_sequence"
+    )
 
 
 def _derived(name: str, fn: Callable[[int], Any], **kw) -> Part:

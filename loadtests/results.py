@@ -20,7 +20,7 @@ from loadtests.errors import KeybenchError
 SCHEMA_VERSION = 1
 SUMMARY_COLUMNS = (
     "schema_version", "backend", "strategy", "dialect", "operation", "access",
-    "requests", "failures", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms", "mean_ms",
+    "requests", "failures", "aborts", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms", "mean_ms",
     "rows_per_op", "rows_scanned_per_op", "fanout", "wrong_rows", "missing_rows", "integrity", "acknowledged", "stored",
     "lost", "duplicates", "unexpected", "fresh_emulator", "documented",
 )
@@ -30,7 +30,10 @@ def _ms(us: float) -> str:
     return f"{us / 1000.0:.3f}"
 
 
-def summary_row(series: Series, stats: OperationStats, seconds: float, integrity, fresh: bool, documented: str) -> dict:
+def summary_row(
+    series: Series, stats: OperationStats, seconds: float, integrity, fresh: bool, documented: str,
+    aborts: int | None = None,
+) -> dict:
     h, n = stats.histogram, stats.requests
     ok = n - stats.failures
     per = (lambda total: f"{total / ok:.2f}") if ok else (lambda total: "")
@@ -43,6 +46,7 @@ def summary_row(series: Series, stats: OperationStats, seconds: float, integrity
         "access": stats.access,
         "requests": n,
         "failures": stats.failures,
+        "aborts": "" if aborts is None else aborts,
         "rps": f"{n / seconds:.1f}" if seconds > 0 else "0.0",
         "p50_ms": _ms(h.get_value_at_percentile(50)) if n else "",
         "p90_ms": _ms(h.get_value_at_percentile(90)) if n else "",
@@ -86,7 +90,12 @@ def tenant_drop_row(strategy, drop, integrity, fresh: bool) -> dict:
 def stage_rows(stage, seconds: float, integrity, tenant_drop, fresh: bool) -> list[dict]:
     """The summary rows of one finished stage, in operation order."""
     claim = stage.strategy.claim
-    rows = [summary_row(series, stats, seconds, integrity, fresh, claim) for series, stats in stage.collector.stats.items()]
+    aborted = getattr(stage.backend, "aborted_commits", None)  # Spanner: retried ABORTED commits
+    rows = [
+        summary_row(series, stats, seconds, integrity, fresh, claim,
+                    aborted if series.operation == "insert" else None)
+        for series, stats in stage.collector.stats.items()
+    ]
     if tenant_drop is not None:
         rows.append(tenant_drop_row(stage.strategy, tenant_drop, integrity, fresh))
     return rows
@@ -163,7 +172,7 @@ class RunDirectory:
 
 def side_by_side(rows: list[dict]) -> str:
     """The summary as a table per (backend, operation), one line per strategy."""
-    cols = ("strategy", "access", "requests", "failures", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms",
+    cols = ("strategy", "access", "requests", "failures", "aborts", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms",
             "rows_per_op", "fanout", "wrong_rows", "missing_rows", "integrity")
     lines = []
     groups: dict[tuple, list[dict]] = {}

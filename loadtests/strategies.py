@@ -42,6 +42,7 @@ class Strategy:
     column_families: dict = field(default_factory=dict)  # Bigtable: family -> GC rule spec
     order: int = 1000
     expect_wrong_rows: bool = False  # the design's documented trap: range reads return wrong rows
+    parent_table: str | None = None  # Spanner: an interleaving parent keyed by UserId, upserted with each insert
 
     @property
     def label(self) -> str:
@@ -147,7 +148,10 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
         table = str(meta.get("table", ""))
         if not any(re.match(rf"CREATE TABLE\s+{re.escape(table)}\b", s, re.IGNORECASE) for s in ddl):
             raise _fixture_error(ddl_path, f"no CREATE TABLE {table or '<table>'} (strategy.toml names table {table!r})")
-        return Strategy(table=table, ddl=ddl, **common)
+        parent = meta.get("parent_table")
+        if parent and not any(re.match(rf"CREATE TABLE\s+{re.escape(parent)}\b", s, re.I) for s in ddl):
+            raise _fixture_error(ddl_path, f"no CREATE TABLE {parent} (strategy.toml names parent_table {parent!r})")
+        return Strategy(table=table, ddl=ddl, parent_table=parent, **common)
     table_path = directory / "table.toml"
     table_spec = _read_toml(table_path)
     families = table_spec.get("column_families")

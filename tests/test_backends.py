@@ -21,7 +21,7 @@ def backend_for(strategy):
 
 def events(n, entity=None):
     base = 1_795_000_000_000_000
-    return [Event(entity or (i % 5 + 1), base + i * 1000, f"t-{i}") for i in range(n)]
+    return [Event(entity or (i % 5 + 1), base + i * 1000, f"t-{i}", seq=i + 1) for i in range(n)]
 
 
 @pytest.mark.parametrize("name", list(strategies.catalogue("spanner")))
@@ -30,12 +30,16 @@ def test_spanner_schema_matches_the_fixture_and_rows_read_back(emulator_hosts, n
     db = backend_for(strategy)
     db.create()
     try:
-        with db.database.snapshot() as snap:
-            pk = [r[0] for r in snap.execute_sql(
-                "SELECT COLUMN_NAME FROM INFORMATION_SCHEMA.INDEX_COLUMNS "
+        with db.database.snapshot(multi_use=True) as snap:
+            pk = [tuple(r) for r in snap.execute_sql(
+                "SELECT COLUMN_NAME, COLUMN_ORDERING FROM INFORMATION_SCHEMA.INDEX_COLUMNS "
                 "WHERE TABLE_NAME = @t AND INDEX_NAME = 'PRIMARY_KEY' ORDER BY ORDINAL_POSITION",
                 params={"t": strategy.table}, param_types={"t": spanner.param_types.STRING})]
-        assert pk == [p.column for p in strategy.parts]
+            [(parent,)] = snap.execute_sql(
+                "SELECT PARENT_TABLE_NAME FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_NAME = @t",
+                params={"t": strategy.table}, param_types={"t": spanner.param_types.STRING})
+        assert pk == [(p.column, "DESC" if p.descending else "ASC") for p in strategy.parts]
+        assert parent == strategy.parent_table
         gen = strategy.key_generator(seed=3)
         written = [(gen.key(e), e) for e in events(30)]
         for key, e in written:

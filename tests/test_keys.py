@@ -132,3 +132,38 @@ def test_tenant_label_and_hash_parts():
     assert bigtable_key("device", {"value": "label", "text": "memusage"}, event=E42).endswith("#memusage")
     hashed = {bigtable_key("hash", event=Event(1, t, "w")) for t in range(100)}
     assert len(hashed) == 100 and all(re.fullmatch(r"[0-9a-f]{16}", h) for h in hashed)
+
+
+def spanner_keys(value, n=200, step_us=1_000):
+    gen = KeyGenerator((spanner_part({"column": "LogId", "value": value}),), seed=3)
+    return [gen.key(Event(1, 1_795_000_000_000_000 + i * step_us, "w", seq=i + 1))[0] for i in range(n)]
+
+
+def test_uuid1_keys_are_version_1_and_sort_by_time_within_minutes():
+    keys = spanner_keys("uuid1")
+    assert all(uuid.UUID(k).version == 1 for k in keys)
+    assert keys == sorted(keys)  # 200 ms of inserts: the low time bits only grow
+
+
+def test_uuid7_keys_are_version_7_and_sort_by_time():
+    keys = spanner_keys("uuid7", step_us=1_000_000)
+    assert all(uuid.UUID(k).version == 7 for k in keys)
+    assert keys == sorted(keys)
+
+
+def test_uuid4_bytes_are_16_random_bytes():
+    keys = spanner_keys("uuid4_bytes")
+    assert all(isinstance(k, bytes) and len(k) == 16 and uuid.UUID(bytes=k).version == 4 for k in keys)
+    assert keys != sorted(keys)
+
+
+def test_bit_reversed_counters_are_positive_int64_spread_over_the_range():
+    keys = spanner_keys("bit_reversed_sequence", n=1024)
+    assert all(0 < k < 2**63 for k in keys) and len(set(keys)) == 1024
+    assert keys[:3] == [2**62, 2**61, 2**62 + 2**61]
+    eighths = {k * 8 // 2**63 for k in keys}
+    assert eighths == set(range(8))  # every eighth of the positive range gets keys
+
+
+def test_sequential_int_counts_up():
+    assert spanner_keys("sequence", n=5) == [1, 2, 3, 4, 5]

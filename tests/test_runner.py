@@ -40,6 +40,8 @@ def test_smoke_run_of_every_strategy_writes_a_clean_summary(emulator_hosts, tmp_
     assert {(r["strategy"], r["operation"]) for r in rows if r["operation"] == "tenant_drop"} == {
         ("tenant_prefix", "tenant_drop")}
     inserts = [r for r in rows if r["operation"] == "insert"]
+    assert all(r["aborts"].isdigit() for r in inserts if r["backend"] == "spanner")
+    assert all(r["aborts"] == "" for r in rows if r["backend"] == "bigtable")
     assert all(int(r["stored"]) >= int(r["acknowledged"]) == int(r["requests"]) for r in inserts)
     assert sorted(p.name for p in (tmp_path / "smoke" / "locust").iterdir())[:2] == [
         "bigtable-field_promoted_failures.csv", "bigtable-field_promoted_stats.csv",

@@ -7,7 +7,10 @@ from loadtests.errors import KeybenchError
 from loadtests.strategies import catalogue, check_rules, load_strategy, select, split_ddl
 
 CANONICAL = {
-    "spanner": {"timestamp_first", "uuid4_string", "hash_shard"},
+    "spanner": {
+        "timestamp_first", "sequential_int", "uuid4_string", "uuid4_bytes", "uuid1", "uuid7", "bit_reversed_app",
+        "swapped_order", "hash_shard", "desc_timestamp", "interleaved",
+    },
     "bigtable": {
         "timestamp_first", "sequential_id", "reversed_id", "field_promoted", "reverse_timestamp", "salted",
         "hashed", "reverse_domain", "tenant_prefix", "single_row_counter", "unpadded_numbers",
