@@ -49,6 +49,7 @@ class OperationStats:
     fanout: int = 0  # key ranges requested, summed over requests
     strays: int = 0  # rows a range read returned that do not belong to the answer
     missing: int = 0  # acknowledged rows a read should have returned and did not
+    collisions: int = 0  # inserts refused because their key was taken (ALREADY_EXISTS)
     errors: dict[str, int] = field(default_factory=dict)
 
 
@@ -60,6 +61,7 @@ class Measurement:
     rows_scanned: int = 0
     fanout: int = 0
     strays: int = 0
+    collision: bool = False
     error: Exception | None = None
 
 
@@ -100,7 +102,9 @@ class Collector:
         self.last_op = now
         s.requests += 1
         s.histogram.record_value(min(max(int(elapsed_s * 1e6), LOWEST_US), HIGHEST_US))
-        if m.error is not None:
+        if m.collision:
+            s.collisions += 1
+        elif m.error is not None:
             s.failures += 1
             reason = f"{type(m.error).__name__}: {str(m.error).splitlines()[0][:200] if str(m.error) else ''}"
             s.errors[reason] = s.errors.get(reason, 0) + 1

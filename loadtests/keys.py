@@ -97,6 +97,7 @@ class Part:
     buckets: tuple[Any, ...] = ()  # every value a BUCKET part can take
     of_entity: Callable[[int], Any] | None = None  # DERIVED: value from the entity
     separator: str | None = None  # Bigtable: what follows this segment, if not the key's separator
+    generated: bool = False  # Spanner: the database makes the value (a sequence default)
 
 
 def _bucket_of(fields: tuple[str, ...], count: int) -> Callable[[Event], int]:
@@ -176,9 +177,12 @@ def spanner_part(spec: dict) -> Part:
         return Part("sequence", NUMBER, lambda e, r: e.seq, column, desc)
     if value == "bit_reversed_sequence":
         return Part("bit_reversed_sequence", OPAQUE, lambda e, r: bit_reversed(e.seq), column, desc)
+    if value == "generated":
+        # Known only once the database returns it (DML ... THEN RETURN).
+        return Part("generated", OPAQUE, lambda e, r: None, column, desc, generated=True)
     raise ValueError(
         f"unknown Spanner key value {value!r}; known: user, ts, shard, uuid4_string, uuid4_bytes, uuid1, uuid7, "
-        "sequence, bit_reversed_sequence"
+        "sequence, bit_reversed_sequence, generated"
     )
 
 
@@ -269,3 +273,14 @@ def join_segments(parts: tuple[Part, ...], values: tuple, default_separator: str
         if i < len(values) - 1 or open_end:
             out.append(separator_after(parts[i], default_separator))
     return "".join(out).encode()
+
+
+def preload_keys(kind: str, rows: int, seed: int) -> list[int]:
+    """Keys of a migrated source: `uint32` spread over 1..2^32 as its own counter or hash
+    left them; `bit_reversed_counter` the bit-reversed values of 1..rows."""
+    if kind == "uint32":
+        rng = random.Random(f"preload:{seed}")
+        return rng.sample(range(1, 2**32 + 1), rows)
+    if kind == "bit_reversed_counter":
+        return [bit_reversed(n) for n in range(1, rows + 1)]
+    raise ValueError(f"unknown preload keys {kind!r}; known: uint32, bit_reversed_counter")

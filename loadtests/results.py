@@ -20,7 +20,7 @@ from loadtests.errors import KeybenchError
 SCHEMA_VERSION = 1
 SUMMARY_COLUMNS = (
     "schema_version", "backend", "strategy", "dialect", "operation", "access",
-    "requests", "failures", "aborts", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms", "mean_ms",
+    "requests", "failures", "aborts", "collisions", "emulator_bound", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms", "mean_ms",
     "rows_per_op", "rows_scanned_per_op", "fanout", "wrong_rows", "missing_rows", "integrity", "acknowledged", "stored",
     "lost", "duplicates", "unexpected", "fresh_emulator", "documented",
 )
@@ -32,7 +32,7 @@ def _ms(us: float) -> str:
 
 def summary_row(
     series: Series, stats: OperationStats, seconds: float, integrity, fresh: bool, documented: str,
-    aborts: int | None = None,
+    aborts: int | None = None, emulator_bound: bool = False,
 ) -> dict:
     h, n = stats.histogram, stats.requests
     ok = n - stats.failures
@@ -47,6 +47,8 @@ def summary_row(
         "requests": n,
         "failures": stats.failures,
         "aborts": "" if aborts is None else aborts,
+        "collisions": stats.collisions if series.operation == "insert" else "",
+        "emulator_bound": "yes" if emulator_bound else "no",
         "rps": f"{n / seconds:.1f}" if seconds > 0 else "0.0",
         "p50_ms": _ms(h.get_value_at_percentile(50)) if n else "",
         "p90_ms": _ms(h.get_value_at_percentile(90)) if n else "",
@@ -74,6 +76,7 @@ def tenant_drop_row(strategy, drop, integrity, fresh: bool) -> dict:
     row = {c: "" for c in SUMMARY_COLUMNS}
     ms = _ms(drop.seconds * 1e6)
     row.update({
+        "emulator_bound": "no",
         "schema_version": SCHEMA_VERSION, "backend": strategy.backend, "strategy": strategy.name,
         "dialect": strategy.dialect, "operation": "tenant_drop", "access": "prefix_delete",
         "requests": 1, "failures": 0 if drop.ok else 1, "p50_ms": ms, "p90_ms": ms, "p99_ms": ms,
@@ -93,7 +96,8 @@ def stage_rows(stage, seconds: float, integrity, tenant_drop, fresh: bool) -> li
     aborted = getattr(stage.backend, "aborted_commits", None)  # Spanner: retried ABORTED commits
     rows = [
         summary_row(series, stats, seconds, integrity, fresh, claim,
-                    aborted if series.operation == "insert" else None)
+                    aborted if series.operation == "insert" else None,
+                    series.operation == "insert" and stage.backend.emulator_bound_inserts)
         for series, stats in stage.collector.stats.items()
     ]
     if tenant_drop is not None:
@@ -107,6 +111,9 @@ def stage_problems(stage, rows: list[dict], integrity, tenant_drop) -> list[str]
     problems = [] if integrity.ok else [f"{label} integrity {integrity.describe()}"]
     if tenant_drop is not None and not tenant_drop.ok:
         problems.append(f"{label} tenant_drop removed the wrong rows")
+    collisions = sum(int(r["collisions"] or 0) for r in rows)
+    if collisions:
+        problems.append(f"{label} {collisions} insert(s) collided with an existing key")
     wrong = sum(int(r["wrong_rows"] or 0) + int(r["missing_rows"] or 0) for r in rows)
     if wrong and not stage.strategy.expect_wrong_rows:
         problems.append(f"{label} reads returned {wrong} wrong or missing row(s)")
@@ -172,7 +179,7 @@ class RunDirectory:
 
 def side_by_side(rows: list[dict]) -> str:
     """The summary as a table per (backend, operation), one line per strategy."""
-    cols = ("strategy", "access", "requests", "failures", "aborts", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms",
+    cols = ("strategy", "access", "requests", "failures", "aborts", "collisions", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms",
             "rows_per_op", "fanout", "wrong_rows", "missing_rows", "integrity")
     lines = []
     groups: dict[tuple, list[dict]] = {}

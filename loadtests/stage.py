@@ -14,9 +14,9 @@ import time
 import uuid
 from dataclasses import dataclass
 
-from loadtests.backends.base import Backend
+from loadtests.backends.base import Backend, KeyCollision
 from loadtests.collector import Collector, Series
-from loadtests.keys import Event
+from loadtests.keys import Event, preload_keys
 from loadtests.plans import WRITE, ReadRequest, Span, StoredRow, read_plans
 from loadtests.strategies import Strategy
 from loadtests.truth import WrittenRows
@@ -116,6 +116,7 @@ class Stage:
 
     def setup(self) -> None:
         self.backend.create()
+        self.preload()
 
     def new_user(self) -> UserWorkload:
         self.users += 1
@@ -157,16 +158,36 @@ class Stage:
         self.collector.attempt(event.write_id)
         with self.collector.timed(self.series[INSERT]) as m:
             try:
-                self.backend.insert(key, event)
+                key = self.backend.insert(key, event)
+            except KeyCollision:
+                self.collector.fail(event.write_id)
+                m.collision = True
             except BaseException:
                 self.collector.fail(event.write_id)
                 raise
-            self.collector.acknowledge(event.write_id)
-            m.rows, m.fanout = 1, 1
-        if m.error is None:
+            else:
+                self.collector.acknowledge(event.write_id)
+                m.rows, m.fanout = 1, 1
+        if m.error is None and not m.collision:
             row = StoredRow(event.entity, event.ts_us, event.write_id, event.seq)
             self.written.add(row, time.monotonic_ns())
             self.recent.append((key, row))
+
+    def preload(self) -> int:
+        """A migration's source rows, written before the load and counted as acknowledged."""
+        spec = self.strategy.preload
+        if not spec:
+            return 0
+        day_ago = CLOCK.now_us() - 86_400_000_000
+        keys = preload_keys(spec["keys"], spec["rows"], self.seed)
+        rows = [(k, Event(i % self.settings.population + 1, day_ago + i * 1000, f"{self.tag}-pre-{i}"))
+                for i, k in enumerate(keys)]
+        self.backend.preload([((k,), e) for k, e in rows])
+        acked = time.monotonic_ns()
+        for k, e in rows:
+            self.collector.acknowledge(e.write_id)
+            self.written.add(StoredRow(e.entity, e.ts_us, e.write_id), acked)
+        return len(rows)
 
     def read(self, op: str, request: ReadRequest, expected: Callable[[list[StoredRow]], set[str]]) -> None:
         """Time one read; then count the rows it should not have returned and the

@@ -43,6 +43,7 @@ class Strategy:
     order: int = 1000
     expect_wrong_rows: bool = False  # the design's documented trap: range reads return wrong rows
     parent_table: str | None = None  # Spanner: an interleaving parent keyed by UserId, upserted with each insert
+    preload: dict | None = None  # a migration's source rows: {rows: N, keys: "uint32" | "bit_reversed_counter"}
 
     @property
     def label(self) -> str:
@@ -146,12 +147,20 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
             raise _fixture_error(ddl_path, "file is missing")
         ddl = tuple(split_ddl(ddl_path.read_text()))
         table = str(meta.get("table", ""))
-        if not any(re.match(rf"CREATE TABLE\s+{re.escape(table)}\b", s, re.IGNORECASE) for s in ddl):
-            raise _fixture_error(ddl_path, f"no CREATE TABLE {table or '<table>'} (strategy.toml names table {table!r})")
         parent = meta.get("parent_table")
-        if parent and not any(re.match(rf"CREATE TABLE\s+{re.escape(parent)}\b", s, re.I) for s in ddl):
-            raise _fixture_error(ddl_path, f"no CREATE TABLE {parent} (strategy.toml names parent_table {parent!r})")
-        return Strategy(table=table, ddl=ddl, parent_table=parent, **common)
+        for name, role in ((table, "table"), (parent, "parent_table")):
+            if (name or role == "table") and not any(
+                re.match(rf"CREATE TABLE\s+{re.escape(name or '')}\b", st, re.IGNORECASE) for st in ddl
+            ):
+                raise _fixture_error(ddl_path, f"no CREATE TABLE {name or '<table>'} (strategy.toml names {role} {name!r})")
+        preload = meta.get("preload")
+        if preload is not None and (
+            not isinstance(preload, dict) or not isinstance(preload.get("rows"), int) or preload["rows"] < 1
+            or preload.get("keys") not in ("uint32", "bit_reversed_counter") or len(parts) != 1
+        ):
+            raise _fixture_error(meta_path, '[preload] needs rows = N > 0 and keys = "uint32" or '
+                                            '"bit_reversed_counter", on a one-column key')
+        return Strategy(table=table, ddl=ddl, parent_table=parent, preload=preload, **common)
     table_path = directory / "table.toml"
     table_spec = _read_toml(table_path)
     families = table_spec.get("column_families")

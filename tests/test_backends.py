@@ -40,10 +40,16 @@ def test_spanner_schema_matches_the_fixture_and_rows_read_back(emulator_hosts, n
                 params={"t": strategy.table}, param_types={"t": spanner.param_types.STRING})
         assert pk == [(p.column, "DESC" if p.descending else "ASC") for p in strategy.parts]
         assert parent == strategy.parent_table
+        with db.database.snapshot() as snap:
+            kinds = {name: value for name, value in snap.execute_sql(
+                "SELECT OPTION_NAME, OPTION_VALUE FROM INFORMATION_SCHEMA.SEQUENCE_OPTIONS "
+                "WHERE OPTION_NAME IN ('sequence_kind', 'start_with_counter', 'skip_range_max')")}
+        if any(p.generated for p in strategy.parts):
+            assert kinds["sequence_kind"] == "bit_reversed_positive"
+        else:
+            assert kinds == {}
         gen = strategy.key_generator(seed=3)
-        written = [(gen.key(e), e) for e in events(30)]
-        for key, e in written:
-            db.insert(key, e)
+        written = [(db.insert(gen.key(e), e), e) for e in events(30)]  # the key as stored
         assert sorted(db.write_ids()) == sorted(e.write_id for _, e in written)
         key, e = written[7]
         [row] = db.read((Span(key, key),))

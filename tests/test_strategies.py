@@ -9,7 +9,8 @@ from loadtests.strategies import catalogue, check_rules, load_strategy, select, 
 CANONICAL = {
     "spanner": {
         "timestamp_first", "sequential_int", "uuid4_string", "uuid4_bytes", "uuid1", "uuid7", "bit_reversed_app",
-        "swapped_order", "hash_shard", "desc_timestamp", "interleaved",
+        "swapped_order", "hash_shard", "desc_timestamp", "interleaved", "bit_reversed_sequence",
+        "migrate_skip_range", "migrate_start_counter",
     },
     "bigtable": {
         "timestamp_first", "sequential_id", "reversed_id", "field_promoted", "reverse_timestamp", "salted",

@@ -12,6 +12,10 @@ from loadtests.strategies import Strategy
 DEFAULT_PAYLOAD_BYTES = 100  # the same small non-key column in every design
 
 
+class KeyCollision(Exception):
+    """An insert found its key taken (ALREADY_EXISTS): counted as a collision, not a failure."""
+
+
 class Backend(ABC):
     """One strategy's table in one database, seen through one client."""
 
@@ -30,9 +34,17 @@ class Backend(ABC):
     def drop(self) -> None:
         """Drop what create() made."""
 
+    emulator_bound_inserts = False  # inserts through SQL/DML, whose emulator cost grows with the table
+
     @abstractmethod
-    def insert(self, key: tuple, event: Event) -> None:
-        """Write one row; return only once the database acknowledged it."""
+    def insert(self, key: tuple, event: Event) -> tuple:
+        """Write one row; return once the database acknowledged it, with the key it stored
+        (the given one, or the database's own for generated key parts). Raise KeyCollision
+        when the key is taken."""
+
+    def preload(self, rows: list[tuple[tuple, Event]]) -> None:
+        """Write rows in bulk before the load (a migrated source's data)."""
+        raise NotImplementedError(f"{self.name} has no preload")
 
     @abstractmethod
     def read(

@@ -105,7 +105,7 @@ class BigtableBackend(Backend):
     def row_key(self, values: tuple, open_end: bool = False) -> bytes:
         return join_segments(self.strategy.parts, values, self.strategy.separator, open_end)
 
-    def insert(self, key: tuple, event: Event) -> None:
+    def insert(self, key: tuple, event: Event) -> tuple:
         f = self.family
         # Explicit cell times at the millisecond granularity Bigtable requires. The workload's
         # clock never gives one device two writes in the same millisecond, so a design that
@@ -121,6 +121,7 @@ class BigtableBackend(Backend):
                 SetCell(f, b"p", self.payload.encode(), at),
             ],
         )
+        return key
 
     def _row_range(self, span: Span) -> RowRange | None:
         """The row range of a span; None when it is empty because its ends are inverted

@@ -11,7 +11,7 @@ from google.api_core import exceptions as gexc
 from google.auth.credentials import AnonymousCredentials
 from google.cloud import spanner
 
-from loadtests.backends.base import DEFAULT_PAYLOAD_BYTES, Backend
+from loadtests.backends.base import DEFAULT_PAYLOAD_BYTES, Backend, KeyCollision
 from loadtests.errors import KeybenchError
 from loadtests.keys import Event, timestamp, ts_us_of
 from loadtests.plans import Span, StoredRow
@@ -21,6 +21,12 @@ EMULATOR_CONFIG = "emulator-config"
 READ_COLUMNS = ("UserId", "LastAccess", "WriteId")
 REQUIRED_COLUMNS = ("UserId", "LastAccess", "WriteId", "Payload")
 DDL_TIMEOUT_S = 60
+PARAM_TYPES = {
+    "user": spanner.param_types.INT64, "ts": spanner.param_types.TIMESTAMP, "shard": spanner.param_types.INT64,
+    "uuid4_string": spanner.param_types.STRING, "uuid1": spanner.param_types.STRING,
+    "uuid7": spanner.param_types.STRING, "uuid4_bytes": spanner.param_types.BYTES,
+    "sequence": spanner.param_types.INT64, "bit_reversed_sequence": spanner.param_types.INT64,
+}
 
 
 def _wire(value):
@@ -65,10 +71,23 @@ class SpannerBackend(Backend):
         self.client = _client(project)
         self.instance = ensure_instance(self.client, instance)
         self.database = self.instance.database(location)
-        self.aborted_commits = 0
+        self.commit_aborts = 0
+        self.aborted_transactions = 0
         self._count_aborted_commits()
         self.key_columns = [p.column for p in strategy.parts]
+        self.generated = [p.column for p in strategy.parts if p.generated]
+        self.emulator_bound_inserts = bool(self.generated)
+        self.param_types = {
+            "UserId": spanner.param_types.INT64, "LastAccess": spanner.param_types.TIMESTAMP,
+            "WriteId": spanner.param_types.STRING, "Payload": spanner.param_types.STRING,
+            **{p.column: PARAM_TYPES[p.name] for p in strategy.parts if not p.generated},
+        }
         self.columns = self.key_columns + [c for c in REQUIRED_COLUMNS if c not in self.key_columns]
+
+    @property
+    def aborted_commits(self) -> int:
+        """Retried ABORTED work: commits of mutation inserts, or whole DML transactions."""
+        return self.aborted_transactions if self.generated else self.commit_aborts
 
     def _count_aborted_commits(self) -> None:
         """The client retries an ABORTED commit inside `database.batch()`, with seconds of
@@ -81,7 +100,7 @@ class SpannerBackend(Backend):
             try:
                 return commit(*args, **kwargs)
             except gexc.Aborted:
-                self.aborted_commits += 1
+                self.commit_aborts += 1
                 raise
 
         api.commit = counted_commit
@@ -125,17 +144,61 @@ class SpannerBackend(Backend):
         except gexc.NotFound:
             pass
 
-    def insert(self, key: tuple, event: Event) -> None:
+    def _row(self, key: tuple, event: Event) -> dict:
         values = dict(zip(self.key_columns, key))
         values.setdefault("UserId", event.entity)
         values.setdefault("LastAccess", timestamp(event.ts_us))
         values["WriteId"] = event.write_id
         values["Payload"] = self.payload
-        with self.database.batch() as batch:
-            if self.strategy.parent_table:
-                # An interleaved row needs its parent: upsert the user in the same commit.
-                batch.insert_or_update(self.strategy.parent_table, ["UserId"], [[event.entity]])
-            batch.insert(self.strategy.table, self.columns, [[_wire(values[c]) for c in self.columns]])
+        return values
+
+    def insert(self, key: tuple, event: Event) -> tuple:
+        if self.generated:
+            return self._insert_returning(key, event)
+        values = self._row(key, event)
+        try:
+            with self.database.batch() as batch:
+                if self.strategy.parent_table:
+                    # An interleaved row needs its parent: upsert the user in the same commit.
+                    batch.insert_or_update(self.strategy.parent_table, ["UserId"], [[event.entity]])
+                batch.insert(self.strategy.table, self.columns, [[_wire(values[c]) for c in self.columns]])
+        except gexc.AlreadyExists as exc:
+            raise KeyCollision(exc.message) from None
+        return key
+
+    def _insert_returning(self, key: tuple, event: Event) -> tuple:
+        """A key the database generates is known only from the insert itself, so this
+        insert is DML with THEN RETURN in a read-write transaction. On the emulator DML
+        cost grows with the table and transactions run one at a time: the results mark
+        these inserts emulator-bound and count every retried transaction as an abort."""
+        values = self._row(key, event)
+        given = [c for c in self.columns if c not in self.generated]
+        sql = (f"INSERT INTO {self.strategy.table} ({', '.join(given)}) "
+               f"VALUES ({', '.join('@' + c for c in given)}) THEN RETURN {', '.join(self.generated)}")
+        params = {c: values[c] for c in given}
+        types = {c: self.param_types[c] for c in given}
+        attempts = 0
+
+        def work(transaction):
+            nonlocal attempts
+            attempts += 1
+            return list(transaction.execute_sql(sql, params=params, param_types=types))
+
+        try:
+            [returned] = self.database.run_in_transaction(work)
+        except gexc.AlreadyExists as exc:
+            raise KeyCollision(exc.message) from None
+        finally:
+            self.aborted_transactions += max(0, attempts - 1)
+        made = dict(zip(self.generated, returned))
+        return tuple(made.get(c, v) for c, v in zip(self.key_columns, key))
+
+    def preload(self, rows: list[tuple[tuple, Event]]) -> None:
+        for start in range(0, len(rows), 500):
+            with self.database.batch() as batch:
+                batch.insert(self.strategy.table, self.columns, [
+                    [_wire(v[c]) for c in self.columns] for v in (self._row(k, e) for k, e in rows[start:start + 500])
+                ])
 
     def read(self, spans: tuple[Span, ...] | None, limit: int | None = None, where=None) -> list[StoredRow]:
         # The Read API has no row filter: a full scan streams the whole table.

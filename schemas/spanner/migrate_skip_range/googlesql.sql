@@ -1,0 +1,15 @@
+-- Seed 001: keep the migrated rows' keys, and let a bit-reversed sequence generate new ones
+-- outside the range the source used, so that no new key can collide with a migrated one.
+CREATE SEQUENCE LogIdSequence OPTIONS (
+  sequence_kind = "bit_reversed_positive",
+  skip_range_min = 1,
+  skip_range_max = 4294967296
+);
+
+CREATE TABLE AccessLog (
+  LogId INT64 NOT NULL DEFAULT (GET_NEXT_SEQUENCE_VALUE(SEQUENCE LogIdSequence)),
+  UserId INT64 NOT NULL,
+  LastAccess TIMESTAMP NOT NULL,
+  WriteId STRING(64) NOT NULL,
+  Payload STRING(MAX),
+) PRIMARY KEY (LogId);

@@ -1,0 +1,13 @@
+-- Seed 001: the source already used bit-reversed counters up to 1000. A sequence whose
+-- counter starts at 11000 generates bit-reversed values the source can never have used.
+CREATE SEQUENCE LogIdSequence OPTIONS (sequence_kind = "bit_reversed_positive");
+
+ALTER SEQUENCE LogIdSequence SET OPTIONS (start_with_counter = 11000);
+
+CREATE TABLE AccessLog (
+  LogId INT64 NOT NULL DEFAULT (GET_NEXT_SEQUENCE_VALUE(SEQUENCE LogIdSequence)),
+  UserId INT64 NOT NULL,
+  LastAccess TIMESTAMP NOT NULL,
+  WriteId STRING(64) NOT NULL,
+  Payload STRING(MAX),
+) PRIMARY KEY (LogId);
