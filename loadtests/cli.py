@@ -45,12 +45,12 @@ def _emulators(args: argparse.Namespace) -> int:
 
 
 def _strategies(args: argparse.Namespace) -> int:
-    from loadtests.plans import read_plans
+    from loadtests.plans import strategy_plans
 
     backends = strategies.BACKENDS if args.backend == "all" else (args.backend,)
     for backend in backends:
         for s in strategies.catalogue(backend).values():
-            plans = read_plans(backend, s.parts, 10)
+            plans = strategy_plans(s, 10)
             reads = ", ".join(f"{op}={p.access}" + (f"x{p.fanout}" if p.fanout > 1 else "") for op, p in plans.items())
             print(f"{backend:8} {s.name:20} documented {s.claim:8} {s.summary}")
             print(f"{'':8} {'':20} reads: {reads}")

@@ -46,8 +46,9 @@ def stable_hash(*values: Any) -> int:
 
 
 def device_id(entity: int) -> str:
-    """An 8-hex-digit device id such as the documents' `4c410523`."""
-    return f"{stable_hash('device', entity) & 0xFFFFFFFF:08x}"
+    """An 8-hex-digit device id such as the documents' `4c410523`; one-to-one for entities
+    below 2^32 (an odd multiplier permutes 32-bit numbers), so two devices never share one."""
+    return f"{(entity * 0x9E3779B1) & 0xFFFFFFFF:08x}"
 
 
 def device_type(entity: int) -> str:
@@ -98,6 +99,7 @@ class Part:
     of_entity: Callable[[int], Any] | None = None  # DERIVED: value from the entity
     separator: str | None = None  # Bigtable: what follows this segment, if not the key's separator
     generated: bool = False  # Spanner: the database makes the value (a sequence default)
+    computed_by_database: bool = False  # Spanner: a stored generated column keybench can also compute
 
 
 def _bucket_of(fields: tuple[str, ...], count: int) -> Callable[[Event], int]:
@@ -146,6 +148,37 @@ def uuid7_at(ts_us: int, rng: random.Random) -> uuid.UUID:
     return uuid.UUID(int=value)
 
 
+LOS_ANGELES = None  # loaded on first use: the time zone Spanner's CAST(TIMESTAMP AS STRING) uses
+
+
+def spanner_timestamp_text(ts_us: int) -> str:
+    """CAST(ts AS STRING) as Spanner writes it: America/Los_Angeles, fractional seconds in
+    groups of three digits, the offset in hours: `2026-11-21 23:00:00.120-08`."""
+    global LOS_ANGELES
+    if LOS_ANGELES is None:
+        from zoneinfo import ZoneInfo
+
+        LOS_ANGELES = ZoneInfo("America/Los_Angeles")
+    local = timestamp(ts_us).astimezone(LOS_ANGELES)
+    micros = local.microsecond
+    fraction = "" if micros == 0 else f".{micros // 1000:03d}" if micros % 1000 == 0 else f".{micros:06d}"
+    offset = int(local.utcoffset().total_seconds())
+    sign, offset = ("-" if offset < 0 else "+"), abs(offset)
+    zone = f"{sign}{offset // 3600:02d}" + (f":{offset % 3600 // 60:02d}" if offset % 3600 else "")
+    return f"{local:%Y-%m-%d %H:%M:%S}{fraction}{zone}"
+
+
+def farm_fingerprint_shard(ts_us: int, count: int) -> int:
+    """MOD(FARM_FINGERPRINT(CAST(ts AS STRING)), count), as the database computes it: the
+    fingerprint is a signed INT64 and MOD keeps the dividend's sign, so -count < shard < count."""
+    import farmhash
+
+    fingerprint = farmhash.fingerprint64(spanner_timestamp_text(ts_us))
+    fingerprint -= 2**64 if fingerprint >= 2**63 else 0
+    shard = abs(fingerprint) % count
+    return shard if fingerprint >= 0 else -shard
+
+
 def bit_reversed(n: int) -> int:
     """The 63 value bits of a positive INT64 in reverse order, as a bit_reversed_positive
     sequence returns them: consecutive counters land far apart."""
@@ -177,12 +210,16 @@ def spanner_part(spec: dict) -> Part:
         return Part("sequence", NUMBER, lambda e, r: e.seq, column, desc)
     if value == "bit_reversed_sequence":
         return Part("bit_reversed_sequence", OPAQUE, lambda e, r: bit_reversed(e.seq), column, desc)
+    if value == "farm_fingerprint_shard":
+        count = _buckets(spec)
+        return Part("farm_fingerprint_shard", BUCKET, lambda e, r: farm_fingerprint_shard(e.ts_us, count), column,
+                    desc, tuple(range(-count + 1, count)), computed_by_database=True)
     if value == "generated":
         # Known only once the database returns it (DML ... THEN RETURN).
         return Part("generated", OPAQUE, lambda e, r: None, column, desc, generated=True)
     raise ValueError(
         f"unknown Spanner key value {value!r}; known: user, ts, shard, uuid4_string, uuid4_bytes, uuid1, uuid7, "
-        "sequence, bit_reversed_sequence, generated"
+        "sequence, bit_reversed_sequence, generated, farm_fingerprint_shard"
     )
 
 

@@ -12,6 +12,7 @@ end_closed); the Bigtable backend turns them into row-key ranges.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 from dataclasses import dataclass
@@ -54,6 +55,8 @@ class ReadRequest:
     newest: int | None = None  # answer = the newest N wanted rows
     where: tuple[str, int, int] | None = None  # full scans: (field, lo, hi) a server-side filter may apply
     in_range: Callable[[StoredRow], bool] | None = None  # what the spans may return, if more than `wanted`
+    index: str | None = None  # Spanner: the spans are over this secondary index's key
+    join: bool = False  # the index lacks columns: read them back from the table by primary key
 
     def answer(self, rows: list[StoredRow]) -> tuple[list[StoredRow], int]:
         """The answer, and how many returned rows the spans should never have returned."""
@@ -73,6 +76,12 @@ class ReadPlan:
     access: str  # POINT, PREFIX, MULTI_PREFIX, RANGE, MULTI_RANGE or FULL_SCAN
     fanout: int  # key ranges one request covers (1 for a full scan)
     build: Callable[..., ReadRequest]
+    stops_early: bool = False  # the database can stop after the rows the answer needs
+
+    def better_than(self, other: "ReadPlan") -> bool:
+        if other.access == FULL_SCAN:
+            return self.access != FULL_SCAN
+        return self.access != FULL_SCAN and self.stops_early and not other.stops_early
 
 
 _NO_RNG = random.Random(0)  # TIME, ENTITY and DERIVED parts never draw from it
@@ -135,7 +144,7 @@ def entity_plan(operation: str, parts: tuple[Part, ...], newest: int | None) -> 
             spans.append(Span(prefix, prefix))
         return ReadRequest(tuple(spans), wanted=lambda r: r.entity == entity, limit=limit, newest=newest)
 
-    return ReadPlan(operation, PREFIX if len(combos) == 1 else MULTI_PREFIX, len(combos), build)
+    return ReadPlan(operation, PREFIX if len(combos) == 1 else MULTI_PREFIX, len(combos), build, limit is not None)
 
 
 def bounded_plan(operation: str, role: str, parts: tuple[Part, ...]) -> ReadPlan:
@@ -168,8 +177,7 @@ def bounded_plan(operation: str, role: str, parts: tuple[Part, ...]) -> ReadPlan
     return ReadPlan(operation, RANGE if len(combos) == 1 else MULTI_RANGE, len(combos), build)
 
 
-def read_plans(backend: str, parts: tuple[Part, ...], latest_n: int) -> dict[str, ReadPlan]:
-    """The read plan of every read operation of a backend for one key design."""
+def _plans_for(backend: str, parts: tuple[Part, ...], latest_n: int) -> dict[str, ReadPlan]:
     plans = {
         "point_read": point_plan(parts),
         "latest_n": entity_plan("latest_n", parts, newest=latest_n),
@@ -178,3 +186,34 @@ def read_plans(backend: str, parts: tuple[Part, ...], latest_n: int) -> dict[str
         "number_range": bounded_plan("number_range", NUMBER, parts),
     }
     return {op: plans[op] for op in READ_OPERATIONS[backend]}
+
+
+def _through_index(plan: ReadPlan, index, join: bool) -> ReadPlan:
+    def build(*args) -> ReadRequest:
+        return dataclasses.replace(plan.build(*args), index=index.name, join=join)
+
+    return ReadPlan(plan.operation, f"index_{plan.access}" + ("+join" if join else ""), plan.fanout, build,
+                    plan.stops_early)
+
+
+def read_plans(backend: str, parts: tuple[Part, ...], latest_n: int, indexes=(), table_columns=()) -> dict[str, ReadPlan]:
+    """The read plan of every read operation of a backend for one key design: through the
+    table key where it can serve the read, else through a secondary index that can, else a
+    full scan. An index read joins back to the table when the index does not hold every
+    column a row needs (`table_columns`: those the index cannot supply from its key)."""
+    plans = _plans_for(backend, parts, latest_n)
+    key_columns = {p.column for p in parts}
+    for index in indexes:
+        held = key_columns | {p.column for p in index.parts} | set(index.stores)
+        join = not set(table_columns) <= held
+        for op, plan in _plans_for(backend, index.parts, latest_n).items():
+            if op != "point_read" and plan.better_than(plans[op]):
+                plans[op] = _through_index(plan, index, join)
+    return plans
+
+
+ROW_COLUMNS = ("UserId", "LastAccess", "WriteId")  # what a Spanner read needs to make a StoredRow
+
+
+def strategy_plans(strategy, latest_n: int) -> dict[str, ReadPlan]:
+    return read_plans(strategy.backend, strategy.parts, latest_n, strategy.indexes, ROW_COLUMNS)

@@ -156,8 +156,8 @@ def run_stage(strategy: strategies.Strategy, ep: emulators.Endpoint, options: Ru
     """One strategy on a fresh table: load, audit, the strategy's own checks, results."""
     backend = make_backend(strategy, location_name(tag, strategy), PROJECT, INSTANCE, options.settings.payload_bytes)
     stage = Stage(strategy, backend, options.settings, options.seed, tag=tag)
-    stage.setup()
     try:
+        stage.setup()
         env, seconds = drive(stage, options.users, options.spawn_rate, options.duration_s, label)
         integrity, tenant_drop = stage.finish()
     finally:

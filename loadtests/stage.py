@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from loadtests.backends.base import Backend, KeyCollision
 from loadtests.collector import Collector, Series
 from loadtests.keys import Event, preload_keys
-from loadtests.plans import WRITE, ReadRequest, Span, StoredRow, read_plans
+from loadtests.plans import WRITE, ReadRequest, Span, StoredRow, strategy_plans
 from loadtests.strategies import Strategy
 from loadtests.truth import WrittenRows
 from loadtests.workload import CLOCK, INSERT, UserWorkload, WorkloadSettings
@@ -103,7 +103,7 @@ class Stage:
         self.tag = tag or run_tag()
         self.collector = Collector(events)
         self.generator = strategy.key_generator(seed)
-        self.plans = read_plans(strategy.backend, strategy.parts, settings.latest_n)
+        self.plans = strategy_plans(strategy, settings.latest_n)
         self.recent: collections.deque[tuple[tuple, StoredRow]] = collections.deque(maxlen=RECENT_ROWS)
         self.written = WrittenRows()
         self._seq = itertools.count(1)
@@ -198,7 +198,7 @@ class Stage:
                 # a per-range row limit needs one request per range
                 raw = [r for span in request.spans for r in self.backend.read((span,), request.limit)]
             else:
-                raw = self.backend.read(request.spans, request.limit, request.where)
+                raw = self.backend.read(request.spans, request.limit, request.where, request.index, request.join)
             rows, m.strays = request.answer(raw)
             m.rows, m.fanout = len(rows), plan.fanout
             # A full scan reads every row the table holds, whatever the client keeps.
@@ -216,20 +216,21 @@ class Stage:
         exactly its rows are gone."""
         if not self.strategy.parts or self.strategy.parts[0].name != "tenant":
             return None
-        victim = self.strategy.parts[0].of_entity(1)
+        tenant_of = self.strategy.parts[0].of_entity
+        victim = tenant_of(1)
         prefix = (victim,)
-        mine = {w.row.write_id for rows in self.written.by_entity.values() for w in rows
-                if self.strategy.parts[0].of_entity(w.row.entity) == victim}
-        before = collections.Counter(self.backend.write_ids())
+        # Decided from the rows as stored, not from the ledger: a write whose outcome was
+        # unknown may be stored too.
+        before = {r.write_id: tenant_of(r.entity) for r in self.backend.read(None)}
         started = time.perf_counter()
         self.backend.delete_prefix(prefix)
         seconds = time.perf_counter() - started
-        after = collections.Counter(self.backend.write_ids())
-        left = self.backend.read((Span(prefix, prefix),))
-        removed = before - after
+        after = set(self.backend.write_ids())
+        removed = [w for w in before if w not in after]
         return TenantDrop(
-            tenant=victim, seconds=seconds, tenant_rows=len(mine), removed=sum(removed.values()),
-            left_behind=len(left), others_removed=sum(1 for w in removed if w not in mine),
+            tenant=victim, seconds=seconds, tenant_rows=sum(1 for t in before.values() if t == victim),
+            removed=len(removed), left_behind=len(self.backend.read((Span(prefix, prefix),))),
+            others_removed=sum(1 for w in removed if before[w] != victim),
         )
 
     def audit(self) -> Integrity:

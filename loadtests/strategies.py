@@ -28,6 +28,15 @@ def schemas_root() -> Path:
 
 
 @dataclass(frozen=True)
+class Index:
+    """A Spanner secondary index a strategy declares, to serve reads its table key cannot."""
+
+    name: str
+    parts: tuple[Part, ...]  # the index key, in the same vocabulary as a table key
+    stores: tuple[str, ...] = ()  # STORING / INCLUDE columns
+
+
+@dataclass(frozen=True)
 class Strategy:
     backend: str
     name: str
@@ -44,6 +53,8 @@ class Strategy:
     expect_wrong_rows: bool = False  # the design's documented trap: range reads return wrong rows
     parent_table: str | None = None  # Spanner: an interleaving parent keyed by UserId, upserted with each insert
     preload: dict | None = None  # a migration's source rows: {rows: N, keys: "uint32" | "bit_reversed_counter"}
+    indexes: tuple[Index, ...] = ()  # Spanner secondary indexes the reads may use
+    extra_parts: tuple[Part, ...] = ()  # Spanner: non-key columns the application computes (an index's ShardId)
 
     @property
     def label(self) -> str:
@@ -160,7 +171,20 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
         ):
             raise _fixture_error(meta_path, '[preload] needs rows = N > 0 and keys = "uint32" or '
                                             '"bit_reversed_counter", on a one-column key')
-        return Strategy(table=table, ddl=ddl, parent_table=parent, preload=preload, **common)
+        try:
+            extra = tuple(spanner_part(p) for p in meta.get("column", []))
+            indexes = tuple(
+                Index(str(i["name"]), tuple(spanner_part(p) for p in i["key"]), tuple(i.get("stores", ())))
+                for i in meta.get("index", [])
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise _fixture_error(meta_path, f"[[column]] / [[index]]: {exc}") from None
+        for index in indexes:
+            if not any(re.match(rf"CREATE\s+(NULL_FILTERED\s+)?INDEX\s+{re.escape(index.name)}\b", st, re.IGNORECASE)
+                       for st in ddl):
+                raise _fixture_error(ddl_path, f"no CREATE INDEX {index.name} (strategy.toml declares it)")
+        return Strategy(table=table, ddl=ddl, parent_table=parent, preload=preload, indexes=indexes,
+                        extra_parts=extra, **common)
     table_path = directory / "table.toml"
     table_spec = _read_toml(table_path)
     families = table_spec.get("column_families")

@@ -27,21 +27,20 @@ IMAGES = {
 
 
 def _docker_emulator(backend: str):
-    """An emulator container, or None when no Docker engine answers."""
-    try:
-        import docker
-        from testcontainers.core.container import DockerContainer
+    """An emulator container that answers, and its host:port."""
+    from testcontainers.core.container import DockerContainer
 
-        docker.from_env().ping()
-    except Exception:  # noqa: BLE001 - no engine, no client: fall through to the native binaries
-        return None
     image, command = IMAGES[backend]
     port = emulators.DEFAULT_PORTS[backend]
     container = DockerContainer(image).with_exposed_ports(port)
     if command:
         container = container.with_command(command)
     container.start()
-    return container, f"{container.get_container_host_ip()}:{container.get_exposed_port(port)}"
+    address = f"{container.get_container_host_ip()}:{container.get_exposed_port(port)}"
+    if not emulators.answers(address, timeout=60)[0]:
+        container.stop()
+        pytest.fail(f"the {backend} emulator container at {address} did not answer within 60 s")
+    return container, address
 
 
 @pytest.fixture(scope="session")
@@ -51,30 +50,51 @@ def state_dir(tmp_path_factory) -> Path:
     return path
 
 
+def _docker_engine() -> bool:
+    try:
+        import docker
+
+        docker.from_env().ping()
+        return True
+    except Exception:  # noqa: BLE001 - no engine or no client: use the native binaries
+        return False
+
+
 @pytest.fixture(scope="session")
 def emulator_hosts(state_dir):
-    """backend -> host:port of a running emulator, with the *_EMULATOR_HOST variables set."""
-    hosts, cleanup = {}, []
-    for backend in emulators.BACKENDS:
-        env = emulators.ENV_VARS[backend]
-        if os.environ.get(env):
-            hosts[backend] = os.environ[env]
+    """backend -> host:port of a running emulator, with the *_EMULATOR_HOST variables set
+    for the session and restored afterwards."""
+    saved = {b: os.environ.get(emulators.ENV_VARS[b]) for b in emulators.BACKENDS}
+    docker_ok = None
+    for backend in emulators.BACKENDS:  # decide before starting anything, so a skip leaves nothing behind
+        if saved[backend] or emulators.binary(backend):
             continue
-        found = _docker_emulator(backend)
-        if found:
-            container, hosts[backend] = found
-            cleanup.append(container.stop)
-        elif emulators.binary(backend):
-            emulator = emulators.start(backend, emulators.free_port(), "pytest", detach=False)
-            hosts[backend] = emulator.address
-            cleanup.append(emulator.stop)
-        else:
-            pytest.skip(f"no {backend} emulator: {env} unset, no Docker engine, no native binary; "
-                        f"{emulators.fix_hint(backend)}")
-        os.environ[env] = hosts[backend]
-    yield hosts
-    for stop in cleanup:
-        stop()
+        docker_ok = _docker_engine() if docker_ok is None else docker_ok
+        if not docker_ok:
+            pytest.skip(f"no {backend} emulator: {emulators.ENV_VARS[backend]} unset, no Docker engine, "
+                        f"no native binary; {emulators.fix_hint(backend)}")
+    hosts, cleanup = {}, []
+    try:
+        for backend in emulators.BACKENDS:
+            if saved[backend]:
+                hosts[backend] = saved[backend]
+            elif emulators.binary(backend) is None:
+                container, hosts[backend] = _docker_emulator(backend)
+                cleanup.append(container.stop)
+            else:
+                emulator = emulators.start(backend, emulators.free_port(), "pytest", detach=False)
+                hosts[backend] = emulator.address
+                cleanup.append(emulator.stop)
+            os.environ[emulators.ENV_VARS[backend]] = hosts[backend]
+        yield hosts
+    finally:
+        for stop in cleanup:
+            stop()
+        for backend, value in saved.items():
+            if value is None:
+                os.environ.pop(emulators.ENV_VARS[backend], None)
+            else:
+                os.environ[emulators.ENV_VARS[backend]] = value
 
 
 @pytest.fixture

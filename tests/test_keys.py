@@ -167,3 +167,21 @@ def test_bit_reversed_counters_are_positive_int64_spread_over_the_range():
 
 def test_sequential_int_counts_up():
     assert spanner_keys("sequence", n=5) == [1, 2, 3, 4, 5]
+
+
+def test_spanner_timestamp_text_matches_cast_as_string():
+    from loadtests.keys import spanner_timestamp_text
+
+    base = 1_795_330_800_000_000  # 2026-11-22 07:00:00 UTC, winter: UTC-8 in Los Angeles
+    assert spanner_timestamp_text(base + 123_456) == "2026-11-21 23:00:00.123456-08"
+    assert spanner_timestamp_text(base + 120_000) == "2026-11-21 23:00:00.120-08"
+    assert spanner_timestamp_text(base) == "2026-11-21 23:00:00-08"
+    assert spanner_timestamp_text(base - 150 * 86_400_000_000).endswith("-07")  # summer time
+
+
+def test_farm_fingerprint_shards_span_both_signs_within_2048():
+    from loadtests.keys import farm_fingerprint_shard
+
+    shards = [farm_fingerprint_shard(1_795_590_000_000_000 + i * 997, 2048) for i in range(3000)]
+    assert all(-2048 < s < 2048 for s in shards)
+    assert min(shards) < -1500 and max(shards) > 1500

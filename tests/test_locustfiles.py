@@ -32,3 +32,16 @@ def test_missing_strategy_is_a_one_line_error(emulator_hosts):
     result = locust("-f", "loadtests/spanner_locustfile.py", "--headless", "-t", "1s", timeout=60)
     assert result.returncode == 2
     assert "--strategy is required; valid: timestamp_first" in result.stderr
+
+
+def test_plain_locust_finds_emulators_started_by_keybench_emulators_up(native_binaries, no_emulator_env, tmp_path):
+    from tests.conftest import keybench
+
+    assert keybench("emulators", "up", timeout=120).returncode == 0
+    try:
+        result = locust("-f", "loadtests/spanner_locustfile.py", "--strategy", "swapped_order",
+                        "--headless", "-u", "2", "-r", "2", "-t", "2s")
+        assert result.returncode == 0, result.stderr[-2000:]
+        assert "integrity: ok" in result.stdout
+    finally:
+        assert keybench("emulators", "down", timeout=60).returncode == 0

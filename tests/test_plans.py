@@ -61,3 +61,18 @@ def test_full_scan_answers_filter_and_range_answers_count_strays():
     ranged = ReadRequest((), wanted=lambda r: r.entity == 1)
     answer, strays = ranged.answer(rows)
     assert strays == 1 and [r.write_id for r in answer] == ["a", "c"]
+
+
+def test_indexes_serve_what_the_table_key_cannot():
+    from loadtests.plans import strategy_plans
+    from loadtests.strategies import catalogue
+
+    spanner_catalogue = catalogue("spanner")
+    access = {name: {op: p.access for op, p in strategy_plans(spanner_catalogue[name], 10).items()}
+              for name in ("index_monotonic", "index_storing", "index_sharded", "index_interleaved")}
+    assert access["index_monotonic"]["time_window"] == "index_range+join"
+    assert access["index_storing"]["time_window"] == "index_range"
+    assert access["index_sharded"]["time_window"] == "index_multi_range+join"
+    assert access["index_interleaved"]["latest_n"] == "index_prefix+join"
+    latest = strategy_plans(spanner_catalogue["index_interleaved"], 10)["latest_n"].build(5)
+    assert latest.index == "AccessLogByUserTime" and latest.limit == 10

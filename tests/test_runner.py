@@ -5,6 +5,7 @@ import time
 
 from loadtests.results import read_summary
 from loadtests.runner import RunOptions, parse_duration, plan_stages, run
+from loadtests.workload import WorkloadSettings
 from tests.conftest import keybench
 
 OPERATIONS = {
@@ -80,3 +81,24 @@ def test_unreachable_emulator_fails_fast_with_one_line_and_no_run_directory(tmp_
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1 and "127.0.0.1:1" in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_smoke_fails_on_failed_operations_where_a_full_run_reports_them(emulator_hosts, tmp_path, monkeypatch):
+    import shutil
+
+    from loadtests import strategies
+
+    root = tmp_path / "schemas"
+    shutil.copytree(strategies.schemas_root(), root)
+    ddl = root / "spanner" / "swapped_order" / "googlesql.sql"
+    # A real constraint the database enforces: every insert for user 3 fails.
+    ddl.write_text(ddl.read_text().replace("  Payload STRING(MAX),\n", "  Payload STRING(MAX),\n"
+                                           "  CONSTRAINT NoUserThree CHECK (UserId != 3),\n"))
+    monkeypatch.setenv("KEYBENCH_SCHEMAS", str(root))
+    common = dict(backends=("spanner",), strategies=("swapped_order",), users=2, duration_s=2.0,
+                  results_dir=tmp_path / "results", settings=WorkloadSettings(population=5))
+    assert run(RunOptions(**common, smoke=True, run_id="smoke")) == 1
+    assert run(RunOptions(**common, smoke=False, run_id="full")) == 0
+    for run_id in ("smoke", "full"):
+        [insert] = [r for r in read_summary(tmp_path / "results" / run_id / "summary.csv") if r["operation"] == "insert"]
+        assert int(insert["failures"]) > 0 and insert["integrity"] == "ok"

@@ -94,3 +94,61 @@ def test_reverse_timestamp_latest_n_stops_at_n_rows_in_the_database(stage_of):
     assert request.limit == 10 and len(raw) == 10
     newest = sorted((r for r in stage.backend.read(None) if r.entity == 1), key=lambda r: -r.ts_us)[:10]
     assert raw == newest
+
+
+@pytest.fixture
+def spanner_stage(emulator_hosts):
+    made = []
+
+    def make(name, population=50, schemas=None):
+        strategy = strategies.catalogue("spanner")[name]
+        backend = make_backend(strategy, f"t-{uuid.uuid4().hex[:8]}", PROJECT, INSTANCE)
+        stage = Stage(strategy, backend, WorkloadSettings(population=population), seed=5)
+        stage.setup()
+        made.append(stage)
+        return stage
+
+    yield make
+    for stage in made:
+        stage.teardown()
+
+
+def test_a_row_lost_behind_the_ledger_is_a_mismatch_that_fails_the_run(spanner_stage):
+    from google.cloud import spanner
+
+    from loadtests.results import stage_problems, stage_rows
+
+    stage = spanner_stage("swapped_order")
+    fill(stage, 20)
+    key, row = stage.recent[3]
+    with stage.backend.database.batch() as batch:  # a real delete the ledger knows nothing of
+        batch.delete("AccessLog", spanner.KeySet(keys=[list(key)]))
+    integrity, _ = stage.finish()
+    assert (integrity.lost, integrity.stored, integrity.ok) == (1, 19, False)
+    rows = stage_rows(stage, 1.0, integrity, None, True)
+    assert {r["integrity"] for r in rows} == {"MISMATCH"}
+    assert "integrity MISMATCH" in " ".join(stage_problems(stage, rows, integrity, None))
+
+
+def test_index_reads_go_through_the_index_and_join_back_only_without_storing(spanner_stage):
+    monotonic, storing = spanner_stage("index_monotonic"), spanner_stage("index_storing")
+    for stage in (monotonic, storing):
+        fill(stage, 40)
+        plan = stage.plans["time_window"]
+        rows = [r for _, r in stage.recent]
+        request = plan.build(min(r.ts_us for r in rows), max(r.ts_us for r in rows))
+        assert request.index and len(stage.backend.read(request.spans, None, None, request.index, request.join)) == 40
+    assert monotonic.plans["time_window"].access == "index_range+join"
+    assert storing.plans["time_window"].access == "index_range"
+
+
+def test_the_shard_keybench_computes_is_the_one_the_database_stores(spanner_stage):
+    from loadtests.keys import farm_fingerprint_shard, ts_us_of
+
+    stage = spanner_stage("hash_shard_generated")
+    fill(stage, 50)
+    with stage.backend.database.snapshot() as snap:
+        stored = list(snap.execute_sql("SELECT ShardId, LastAccess FROM AccessLog"))
+    assert len(stored) == 50
+    assert all(shard == farm_fingerprint_shard(ts_us_of(ts), 2048) for shard, ts in stored)
+    assert all(-2048 < shard < 2048 for shard, _ in stored)

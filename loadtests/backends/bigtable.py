@@ -143,7 +143,8 @@ class BigtableBackend(Backend):
         ranges = [r for r in (self._row_range(s) for s in spans) if r is not None]
         return ReadRowsQuery(row_ranges=ranges, limit=limit, row_filter=READ_CELLS) if ranges else None
 
-    def read(self, spans: tuple[Span, ...] | None, limit: int | None = None, where=None) -> list[StoredRow]:
+    def read(self, spans: tuple[Span, ...] | None, limit: int | None = None, where=None, index=None,
+             join=False) -> list[StoredRow]:
         query = self._query(spans, limit, where)
         if query is None:
             return []

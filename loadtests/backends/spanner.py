@@ -76,13 +76,18 @@ class SpannerBackend(Backend):
         self._count_aborted_commits()
         self.key_columns = [p.column for p in strategy.parts]
         self.generated = [p.column for p in strategy.parts if p.generated]
+        # Stored generated columns are the database's to write: inserts leave them out.
+        computed = {p.column for p in strategy.parts if p.computed_by_database}
         self.emulator_bound_inserts = bool(self.generated)
         self.param_types = {
             "UserId": spanner.param_types.INT64, "LastAccess": spanner.param_types.TIMESTAMP,
             "WriteId": spanner.param_types.STRING, "Payload": spanner.param_types.STRING,
-            **{p.column: PARAM_TYPES[p.name] for p in strategy.parts if not p.generated},
+            **{p.column: PARAM_TYPES[p.name] for p in (*strategy.parts, *strategy.extra_parts)
+               if not p.generated and p.name in PARAM_TYPES},
         }
-        self.columns = self.key_columns + [c for c in REQUIRED_COLUMNS if c not in self.key_columns]
+        self.columns = [c for c in self.key_columns if c not in computed]
+        self.columns += [c for c in REQUIRED_COLUMNS if c not in self.columns]
+        self.columns += [p.column for p in strategy.extra_parts]
 
     @property
     def aborted_commits(self) -> int:
@@ -146,6 +151,7 @@ class SpannerBackend(Backend):
 
     def _row(self, key: tuple, event: Event) -> dict:
         values = dict(zip(self.key_columns, key))
+        values.update((p.column, p.compute(event, None)) for p in self.strategy.extra_parts)
         values.setdefault("UserId", event.entity)
         values.setdefault("LastAccess", timestamp(event.ts_us))
         values["WriteId"] = event.write_id
@@ -200,18 +206,30 @@ class SpannerBackend(Backend):
                     [_wire(v[c]) for c in self.columns] for v in (self._row(k, e) for k, e in rows[start:start + 500])
                 ])
 
-    def read(self, spans: tuple[Span, ...] | None, limit: int | None = None, where=None) -> list[StoredRow]:
+    def read(
+        self, spans: tuple[Span, ...] | None, limit: int | None = None, where=None,
+        index: str | None = None, join: bool = False,
+    ) -> list[StoredRow]:
         # The Read API has no row filter: a full scan streams the whole table.
         if spans is None:
             keyset = spanner.KeySet(all_=True)
-        elif all(s.lo == s.hi and len(s.lo) == len(self.key_columns) for s in spans):
+        elif index is None and all(s.lo == s.hi and len(s.lo) == len(self.key_columns) for s in spans):
             keyset = spanner.KeySet(keys=[_key(s.lo) for s in spans])
         else:
             keyset = spanner.KeySet(
                 ranges=[spanner.KeyRange(start_closed=_key(s.lo), end_closed=_key(s.hi)) for s in spans]
             )
+        if join:
+            # The index holds the primary key; the row's other columns live in the table. Two
+            # single-use reads: rows are never deleted during a stage, so the second finds them.
+            with self.database.snapshot() as snapshot:
+                keys = [list(r) for r in snapshot.read(
+                    self.strategy.table, self.key_columns, keyset, index=index, limit=limit or 0)]
+            if not keys:
+                return []
+            keyset, index, limit = spanner.KeySet(keys=[_key(k) for k in keys]), None, None
         with self.database.snapshot() as snapshot:
-            rows = snapshot.read(self.strategy.table, READ_COLUMNS, keyset, limit=limit or 0)
+            rows = snapshot.read(self.strategy.table, READ_COLUMNS, keyset, index=index or "", limit=limit or 0)
             return [StoredRow(user, ts_us_of(ts), write_id) for user, ts, write_id in rows]
 
     def write_ids(self) -> list[str]:
