@@ -78,7 +78,7 @@ class ReadPlan:
     build: Callable[..., ReadRequest]
     stops_early: bool = False  # the database can stop after the rows the answer needs
 
-    def better_than(self, other: "ReadPlan") -> bool:
+    def better_than(self, other: ReadPlan) -> bool:
         if other.access == FULL_SCAN:
             return self.access != FULL_SCAN
         return self.access != FULL_SCAN and self.stops_early and not other.stops_early

@@ -15,8 +15,8 @@ from loadtests.workload import WorkloadSettings
 def stage_of(emulator_hosts):
     made = []
 
-    def make(name, population=50):
-        strategy = strategies.catalogue("bigtable")[name]
+    def make(name, population=50, backend="bigtable"):
+        strategy = strategies.catalogue(backend)[name]
         backend = make_backend(strategy, f"t-{uuid.uuid4().hex[:8]}", PROJECT, INSTANCE)
         stage = Stage(strategy, backend, WorkloadSettings(population=population), seed=5)
         stage.setup()
@@ -96,31 +96,18 @@ def test_reverse_timestamp_latest_n_stops_at_n_rows_in_the_database(stage_of):
     assert raw == newest
 
 
-@pytest.fixture
-def spanner_stage(emulator_hosts):
-    made = []
-
-    def make(name, population=50, schemas=None):
-        strategy = strategies.catalogue("spanner")[name]
-        backend = make_backend(strategy, f"t-{uuid.uuid4().hex[:8]}", PROJECT, INSTANCE)
-        stage = Stage(strategy, backend, WorkloadSettings(population=population), seed=5)
-        stage.setup()
-        made.append(stage)
-        return stage
-
-    yield make
-    for stage in made:
-        stage.teardown()
+def spanner_stage(stage_of, name):
+    return stage_of(name, backend="spanner")
 
 
-def test_a_row_lost_behind_the_ledger_is_a_mismatch_that_fails_the_run(spanner_stage):
+def test_a_row_lost_behind_the_ledger_is_a_mismatch_that_fails_the_run(stage_of):
     from google.cloud import spanner
 
     from loadtests.results import stage_problems, stage_rows
 
-    stage = spanner_stage("swapped_order")
+    stage = spanner_stage(stage_of, "swapped_order")
     fill(stage, 20)
-    key, row = stage.recent[3]
+    key, _ = stage.recent[3]
     with stage.backend.database.batch() as batch:  # a real delete the ledger knows nothing of
         batch.delete("AccessLog", spanner.KeySet(keys=[list(key)]))
     integrity, _ = stage.finish()
@@ -130,8 +117,8 @@ def test_a_row_lost_behind_the_ledger_is_a_mismatch_that_fails_the_run(spanner_s
     assert "integrity MISMATCH" in " ".join(stage_problems(stage, rows, integrity, None))
 
 
-def test_index_reads_go_through_the_index_and_join_back_only_without_storing(spanner_stage):
-    monotonic, storing = spanner_stage("index_monotonic"), spanner_stage("index_storing")
+def test_index_reads_go_through_the_index_and_join_back_only_without_storing(stage_of):
+    monotonic, storing = spanner_stage(stage_of, "index_monotonic"), spanner_stage(stage_of, "index_storing")
     for stage in (monotonic, storing):
         fill(stage, 40)
         plan = stage.plans["time_window"]
@@ -142,10 +129,10 @@ def test_index_reads_go_through_the_index_and_join_back_only_without_storing(spa
     assert storing.plans["time_window"].access == "index_range"
 
 
-def test_the_shard_keybench_computes_is_the_one_the_database_stores(spanner_stage):
+def test_the_shard_keybench_computes_is_the_one_the_database_stores(stage_of):
     from loadtests.keys import farm_fingerprint_shard, ts_us_of
 
-    stage = spanner_stage("hash_shard_generated")
+    stage = spanner_stage(stage_of, "hash_shard_generated")
     fill(stage, 50)
     with stage.backend.database.snapshot() as snap:
         stored = list(snap.execute_sql("SELECT ShardId, LastAccess FROM AccessLog"))
