@@ -20,7 +20,7 @@ def _run(args: argparse.Namespace) -> int:
 
     backends = strategies.BACKENDS if args.backend == "all" else (args.backend,)
     users = args.users if args.users is not None else (SMOKE_USERS if args.smoke else 8)
-    duration = args.duration if args.duration is not None else (SMOKE_DURATION if args.smoke else "15s")
+    duration = args.duration if args.duration is not None else (SMOKE_DURATION if args.smoke else "10s")
     options = RunOptions(
         backends=backends,
         strategies=tuple(n.strip() for n in (args.strategies or "").split(",") if n.strip()),
@@ -33,6 +33,7 @@ def _run(args: argparse.Namespace) -> int:
         settings=WorkloadSettings(population=args.population, payload_bytes=args.payload_bytes),
         run_id=args.run_id,
         buckets=args.buckets,
+        dialects=tuple(d.strip() for d in args.dialects.split(",") if d.strip()),
     )
     return run(options)
 
@@ -74,12 +75,14 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--strategies", help="comma-separated strategy names (default: the whole catalogue)")
     r.add_argument("--users", type=int, help="concurrent Locust users per stage (default 8; smoke 4)")
     r.add_argument("--spawn-rate", type=float, default=0.0, help="users started per second (default: all at once)")
-    r.add_argument("--duration", help="time per stage, e.g. 30s or 2m (default 15s; smoke 3s)")
+    r.add_argument("--duration", help="time per stage, e.g. 30s or 2m (default 10s; smoke 3s)")
     r.add_argument("--results-dir", default="results", help="where the run directory is written (default results/)")
     r.add_argument("--smoke", action="store_true", help="short CI profile; exits 1 on any failure or integrity mismatch")
     r.add_argument("--seed", type=int, default=1, help="seed of every random choice (default 1)")
     r.add_argument("--population", type=int, default=1000, help="users (Spanner) or devices (Bigtable) (default 1000)")
     r.add_argument("--run-id", help="name of the run directory (default: the UTC start time)")
+    r.add_argument("--dialects", default="googlesql,postgresql",
+                   help="Spanner dialects to run each strategy in (default: googlesql,postgresql)")
     r.add_argument("--buckets", type=int, help="shard or salt count N of hash_shard, salted, ... (default: each fixture's)")
     r.add_argument("--payload-bytes", type=int, default=100, help="size of the non-key column of every row (default 100)")
     r.set_defaults(func=_run)

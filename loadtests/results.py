@@ -22,7 +22,7 @@ SUMMARY_COLUMNS = (
     "schema_version", "backend", "strategy", "dialect", "operation", "access",
     "requests", "failures", "aborts", "collisions", "emulator_bound", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms", "mean_ms",
     "rows_per_op", "rows_scanned_per_op", "fanout", "wrong_rows", "missing_rows", "integrity", "acknowledged", "stored",
-    "lost", "duplicates", "unexpected", "fresh_emulator", "documented",
+    "lost", "duplicates", "unexpected", "fresh_emulator", "documented", "note",
 )
 
 
@@ -32,7 +32,7 @@ def _ms(us: float) -> str:
 
 def summary_row(
     series: Series, stats: OperationStats, seconds: float, integrity, fresh: bool, documented: str,
-    aborts: int | None = None, emulator_bound: bool = False,
+    aborts: int | None = None, emulator_bound: bool = False, note: str = "",
 ) -> dict:
     h, n = stats.histogram, stats.requests
     ok = n - stats.failures
@@ -68,6 +68,7 @@ def summary_row(
         "unexpected": integrity.unexpected,
         "fresh_emulator": "yes" if fresh else "no",
         "documented": documented,
+        "note": note,
     }
 
 
@@ -97,7 +98,7 @@ def stage_rows(stage, seconds: float, integrity, tenant_drop, fresh: bool) -> li
     rows = [
         summary_row(series, stats, seconds, integrity, fresh, claim,
                     aborted if series.operation == "insert" else None,
-                    series.operation == "insert" and stage.backend.emulator_bound_inserts)
+                    series.operation == "insert" and stage.backend.emulator_bound_inserts, stage.strategy.note)
         for series, stats in stage.collector.stats.items()
     ]
     if tenant_drop is not None:

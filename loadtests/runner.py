@@ -38,6 +38,9 @@ PROGRESS_EVERY_S = 5.0
 STOP_TIMEOUT_S = 30.0  # users finish the operation in flight before a stage ends
 
 
+SPANNER_DIALECTS = strategies.DIALECTS["spanner"]
+
+
 class StageUser(KeybenchUser):
     pass
 
@@ -58,13 +61,14 @@ class RunOptions:
     strategies: tuple[str, ...] = ()  # empty: the whole catalogue of each backend
     users: int = 8
     spawn_rate: float = 0.0  # 0: all users at once
-    duration_s: float = 15.0
+    duration_s: float = 10.0
     results_dir: Path = Path("results")
     smoke: bool = False
     seed: int = 1
     settings: WorkloadSettings = field(default_factory=WorkloadSettings)
     run_id: str | None = None
     buckets: int | None = None  # overrides every strategy's shard or salt count
+    dialects: tuple[str, ...] = SPANNER_DIALECTS  # Spanner dialects to run each strategy in
 
 
     def validate(self) -> None:
@@ -76,6 +80,10 @@ class RunOptions:
             raise KeybenchError(f"--population must be at least 1, got {self.settings.population}")
         if self.settings.payload_bytes < 0:
             raise KeybenchError(f"--payload-bytes must not be negative, got {self.settings.payload_bytes}")
+        unknown = [d for d in self.dialects if d not in strategies.DIALECTS["spanner"]]
+        if unknown or not self.dialects:
+            raise KeybenchError(f"unknown Spanner dialect {', '.join(map(repr, unknown)) or '(none)'}; "
+                                f"valid: {', '.join(strategies.DIALECTS['spanner'])}")
         if self.buckets is not None and self.buckets < 1:
             raise KeybenchError(f"--buckets must be at least 1, got {self.buckets}")
 
@@ -83,15 +91,20 @@ class RunOptions:
 def plan_stages(options: RunOptions) -> list[strategies.Strategy]:
     """The stages in run order; a strategy name applies to every chosen backend that has it."""
     names = list(options.strategies)
-    catalogues = {b: strategies.catalogue(b, buckets=options.buckets) for b in options.backends}
+    catalogues = {
+        (b, d): strategies.catalogue(b, d, buckets=options.buckets)
+        for b in options.backends for d in (options.dialects if b == "spanner" else strategies.DIALECTS[b])
+    }
     unknown = [n for n in names if not any(n in c for c in catalogues.values())]
     if unknown:
-        valid = "; ".join(f"{b}: {', '.join(c)}" for b, c in catalogues.items())
+        valid = "; ".join(f"{b}: {', '.join(c)}" for (b, d), c in catalogues.items() if d in ("", "googlesql"))
         raise KeybenchError(f"unknown strategy {', '.join(map(repr, unknown))}; valid ones are {valid}")
     stages = []
-    for available in catalogues.values():
-        chosen = [n for n in names if n in available] if names else list(available)
-        stages.extend(available[n] for n in chosen)
+    for backend in options.backends:
+        dialects = [d for (b, d) in catalogues if b == backend]
+        available = catalogues[(backend, dialects[0])]
+        for name in ([n for n in names if n in available] if names else list(available)):
+            stages.extend(catalogues[(backend, d)][name] for d in dialects)  # each strategy in every dialect
     for strategy in stages:
         strategies.check_rules(strategy, options.settings.population, options.settings.payload_bytes)
     return stages
@@ -164,7 +177,7 @@ def run_stage(strategy: strategies.Strategy, ep: emulators.Endpoint, options: Ru
         stage.teardown(drop=True)
     ops, failures = stage.collector.totals()
     _progress(f"  {label}  done: ops {ops:,}  failures {failures}  integrity {integrity.describe()}")
-    write_locust_csvs(run_dir, f"{strategy.backend}-{strategy.name}", env)
+    write_locust_csvs(run_dir, f"{strategy.backend}-{strategy.name}" + (f"-{strategy.dialect}" if strategy.dialect else ""), env)
     for series, stats in stage.collector.stats.items():
         for reason, count in stats.errors.items():
             _progress(f"  {series.operation} failed {count}x: {reason}")

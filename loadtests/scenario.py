@@ -30,6 +30,9 @@ def scenario(backend: str) -> type[KeybenchUser]:
         names = ", ".join(strategies.catalogue(backend))
         parser.add_argument("--strategy", default=None, include_in_web_ui=False,
                             help=f"{backend} key strategy to load ({names})")
+        if backend == "spanner":
+            parser.add_argument("--dialect", default="googlesql", include_in_web_ui=False,
+                                help="Spanner dialect: googlesql or postgresql")
         parser.add_argument("--keybench-seed", type=int, default=1, include_in_web_ui=False,
                             help="seed of every random choice")
         parser.add_argument("--population", type=int, default=1000, include_in_web_ui=False,
@@ -45,7 +48,8 @@ def scenario(backend: str) -> type[KeybenchUser]:
         try:
             if not opts.strategy:
                 raise KeybenchError(f"--strategy is required; valid: {', '.join(strategies.catalogue(backend))}")
-            strategy = strategies.select(backend, [opts.strategy])[0]
+            dialect = getattr(opts, "dialect", None)
+            strategy = strategies.select(backend, [opts.strategy], dialect)[0]
             if opts.population < 1:
                 raise KeybenchError(f"--population must be at least 1, got {opts.population}")
             strategies.check_rules(strategy, opts.population, WorkloadSettings().payload_bytes)

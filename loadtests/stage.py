@@ -85,7 +85,8 @@ def run_tag(epoch_s: float | None = None) -> str:
 
 def location_name(run_id: str, strategy: Strategy) -> str:
     """A database (<= 30 chars) or table id that carries the keybench prefix and the run id."""
-    base = f"kb-{run_id}-{strategy.name}".replace("_", "-")
+    dialect = {"postgresql": "-pg", "googlesql": "-gsql"}.get(strategy.dialect, "")
+    base = f"kb-{run_id}-{strategy.name}{dialect}".replace("_", "-")
     if len(base) <= 30:
         return base
     return f"{base[:25]}-{uuid.uuid5(uuid.NAMESPACE_URL, base).hex[:4]}"

@@ -18,7 +18,7 @@ from loadtests.errors import KeybenchError
 from loadtests.keys import KeyGenerator, Part, bigtable_part, spanner_part
 
 BACKENDS = ("spanner", "bigtable")
-DIALECTS = {"spanner": ("googlesql",), "bigtable": ("",)}
+DIALECTS = {"spanner": ("googlesql", "postgresql"), "bigtable": ("",)}
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
 
 
@@ -55,6 +55,7 @@ class Strategy:
     preload: dict | None = None  # a migration's source rows: {rows: N, keys: "uint32" | "bit_reversed_counter"}
     indexes: tuple[Index, ...] = ()  # Spanner secondary indexes the reads may use
     extra_parts: tuple[Part, ...] = ()  # Spanner: non-key columns the application computes (an index's ShardId)
+    note: str = ""  # where this dialect's fixture departs from the documented design, and why
 
     @property
     def label(self) -> str:
@@ -136,6 +137,8 @@ def _with_buckets(spec, buckets: int | None):
 def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | None = None) -> Strategy:
     meta_path = directory / "strategy.toml"
     meta = _read_toml(meta_path)
+    # A dialect may override parts of the design, e.g. where the emulator refuses a form.
+    meta = {**meta, **meta.get(dialect, {})} if dialect in DIALECTS["spanner"] else meta
     name = directory.name
     if not NAME_RE.match(name):
         raise _fixture_error(directory, "a strategy folder name is lower_snake_case")
@@ -151,6 +154,7 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
         summary=str(meta.get("summary", "")), claim=str(meta.get("claim", "")),
         parts=parts, order=int(meta.get("order", 1000)),
         expect_wrong_rows=bool(meta.get("expect_wrong_rows", False)),
+        note=" ".join(str(meta.get("note", "")).split()),
     )
     if backend == "spanner":
         ddl_path = directory / f"{dialect}.sql"
@@ -162,7 +166,7 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
         for name, role in ((table, "table"), (parent, "parent_table")):
             if (name or role == "table") and not any(
                 re.match(rf"CREATE TABLE\s+{re.escape(name or '')}\b", st, re.IGNORECASE) for st in ddl
-            ):
+            ):  # names compare without case: the PostgreSQL dialect folds them to lower case
                 raise _fixture_error(ddl_path, f"no CREATE TABLE {name or '<table>'} (strategy.toml names {role} {name!r})")
         preload = meta.get("preload")
         if preload is not None and (
@@ -204,6 +208,8 @@ def catalogue(backend: str, dialect: str | None = None, buckets: int | None = No
     if backend not in BACKENDS:
         raise KeybenchError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}, all")
     dialect = DIALECTS[backend][0] if dialect is None else dialect
+    if dialect not in DIALECTS[backend]:
+        raise KeybenchError(f"unknown {backend} dialect {dialect!r}; valid: {', '.join(DIALECTS[backend])}")
     root = schemas_root() / backend
     if not root.is_dir():
         raise KeybenchError(f"schema fixtures not found at {root}; set KEYBENCH_SCHEMAS to the schemas/ folder")
@@ -211,9 +217,9 @@ def catalogue(backend: str, dialect: str | None = None, buckets: int | None = No
     return {s.name: s for s in sorted(found, key=lambda s: (s.order, s.name))}
 
 
-def select(backend: str, names: list[str] | None) -> list[Strategy]:
+def select(backend: str, names: list[str] | None, dialect: str | None = None) -> list[Strategy]:
     """The chosen strategies of one backend, or all of them; unknown names are an error."""
-    available = catalogue(backend)
+    available = catalogue(backend, dialect)
     if not names:
         return list(available.values())
     unknown = [n for n in names if n not in available]

@@ -24,30 +24,52 @@ def events(n, entity=None):
     return [Event(entity or (i % 5 + 1), base + i * 1000, f"t-{i}", seq=i + 1) for i in range(n)]
 
 
-@pytest.mark.parametrize("name", list(strategies.catalogue("spanner")))
-def test_spanner_schema_matches_the_fixture_and_rows_read_back(emulator_hosts, name):
-    strategy = strategies.catalogue("spanner")[name]
+def information_schema(db, sql: str, table: str) -> list[tuple]:
+    """Rows of an INFORMATION_SCHEMA query about one table, in either dialect."""
+    if db.postgresql:
+        sql = sql.replace("@t", "$1").lower().replace("'primary_key'", "'PRIMARY_KEY'")
+        params, types = {"p1": table.lower()}, {"p1": spanner.param_types.STRING}
+    else:
+        params, types = {"t": table}, {"t": spanner.param_types.STRING}
+    with db.database.snapshot() as snap:
+        return [tuple(r) for r in snap.execute_sql(sql, params=params, param_types=types)]
+
+
+SPANNER_UNITS = [(name, dialect) for dialect in strategies.DIALECTS["spanner"]
+                 for name in strategies.catalogue("spanner", dialect)]
+
+
+@pytest.mark.parametrize("name, dialect", SPANNER_UNITS)
+def test_spanner_schema_matches_the_fixture_and_rows_read_back(emulator_hosts, name, dialect):
+    strategy = strategies.catalogue("spanner", dialect)[name]
     db = backend_for(strategy)
     db.create()
+    fold = str.lower if db.postgresql else str
     try:
-        with db.database.snapshot(multi_use=True) as snap:
-            pk = [tuple(r) for r in snap.execute_sql(
-                "SELECT COLUMN_NAME, COLUMN_ORDERING FROM INFORMATION_SCHEMA.INDEX_COLUMNS "
-                "WHERE TABLE_NAME = @t AND INDEX_NAME = 'PRIMARY_KEY' ORDER BY ORDINAL_POSITION",
-                params={"t": strategy.table}, param_types={"t": spanner.param_types.STRING})]
-            [(parent,)] = snap.execute_sql(
-                "SELECT PARENT_TABLE_NAME FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_NAME = @t",
-                params={"t": strategy.table}, param_types={"t": spanner.param_types.STRING})
-        assert pk == [(p.column, "DESC" if p.descending else "ASC") for p in strategy.parts]
-        assert parent == strategy.parent_table
-        with db.database.snapshot() as snap:
-            kinds = {name: value for name, value in snap.execute_sql(
-                "SELECT OPTION_NAME, OPTION_VALUE FROM INFORMATION_SCHEMA.SEQUENCE_OPTIONS "
-                "WHERE OPTION_NAME IN ('sequence_kind', 'start_with_counter', 'skip_range_max')")}
-        if any(p.generated for p in strategy.parts):
-            assert kinds["sequence_kind"] == "bit_reversed_positive"
+        pk = information_schema(
+            db, "SELECT COLUMN_NAME, COLUMN_ORDERING FROM INFORMATION_SCHEMA.INDEX_COLUMNS "
+                "WHERE TABLE_NAME = @t AND INDEX_NAME = 'PRIMARY_KEY' ORDER BY ORDINAL_POSITION", strategy.table)
+        [(parent,)] = information_schema(
+            db, "SELECT PARENT_TABLE_NAME FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_NAME = @t", strategy.table)
+        assert pk == [(fold(p.column), "DESC" if p.descending else "ASC") for p in strategy.parts]
+        assert parent == (fold(strategy.parent_table) if strategy.parent_table else None)
+        for index in strategy.indexes:
+            assert information_schema(
+                db, f"SELECT INDEX_NAME FROM INFORMATION_SCHEMA.INDEXES WHERE TABLE_NAME = @t "
+                    f"AND INDEX_NAME = '{fold(index.name)}'", strategy.table) == [(fold(index.name),)]
+        if db.postgresql:
+            with db.database.snapshot() as snap:  # the kind is the 13th column of the PostgreSQL view
+                kinds = [r[12] for r in snap.execute_sql("SELECT * FROM information_schema.sequences")]
+            assert kinds == (["bit_reversed_positive"] if any(p.generated for p in strategy.parts) else [])
         else:
-            assert kinds == {}
+            with db.database.snapshot() as snap:
+                kinds = {name: value for name, value in snap.execute_sql(
+                    "SELECT OPTION_NAME, OPTION_VALUE FROM INFORMATION_SCHEMA.SEQUENCE_OPTIONS "
+                    "WHERE OPTION_NAME IN ('sequence_kind', 'start_with_counter', 'skip_range_max')")}
+            if any(p.generated for p in strategy.parts):
+                assert kinds["sequence_kind"] == "bit_reversed_positive"
+            else:
+                assert kinds == {}
         gen = strategy.key_generator(seed=3)
         written = [(db.insert(gen.key(e), e), e) for e in events(30)]  # the key as stored
         assert sorted(db.write_ids()) == sorted(e.write_id for _, e in written)

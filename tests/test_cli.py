@@ -14,6 +14,7 @@ from tests.conftest import keybench
     (["run", "--users", "-3"], "--users must be at least 1"),
     (["run", "--population", "0"], "--population must be at least 1"),
     (["run", "--buckets", "0"], "--buckets must be at least 1"),
+    (["run", "--dialects", "mysql"], "unknown Spanner dialect 'mysql'"),
     (["run", "--backend", "bigtable", "--payload-bytes", "20000000"], "Bigtable's rule is a cell under 10 MB"),
     (["emulators", "sideways"], "invalid choice: 'sideways'"),
 ])

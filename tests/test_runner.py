@@ -20,8 +20,9 @@ def test_durations_parse_in_the_usual_units():
 
 def test_a_name_shared_by_both_backends_runs_on_each():
     stages = plan_stages(RunOptions(strategies=("timestamp_first", "salted")))
-    assert [(s.backend, s.name) for s in stages] == [
-        ("spanner", "timestamp_first"), ("bigtable", "timestamp_first"), ("bigtable", "salted"),
+    assert [(s.backend, s.name, s.dialect) for s in stages] == [
+        ("spanner", "timestamp_first", "googlesql"), ("spanner", "timestamp_first", "postgresql"),
+        ("bigtable", "timestamp_first", ""), ("bigtable", "salted", ""),
     ]
 
 
@@ -41,6 +42,10 @@ def test_smoke_run_of_every_strategy_writes_a_clean_summary(emulator_hosts, tmp_
     assert {(r["strategy"], r["operation"]) for r in rows if r["operation"] == "tenant_drop"} == {
         ("tenant_prefix", "tenant_drop")}
     inserts = [r for r in rows if r["operation"] == "insert"]
+    spanner_units = {(r["strategy"], r["dialect"]) for r in inserts if r["backend"] == "spanner"}
+    assert spanner_units == {(s.name, d) for s in plan_stages(options) if s.backend == "spanner"
+                             for d in ("googlesql", "postgresql")}
+    assert {r["note"] != "" for r in inserts if r["dialect"] == "postgresql" and r["strategy"] == "desc_timestamp"} == {True}
     assert all(r["aborts"].isdigit() and r["collisions"] == "0" for r in inserts if r["backend"] == "spanner")
     assert {r["strategy"] for r in inserts if r["emulator_bound"] == "yes"} == {
         "bit_reversed_sequence", "migrate_skip_range", "migrate_start_counter"}
@@ -61,7 +66,7 @@ def test_each_stage_runs_on_a_fresh_emulator_whatever_the_order(native_binaries,
     for order in (("timestamp_first", "hash_shard"), ("hash_shard", "timestamp_first")):
         run_id = "-".join(order)
         options = RunOptions(backends=("spanner",), strategies=order, users=2, duration_s=1.5,
-                             results_dir=tmp_path, run_id=run_id)
+                             results_dir=tmp_path, run_id=run_id, dialects=("googlesql",))
         assert run(options) == 0
         stages = json.loads((tmp_path / run_id / "run.json").read_text())["stages"]
         assert [s["strategy"] for s in stages] == list(order)
@@ -95,7 +100,7 @@ def test_smoke_fails_on_failed_operations_where_a_full_run_reports_them(emulator
     ddl.write_text(ddl.read_text().replace("  Payload STRING(MAX),\n", "  Payload STRING(MAX),\n"
                                            "  CONSTRAINT NoUserThree CHECK (UserId != 3),\n"))
     monkeypatch.setenv("KEYBENCH_SCHEMAS", str(root))
-    common = dict(backends=("spanner",), strategies=("swapped_order",), users=2, duration_s=2.0,
+    common = dict(backends=("spanner",), strategies=("swapped_order",), users=2, duration_s=2.0, dialects=("googlesql",),
                   results_dir=tmp_path / "results", settings=WorkloadSettings(population=5))
     assert run(RunOptions(**common, smoke=True, run_id="smoke")) == 1
     assert run(RunOptions(**common, smoke=False, run_id="full")) == 0

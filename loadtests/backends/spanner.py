@@ -10,6 +10,7 @@ import os
 from google.api_core import exceptions as gexc
 from google.auth.credentials import AnonymousCredentials
 from google.cloud import spanner
+from google.cloud.spanner_admin_database_v1 import DatabaseDialect
 
 from loadtests.backends.base import DEFAULT_PAYLOAD_BYTES, Backend, KeyCollision
 from loadtests.errors import KeybenchError
@@ -70,7 +71,11 @@ class SpannerBackend(Backend):
         super().__init__(strategy, location, payload_bytes)
         self.client = _client(project)
         self.instance = ensure_instance(self.client, instance)
-        self.database = self.instance.database(location)
+        self.postgresql = strategy.dialect == "postgresql"
+        self.database = self.instance.database(
+            location,
+            database_dialect=DatabaseDialect.POSTGRESQL if self.postgresql else DatabaseDialect.GOOGLE_STANDARD_SQL,
+        )
         self.commit_aborts = 0
         self.aborted_transactions = 0
         self._count_aborted_commits()
@@ -88,6 +93,22 @@ class SpannerBackend(Backend):
         self.columns = [c for c in self.key_columns if c not in computed]
         self.columns += [c for c in REQUIRED_COLUMNS if c not in self.columns]
         self.columns += [p.column for p in strategy.extra_parts]
+
+    def _n(self, name: str) -> str:
+        """A table, column or index name as this dialect stores it: PostgreSQL folds to lower case."""
+        return name.lower() if self.postgresql else name
+
+    def _names(self, names) -> list[str]:
+        return [self._n(n) for n in names]
+
+    def _sql(self, text: str, names: list[str], values: dict) -> tuple[str, dict, dict]:
+        """A statement with its parameters: @Name in GoogleSQL, $1.. (p1..) in PostgreSQL."""
+        if not self.postgresql:
+            return text.format(*(f"@{n}" for n in names)), {n: values[n] for n in names}, {
+                n: self.param_types[n] for n in names}
+        keys = [f"p{i}" for i in range(1, len(names) + 1)]
+        return (text.format(*(f"${i}" for i in range(1, len(names) + 1))),
+                {k: values[n] for k, n in zip(keys, names)}, {k: self.param_types[n] for k, n in zip(keys, names)})
 
     @property
     def aborted_commits(self) -> int:
@@ -129,14 +150,13 @@ class SpannerBackend(Backend):
         self._check_columns(fixture)
 
     def _check_columns(self, fixture) -> None:
+        self.param_types.setdefault("TableName", spanner.param_types.STRING)
+        sql, params, types = self._sql("SELECT COLUMN_NAME FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_NAME = {0}",
+                                       ["TableName"], {"TableName": self._n(self.strategy.table)})
         with self.database.snapshot() as snapshot:
-            rows = snapshot.execute_sql(
-                "SELECT COLUMN_NAME FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_NAME = @t",
-                params={"t": self.strategy.table},
-                param_types={"t": spanner.param_types.STRING},
-            )
-            present = {r[0] for r in rows}
-        missing = [c for c in self.columns if c not in present]
+            present = {r[0] for r in snapshot.execute_sql(sql.lower() if self.postgresql else sql,
+                                                          params=params, param_types=types)}
+        missing = [c for c in self.columns if self._n(c) not in present]
         if missing:
             self.drop()
             raise KeybenchError(
@@ -166,8 +186,9 @@ class SpannerBackend(Backend):
             with self.database.batch() as batch:
                 if self.strategy.parent_table:
                     # An interleaved row needs its parent: upsert the user in the same commit.
-                    batch.insert_or_update(self.strategy.parent_table, ["UserId"], [[event.entity]])
-                batch.insert(self.strategy.table, self.columns, [[_wire(values[c]) for c in self.columns]])
+                    batch.insert_or_update(self._n(self.strategy.parent_table), [self._n("UserId")], [[event.entity]])
+                batch.insert(self._n(self.strategy.table), self._names(self.columns),
+                             [[_wire(values[c]) for c in self.columns]])
         except gexc.AlreadyExists as exc:
             raise KeyCollision(exc.message) from None
         return key
@@ -179,10 +200,13 @@ class SpannerBackend(Backend):
         these inserts emulator-bound and count every retried transaction as an abort."""
         values = self._row(key, event)
         given = [c for c in self.columns if c not in self.generated]
-        sql = (f"INSERT INTO {self.strategy.table} ({', '.join(given)}) "
-               f"VALUES ({', '.join('@' + c for c in given)}) THEN RETURN {', '.join(self.generated)}")
-        params = {c: values[c] for c in given}
-        types = {c: self.param_types[c] for c in given}
+        returning = "RETURNING" if self.postgresql else "THEN RETURN"
+        sql, params, types = self._sql(
+            f"INSERT INTO {self._n(self.strategy.table)} ({', '.join(self._names(given))}) "
+            f"VALUES ({', '.join('{' + str(i) + '}' for i in range(len(given)))}) "
+            f"{returning} {', '.join(self._names(self.generated))}",
+            given, values,
+        )
         attempts = 0
 
         def work(transaction):
@@ -202,7 +226,7 @@ class SpannerBackend(Backend):
     def preload(self, rows: list[tuple[tuple, Event]]) -> None:
         for start in range(0, len(rows), 500):
             with self.database.batch() as batch:
-                batch.insert(self.strategy.table, self.columns, [
+                batch.insert(self._n(self.strategy.table), self._names(self.columns), [
                     [_wire(v[c]) for c in self.columns] for v in (self._row(k, e) for k, e in rows[start:start + 500])
                 ])
 
@@ -224,17 +248,20 @@ class SpannerBackend(Backend):
             # single-use reads: rows are never deleted during a stage, so the second finds them.
             with self.database.snapshot() as snapshot:
                 keys = [list(r) for r in snapshot.read(
-                    self.strategy.table, self.key_columns, keyset, index=index, limit=limit or 0)]
+                    self._n(self.strategy.table), self._names(self.key_columns), keyset, index=self._n(index),
+                    limit=limit or 0)]
             if not keys:
                 return []
             keyset, index, limit = spanner.KeySet(keys=[_key(k) for k in keys]), None, None
         with self.database.snapshot() as snapshot:
-            rows = snapshot.read(self.strategy.table, READ_COLUMNS, keyset, index=index or "", limit=limit or 0)
+            rows = snapshot.read(self._n(self.strategy.table), self._names(READ_COLUMNS), keyset,
+                                 index=self._n(index or ""), limit=limit or 0)
             return [StoredRow(user, ts_us_of(ts), write_id) for user, ts, write_id in rows]
 
     def write_ids(self) -> list[str]:
         with self.database.snapshot() as snapshot:
-            return [r[0] for r in snapshot.read(self.strategy.table, ["WriteId"], spanner.KeySet(all_=True))]
+            return [r[0] for r in snapshot.read(self._n(self.strategy.table), [self._n("WriteId")],
+                                                spanner.KeySet(all_=True))]
 
     def close(self) -> None:
         self.client.close()

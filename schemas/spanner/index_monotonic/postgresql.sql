@@ -1,0 +1,12 @@
+-- PostgreSQL dialect of index_monotonic. NULL_FILTERED is written as WHERE ... IS NOT NULL;
+-- the emulator accepts it but stores the index without the filter (emulator-facts.md).
+CREATE TABLE accesslog (
+  logid varchar(36) NOT NULL,
+  userid bigint NOT NULL,
+  lastaccess timestamptz NOT NULL,
+  writeid varchar(64) NOT NULL,
+  payload varchar,
+  PRIMARY KEY (logid)
+);
+
+CREATE INDEX accesslogbylastaccess ON accesslog (lastaccess) WHERE lastaccess IS NOT NULL;
