@@ -38,6 +38,17 @@ def _run(args: argparse.Namespace) -> int:
     return run(options)
 
 
+def _compare(args: argparse.Namespace) -> int:
+    from loadtests.compare import Rule, compare
+
+    rules = [Rule.parse(text) for text in args.fail_on]
+    text, broken = compare(args.run_a, args.run_b, rules)
+    print(text)
+    for line in broken:
+        print(f"REGRESSION {line}")
+    return 1 if broken else 0
+
+
 def _emulators(args: argparse.Namespace) -> int:
     action = {"up": emulators.up, "down": emulators.down, "status": emulators.status}[args.action]
     for line in action():
@@ -86,6 +97,13 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--buckets", type=int, help="shard or salt count N of hash_shard, salted, ... (default: each fixture's)")
     r.add_argument("--payload-bytes", type=int, default=100, help="size of the non-key column of every row (default 100)")
     r.set_defaults(func=_run)
+
+    c = sub.add_parser("compare", help="two runs side by side with ratios; --fail-on gates a CI job")
+    c.add_argument("run_a", help="the baseline: a run directory or its summary.csv")
+    c.add_argument("run_b", help="the candidate: a run directory or its summary.csv")
+    c.add_argument("--fail-on", action="append", default=[], metavar="RULE",
+                   help="exit 1 when B breaks it: 'p99_ms>+20%%' (above A by 20%%), 'rps<-10%%', 'failures>0'")
+    c.set_defaults(func=_compare)
 
     e = sub.add_parser("emulators", help="start, stop or inspect the native emulators")
     e.add_argument("action", choices=("up", "down", "status"))
