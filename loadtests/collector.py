@@ -72,10 +72,20 @@ class Ledger:
     failed: set[str] = field(default_factory=set)  # the call raised: stored or not, unknown
 
 
+@dataclass
+class SecondStats:
+    """One second of one series, for the time series."""
+
+    histogram: HdrHistogram = field(default_factory=new_histogram)
+    ops: int = 0
+    failures: int = 0
+
+
 class Collector:
     def __init__(self, events=None):
         self.events = events  # Locust's Events, or None outside Locust
         self.stats: dict[Series, OperationStats] = {}
+        self.seconds: dict[tuple[int, Series], SecondStats] = {}  # (epoch second it ended in, series)
         self.ledger = Ledger()
         self.first_op: float | None = None  # monotonic time of the first and last recorded operation
         self.last_op: float | None = None
@@ -101,11 +111,18 @@ class Collector:
         self.first_op = self.first_op if self.first_op is not None else now - elapsed_s
         self.last_op = now
         s.requests += 1
-        s.histogram.record_value(min(max(int(elapsed_s * 1e6), LOWEST_US), HIGHEST_US))
+        value = min(max(int(elapsed_s * 1e6), LOWEST_US), HIGHEST_US)
+        s.histogram.record_value(value)
+        second = self.seconds.get((int(time.time()), series))
+        if second is None:
+            second = self.seconds[(int(time.time()), series)] = SecondStats()
+        second.ops += 1
+        second.histogram.record_value(value)
         if m.collision:
             s.collisions += 1
         elif m.error is not None:
             s.failures += 1
+            second.failures += 1
             reason = f"{type(m.error).__name__}: {str(m.error).splitlines()[0][:200] if str(m.error) else ''}"
             s.errors[reason] = s.errors.get(reason, 0) + 1
         else:

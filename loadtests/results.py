@@ -8,6 +8,7 @@ A run directory is built under a hidden `.<run-id>.partial` name and renamed to
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 import os
 import shutil
@@ -121,6 +122,26 @@ def stage_problems(stage, rows: list[dict], integrity, tenant_drop) -> list[str]
     if wrong:
         problems.append(f"{label} reads returned {wrong} wrong or missing row(s)")
     return problems
+
+
+TIMESERIES_COLUMNS = ("schema_version", "second", "elapsed_s", "backend", "strategy", "dialect", "operation",
+                      "ops", "failures", "p50_ms", "p99_ms")
+
+
+def timeseries_rows(collector, started_epoch_s: float) -> list[dict]:
+    """One row per (second, series) in which operations completed, in time order."""
+    order = {series: i for i, series in enumerate(collector.stats)}
+    rows = []
+    for (second, series), s in sorted(collector.seconds.items(), key=lambda kv: (kv[0][0], order[kv[0][1]])):
+        rows.append({
+            "schema_version": SCHEMA_VERSION,
+            "second": dt.datetime.fromtimestamp(second, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "elapsed_s": max(0, second - int(started_epoch_s)), "backend": series.backend, "strategy": series.strategy,
+            "dialect": series.dialect, "operation": series.operation, "ops": s.ops, "failures": s.failures,
+            "p50_ms": _ms(s.histogram.get_value_at_percentile(50)),
+            "p99_ms": _ms(s.histogram.get_value_at_percentile(99)),
+        })
+    return rows
 
 
 def to_csv(rows: list[dict], columns=SUMMARY_COLUMNS) -> str:

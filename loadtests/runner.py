@@ -29,7 +29,15 @@ from locust.stats import PERCENTILES_TO_REPORT, StatsCSV
 
 from loadtests import __version__, emulators, strategies
 from loadtests.errors import KeybenchError
-from loadtests.results import RunDirectory, side_by_side, stage_problems, stage_rows, to_csv
+from loadtests.results import (
+    TIMESERIES_COLUMNS,
+    RunDirectory,
+    side_by_side,
+    stage_problems,
+    stage_rows,
+    timeseries_rows,
+    to_csv,
+)
 from loadtests.stage import INSTANCE, PROJECT, Integrity, Stage, location_name, make_backend, run_tag
 from loadtests.users import KeybenchUser
 from loadtests.workload import WorkloadSettings
@@ -159,6 +167,7 @@ def _versions() -> dict:
 @dataclass
 class StageOutcome:
     rows: list[dict]
+    timeseries: list[dict]
     record: dict
     integrity: Integrity
     problems: list[str]  # why this stage makes the run fail, if it does
@@ -169,6 +178,7 @@ def run_stage(strategy: strategies.Strategy, ep: emulators.Endpoint, options: Ru
     """One strategy on a fresh table: load, audit, the strategy's own checks, results."""
     backend = make_backend(strategy, location_name(tag, strategy), PROJECT, INSTANCE, options.settings.payload_bytes)
     stage = Stage(strategy, backend, options.settings, options.seed, tag=tag)
+    started = time.time()
     try:
         stage.setup()
         env, seconds = drive(stage, options.users, options.spawn_rate, options.duration_s, label)
@@ -194,7 +204,7 @@ def run_stage(strategy: strategies.Strategy, ep: emulators.Endpoint, options: Ru
         "seconds": round(seconds, 3), "integrity": asdict(integrity),
         "tenant_drop": asdict(tenant_drop) if tenant_drop else None,
     }
-    return StageOutcome(rows, record, integrity, problems)
+    return StageOutcome(rows, timeseries_rows(stage.collector, started), record, integrity, problems)
 
 
 def run(options: RunOptions) -> int:
@@ -224,7 +234,7 @@ def run(options: RunOptions) -> int:
                     "later stages inherit earlier ones' history (fresh_emulator=no)"
                 )
         run_dir.open()
-        rows, problems, records = [], [], []
+        rows, series_rows, problems, records = [], [], [], []
         for number, strategy in enumerate(stages, 1):
             label = f"[{number}/{len(stages)}] {strategy.label}"
             ep = endpoints[strategy.backend]
@@ -235,9 +245,11 @@ def run(options: RunOptions) -> int:
             _progress(f"{label}: {strategy.summary}")
             outcome = run_stage(strategy, ep, options, tag, label, run_dir)
             rows.extend(outcome.rows)
+            series_rows.extend(outcome.timeseries)
             problems.extend(outcome.problems)
             records.append(outcome.record)
         run_dir.write("summary.csv", to_csv(rows))
+        run_dir.write("timeseries.csv", to_csv(series_rows, TIMESERIES_COLUMNS))
         run_dir.write("run.json", json.dumps({
             "run_id": run_id, "started": now.isoformat(), "finished": dt.datetime.now(dt.UTC).isoformat(),
             "settings": {**{k: v for k, v in asdict(options).items() if k not in ("settings", "results_dir")},

@@ -30,7 +30,8 @@ def baseline(tmp_path):
 
 
 def doctored(baseline, tmp_path, name, change):
-    rows = list(csv.DictReader(open(baseline / "summary.csv")))
+    with open(baseline / "summary.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
     for r in rows:
         change(r)
     run = tmp_path / name

@@ -57,6 +57,13 @@ def test_smoke_run_of_every_strategy_writes_a_clean_summary(emulator_hosts, tmp_
         "bigtable-field_promoted_failures.csv", "bigtable-field_promoted_stats.csv",
     ]
     assert [p.name for p in tmp_path.iterdir()] == ["smoke"]
+    per_second = read_summary(tmp_path / "smoke" / "timeseries.csv")
+    for r in rows:  # the time series adds up to the summary, series by series
+        if r["operation"] != "tenant_drop":
+            key = (r["backend"], r["strategy"], r["dialect"], r["operation"])
+            mine = [s for s in per_second if (s["backend"], s["strategy"], s["dialect"], s["operation"]) == key]
+            assert sum(int(s["ops"]) for s in mine) == int(r["requests"]), key
+            assert sum(int(s["failures"]) for s in mine) == int(r["failures"]), key
 
 
 def test_each_stage_runs_on_a_fresh_emulator_whatever_the_order(native_binaries, no_emulator_env, tmp_path):
