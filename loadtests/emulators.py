@@ -150,6 +150,15 @@ def sdk_root() -> Path | None:
     return Path(out) if out else None
 
 
+def sdk_version() -> str | None:
+    """The google-cloud-cli release whose emulator binaries keybench starts."""
+    root = sdk_root()
+    try:
+        return (root / "VERSION").read_text().strip() if root else None
+    except OSError:
+        return None
+
+
 def binary(backend: str) -> Path | None:
     root = sdk_root()
     if root is None:

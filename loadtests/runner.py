@@ -152,6 +152,27 @@ def write_locust_csvs(run_dir: RunDirectory, prefix: str, env: Environment) -> N
         run_dir.write(f"locust/{prefix}_{kind}.csv", out.getvalue())
 
 
+def _machine() -> dict:
+    memory_kb = None
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                memory_kb = int(line.split()[1])
+    except OSError:
+        pass
+    return {"cores": os.cpu_count(), "memory_gib": round(memory_kb / 2**20, 1) if memory_kb else None,
+            "platform": platform.platform()}
+
+
+def _endpoint_record(ep: emulators.Endpoint) -> dict:
+    started_by_keybench = ep.source != "environment" and ep.source != "already running"
+    return {
+        "address": ep.address, "source": ep.source, "target": "emulator",
+        # Only for emulators keybench started: others may be any version (Docker images, ...).
+        "emulator_version": f"google-cloud-cli {emulators.sdk_version()}" if started_by_keybench else "unknown",
+    }
+
+
 def _versions() -> dict:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -254,7 +275,9 @@ def run(options: RunOptions) -> int:
             "run_id": run_id, "started": now.isoformat(), "finished": dt.datetime.now(dt.UTC).isoformat(),
             "settings": {**{k: v for k, v in asdict(options).items() if k not in ("settings", "results_dir")},
                          "results_dir": str(options.results_dir), "workload": asdict(options.settings)},
-            "endpoints": {b: {"address": e.address, "source": e.source} for b, e in endpoints.items()},
+            "endpoints": {b: _endpoint_record(e) for b, e in endpoints.items()},
+            "machine": _machine(),
+            "seed": options.seed,
             "versions": _versions(),
             "stages": records,
         }, indent=2, default=str) + "\n")
