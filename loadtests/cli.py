@@ -34,6 +34,7 @@ def _run(args: argparse.Namespace) -> int:
         run_id=args.run_id,
         buckets=args.buckets,
         dialects=tuple(d.strip() for d in args.dialects.split(",") if d.strip()),
+        repeat=args.repeat,
     )
     return run(options)
 
@@ -94,6 +95,8 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--run-id", help="name of the run directory (default: the UTC start time)")
     r.add_argument("--dialects", default="googlesql,postgresql",
                    help="Spanner dialects to run each strategy in (default: googlesql,postgresql)")
+    r.add_argument("--repeat", type=int, default=1,
+                   help="run the whole stage list K times, interleaved (A B C, A B C); the summary shows the spread")
     r.add_argument("--buckets", type=int, help="shard or salt count N of hash_shard, salted, ... (default: each fixture's)")
     r.add_argument("--payload-bytes", type=int, default=100, help="size of the non-key column of every row (default 100)")
     r.set_defaults(func=_run)

@@ -8,6 +8,7 @@ A run directory is built under a hidden `.<run-id>.partial` name and renamed to
 from __future__ import annotations
 
 import csv
+import dataclasses
 import datetime as dt
 import io
 import os
@@ -24,6 +25,7 @@ SUMMARY_COLUMNS = (
     "requests", "failures", "aborts", "collisions", "emulator_bound", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms", "mean_ms",
     "rows_per_op", "rows_scanned_per_op", "fanout", "wrong_rows", "missing_rows", "integrity", "acknowledged", "stored",
     "lost", "duplicates", "unexpected", "fresh_emulator", "documented", "note",
+    "repetitions", "p50_min_ms", "p50_max_ms", "p99_min_ms", "p99_max_ms",
 )
 
 
@@ -70,7 +72,14 @@ def summary_row(
         "fresh_emulator": "yes" if fresh else "no",
         "documented": documented,
         "note": note,
-    }
+    } | _spread(1, h, n)
+
+
+def _spread(repetitions: int, h, n: int) -> dict:
+    """A single run's spread: its own p50 and p99 are both the min and the max."""
+    p50 = _ms(h.get_value_at_percentile(50)) if n else ""
+    p99 = _ms(h.get_value_at_percentile(99)) if n else ""
+    return {"repetitions": repetitions, "p50_min_ms": p50, "p50_max_ms": p50, "p99_min_ms": p99, "p99_max_ms": p99}
 
 
 def tenant_drop_row(strategy, drop, integrity, fresh: bool) -> dict:
@@ -105,6 +114,64 @@ def stage_rows(stage, seconds: float, integrity, tenant_drop, fresh: bool) -> li
     if tenant_drop is not None:
         rows.append(tenant_drop_row(stage.strategy, tenant_drop, integrity, fresh))
     return rows
+
+
+def merge_stats(parts: list[OperationStats]) -> OperationStats:
+    """One series over several repetitions: counts added, histograms merged."""
+    merged = OperationStats(parts[0].access)
+    for p in parts:
+        merged.histogram.add(p.histogram)
+        for name in ("requests", "failures", "rows", "rows_scanned", "fanout", "strays", "missing", "collisions"):
+            setattr(merged, name, getattr(merged, name) + getattr(p, name))
+        for reason, count in p.errors.items():
+            merged.errors[reason] = merged.errors.get(reason, 0) + count
+    return merged
+
+
+def _added(items):
+    """A dataclass of counts added up field by field (integrity, tenant drops)."""
+    first = items[0]
+    values = {}
+    for name, value in vars(first).items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            values[name] = sum(getattr(i, name) for i in items)
+        else:
+            values[name] = value
+    return type(first)(**values)
+
+
+def repeated_rows(runs: list[tuple]) -> tuple[list[dict], object, object]:
+    """The summary rows of one strategy run K times: (stage, seconds, integrity, tenant_drop,
+    fresh) per repetition. Percentiles come from the merged histograms; the spread columns
+    give the min and max of each repetition's own p50 and p99."""
+    stages = [r[0] for r in runs]
+    seconds = sum(r[1] for r in runs)
+    integrity = _added([r[2] for r in runs])
+    drops = [r[3] for r in runs if r[3] is not None]
+    tenant_drop = dataclasses.replace(_added(drops), seconds=sum(d.seconds for d in drops) / len(drops)) if drops else None
+    fresh = all(r[4] for r in runs)
+    first = stages[0]
+    aborted = [getattr(st.backend, "aborted_commits", None) for st in stages]
+    total_aborts = None if aborted[0] is None else sum(aborted)
+    per_rep = [stage_rows(*r) for r in runs]
+    rows = []
+    for series in first.collector.stats:
+        merged = merge_stats([st.collector.stats[series] for st in stages])
+        row = summary_row(series, merged, seconds, integrity, fresh, first.strategy.claim,
+                          total_aborts if series.operation == "insert" else None,
+                          series.operation == "insert" and first.backend.emulator_bound_inserts, first.strategy.note)
+        rows.append(row)
+    if tenant_drop is not None:
+        rows.append(tenant_drop_row(first.strategy, tenant_drop, integrity, fresh))
+        rows[-1]["requests"] = len(drops)
+    for i, row in enumerate(rows):
+        mine = [rep[i] for rep in per_rep]
+        row["repetitions"] = len(runs)
+        for q in ("p50", "p99"):
+            values = [float(m[f"{q}_ms"]) for m in mine if m[f"{q}_ms"] != ""]
+            row[f"{q}_min_ms"] = f"{min(values):.3f}" if values else ""
+            row[f"{q}_max_ms"] = f"{max(values):.3f}" if values else ""
+    return rows, integrity, tenant_drop
 
 
 def stage_problems(stage, rows: list[dict], integrity, tenant_drop) -> list[str]:

@@ -33,8 +33,8 @@ from loadtests.results import (
     TIMESERIES_COLUMNS,
     RunDirectory,
     side_by_side,
+    repeated_rows,
     stage_problems,
-    stage_rows,
     timeseries_rows,
     to_csv,
 )
@@ -77,6 +77,7 @@ class RunOptions:
     run_id: str | None = None
     buckets: int | None = None  # overrides every strategy's shard or salt count
     dialects: tuple[str, ...] = SPANNER_DIALECTS  # Spanner dialects to run each strategy in
+    repeat: int = 1  # runs of the whole stage list, interleaved
 
 
     def validate(self) -> None:
@@ -92,6 +93,8 @@ class RunOptions:
         if unknown or not self.dialects:
             raise KeybenchError(f"unknown Spanner dialect {', '.join(map(repr, unknown)) or '(none)'}; "
                                 f"valid: {', '.join(strategies.DIALECTS['spanner'])}")
+        if self.repeat < 1:
+            raise KeybenchError(f"--repeat must be at least 1, got {self.repeat}")
         if self.buckets is not None and self.buckets < 1:
             raise KeybenchError(f"--buckets must be at least 1, got {self.buckets}")
 
@@ -187,15 +190,17 @@ def _versions() -> dict:
 
 @dataclass
 class StageOutcome:
-    rows: list[dict]
+    stage: Stage
+    seconds: float
+    integrity: Integrity
+    tenant_drop: object
+    fresh: bool
     timeseries: list[dict]
     record: dict
-    integrity: Integrity
-    problems: list[str]  # why this stage makes the run fail, if it does
 
 
 def run_stage(strategy: strategies.Strategy, ep: emulators.Endpoint, options: RunOptions, tag: str,
-              label: str, run_dir: RunDirectory) -> StageOutcome:
+              label: str, run_dir: RunDirectory, suffix: str = "") -> StageOutcome:
     """One strategy on a fresh table: load, audit, the strategy's own checks, results."""
     backend = make_backend(strategy, location_name(tag, strategy), PROJECT, INSTANCE, options.settings.payload_bytes)
     stage = Stage(strategy, backend, options.settings, options.seed, tag=tag)
@@ -208,7 +213,8 @@ def run_stage(strategy: strategies.Strategy, ep: emulators.Endpoint, options: Ru
         stage.teardown(drop=True)
     ops, failures = stage.collector.totals()
     _progress(f"  {label}  done: ops {ops:,}  failures {failures}  integrity {integrity.describe()}")
-    write_locust_csvs(run_dir, f"{strategy.backend}-{strategy.name}" + (f"-{strategy.dialect}" if strategy.dialect else ""), env)
+    write_locust_csvs(
+        run_dir, f"{strategy.backend}-{strategy.name}" + (f"-{strategy.dialect}" if strategy.dialect else "") + suffix, env)
     for series, stats in stage.collector.stats.items():
         for reason, count in stats.errors.items():
             _progress(f"  {series.operation} failed {count}x: {reason}")
@@ -216,8 +222,6 @@ def run_stage(strategy: strategies.Strategy, ep: emulators.Endpoint, options: Ru
         _progress(f"  {label}  tenant_drop {tenant_drop.tenant}: {tenant_drop.removed} of "
                   f"{tenant_drop.tenant_rows} rows removed, {tenant_drop.left_behind} left behind, "
                   f"{tenant_drop.others_removed} of other tenants removed")
-    rows = stage_rows(stage, seconds, integrity, tenant_drop, ep.restartable)
-    problems = stage_problems(stage, rows, integrity, tenant_drop)
     record = {
         "backend": strategy.backend, "strategy": strategy.name, "dialect": strategy.dialect,
         "location": backend.location, "emulator": ep.address,
@@ -225,7 +229,8 @@ def run_stage(strategy: strategies.Strategy, ep: emulators.Endpoint, options: Ru
         "seconds": round(seconds, 3), "integrity": asdict(integrity),
         "tenant_drop": asdict(tenant_drop) if tenant_drop else None,
     }
-    return StageOutcome(rows, timeseries_rows(stage.collector, started), record, integrity, problems)
+    return StageOutcome(stage, seconds, integrity, tenant_drop, ep.restartable,
+                        timeseries_rows(stage.collector, started), record)
 
 
 def run(options: RunOptions) -> int:
@@ -255,20 +260,30 @@ def run(options: RunOptions) -> int:
                     "later stages inherit earlier ones' history (fresh_emulator=no)"
                 )
         run_dir.open()
-        rows, series_rows, problems, records = [], [], [], []
-        for number, strategy in enumerate(stages, 1):
-            label = f"[{number}/{len(stages)}] {strategy.label}"
-            ep = endpoints[strategy.backend]
-            if ep.restartable and served[strategy.backend] > 0:
-                ep.restart()
-            served[strategy.backend] += 1
-            emulators.use(ep)
-            _progress(f"{label}: {strategy.summary}")
-            outcome = run_stage(strategy, ep, options, tag, label, run_dir)
-            rows.extend(outcome.rows)
-            series_rows.extend(outcome.timeseries)
-            problems.extend(outcome.problems)
-            records.append(outcome.record)
+        series_rows, records = [], []
+        outcomes: dict[tuple, list[StageOutcome]] = {}
+        total = len(stages) * options.repeat
+        # Repetitions interleave (A B C, A B C, ...), so drift over the run lands on every strategy.
+        for repetition in range(1, options.repeat + 1):
+            for number, strategy in enumerate(stages, 1):
+                label = f"[{(repetition - 1) * len(stages) + number}/{total}] {strategy.label}"
+                ep = endpoints[strategy.backend]
+                if ep.restartable and served[strategy.backend] > 0:
+                    ep.restart()
+                served[strategy.backend] += 1
+                emulators.use(ep)
+                _progress(f"{label}: {strategy.summary}")
+                outcome = run_stage(strategy, ep, options, tag, label, run_dir,
+                                    f"-r{repetition}" if options.repeat > 1 else "")
+                outcomes.setdefault((strategy.backend, strategy.name, strategy.dialect), []).append(outcome)
+                series_rows.extend(outcome.timeseries)
+                records.append({**outcome.record, "repetition": repetition})
+        rows, problems = [], []
+        for runs in outcomes.values():
+            stage_summary, integrity, tenant_drop = repeated_rows(
+                [(o.stage, o.seconds, o.integrity, o.tenant_drop, o.fresh) for o in runs])
+            rows.extend(stage_summary)
+            problems.extend(stage_problems(runs[0].stage, stage_summary, integrity, tenant_drop))
         run_dir.write("summary.csv", to_csv(rows))
         run_dir.write("timeseries.csv", to_csv(series_rows, TIMESERIES_COLUMNS))
         run_dir.write("run.json", json.dumps({

@@ -114,3 +114,21 @@ def test_smoke_fails_on_failed_operations_where_a_full_run_reports_them(emulator
     for run_id in ("smoke", "full"):
         [insert] = [r for r in read_summary(tmp_path / "results" / run_id / "summary.csv") if r["operation"] == "insert"]
         assert int(insert["failures"]) > 0 and insert["integrity"] == "ok"
+
+
+def test_repetitions_interleave_and_the_summary_shows_their_spread(emulator_hosts, tmp_path):
+    options = RunOptions(backends=("bigtable",), strategies=("salted", "timestamp_first"), users=2, duration_s=1.5,
+                         results_dir=tmp_path, run_id="rep", repeat=2)
+    assert run(options) == 0
+    stages = json.loads((tmp_path / "rep" / "run.json").read_text())["stages"]
+    assert [(s["strategy"], s["repetition"]) for s in stages] == [
+        ("salted", 1), ("timestamp_first", 1), ("salted", 2), ("timestamp_first", 2)]
+    rows = read_summary(tmp_path / "rep" / "summary.csv")
+    assert len(rows) == 12  # one row per (strategy, operation), not per repetition
+    for r in rows:
+        assert r["repetitions"] == "2"
+        assert float(r["p50_min_ms"]) <= float(r["p50_ms"]) <= float(r["p50_max_ms"]), r
+        assert float(r["p99_min_ms"]) <= float(r["p99_max_ms"]), r
+    acknowledged = sum(s["integrity"]["acknowledged"] for s in stages if s["strategy"] == "salted")
+    [insert] = [r for r in rows if r["strategy"] == "salted" and r["operation"] == "insert"]
+    assert int(insert["acknowledged"]) == acknowledged == int(insert["requests"])
