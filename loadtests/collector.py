@@ -113,9 +113,10 @@ class Collector:
         s.requests += 1
         value = min(max(int(elapsed_s * 1e6), LOWEST_US), HIGHEST_US)
         s.histogram.record_value(value)
-        second = self.seconds.get((int(time.time()), series))
+        slot = (int(time.time()), series)
+        second = self.seconds.get(slot)
         if second is None:
-            second = self.seconds[(int(time.time()), series)] = SecondStats()
+            second = self.seconds[slot] = SecondStats()
         second.ops += 1
         second.histogram.record_value(value)
         if m.collision:

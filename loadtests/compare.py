@@ -7,13 +7,12 @@ Rows are joined on (backend, strategy, dialect, operation). `--fail-on` rules su
 
 from __future__ import annotations
 
-import csv
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from loadtests.errors import KeybenchError
-from loadtests.results import SCHEMA_VERSION
+from loadtests.results import SCHEMA_VERSION, read_summary
 
 KEY = ("backend", "strategy", "dialect", "operation")
 DEFAULT_METRICS = ("requests", "failures", "rps", "p50_ms", "p99_ms")
@@ -52,8 +51,7 @@ def load(run: str | Path) -> dict[tuple, dict]:
     path = Path(run)
     path = path / "summary.csv" if path.is_dir() else path
     try:
-        with open(path, newline="") as f:
-            rows = list(csv.DictReader(f))
+        rows = read_summary(path)
     except OSError as exc:
         raise KeybenchError(f"cannot read {path}: {exc.strerror or exc}") from None
     if not rows or any(k not in rows[0] for k in (*KEY, "schema_version")):

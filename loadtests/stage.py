@@ -9,9 +9,9 @@ from __future__ import annotations
 import collections
 import itertools
 import random
-from typing import Callable
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from loadtests.backends.base import Backend, KeyCollision
