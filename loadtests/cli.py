@@ -35,6 +35,9 @@ def _run(args: argparse.Namespace) -> int:
         buckets=args.buckets,
         dialects=tuple(d.strip() for d in args.dialects.split(",") if d.strip()),
         repeat=args.repeat,
+        rate=args.rate,
+        workers=args.workers,
+        report=not args.no_report,
     )
     return run(options)
 
@@ -48,6 +51,13 @@ def _compare(args: argparse.Namespace) -> int:
     for line in broken:
         print(f"REGRESSION {line}")
     return 1 if broken else 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from loadtests.report import write_report
+
+    print(write_report(Path(args.run)))
+    return 0
 
 
 def _emulators(args: argparse.Namespace) -> int:
@@ -97,6 +107,12 @@ def parser() -> argparse.ArgumentParser:
                    help="Spanner dialects to run each strategy in (default: googlesql,postgresql)")
     r.add_argument("--repeat", type=int, default=1,
                    help="run the whole stage list K times, interleaved (A B C, A B C); the summary shows the spread")
+    r.add_argument("--rate", type=float,
+                   help="open loop: operations per second per stage, spread over the users; the summary adds latency "
+                        "from each operation's intended start (default: closed loop, each user back to back)")
+    r.add_argument("--workers", type=int, default=0,
+                   help="run each stage's users in N Locust worker processes under a master (default 0: in-process)")
+    r.add_argument("--no-report", action="store_true", help="do not write report.html at the end")
     r.add_argument("--buckets", type=int, help="shard or salt count N of hash_shard, salted, ... (default: each fixture's)")
     r.add_argument("--payload-bytes", type=int, default=100, help="size of the non-key column of every row (default 100)")
     r.set_defaults(func=_run)
@@ -107,6 +123,10 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--fail-on", action="append", default=[], metavar="RULE",
                    help="exit 1 when B breaks it: 'p99_ms>+20%%' (above A by 20%%), 'rps<-10%%', 'failures>0'")
     c.set_defaults(func=_compare)
+
+    rp = sub.add_parser("report", help="write report.html (plots and the summary table) into a run directory")
+    rp.add_argument("run", help="a run directory, e.g. results/20261122T101500Z")
+    rp.set_defaults(func=_report)
 
     e = sub.add_parser("emulators", help="start, stop or inspect the native emulators")
     e.add_argument("action", choices=("up", "down", "status"))

@@ -6,8 +6,14 @@ significant digits and would flatten sub-millisecond emulator calls. Every opera
 also fired as a Locust request event (`request_type` = `<backend>:<strategy>`, `name` =
 the operation), so Locust's UI and CSVs show the same run.
 
+Under open-loop load (`--rate`) each operation also has an intended start, the moment its
+schedule said it was due; the latency from that moment is recorded beside the service
+time, so a stall that delays the operations queued behind it shows (coordinated omission).
+
 The ledger counts every write attempted, acknowledged or failed, by its WriteId, so the
 integrity audit can compare it with what the database holds.
+
+Locust workers ship `snapshot()` to the master, which rebuilds and merges them.
 """
 
 from __future__ import annotations
@@ -41,7 +47,8 @@ class Series:
 @dataclass
 class OperationStats:
     access: str
-    histogram: HdrHistogram = field(default_factory=new_histogram)
+    histogram: HdrHistogram = field(default_factory=new_histogram)  # service time
+    intended: HdrHistogram = field(default_factory=new_histogram)  # from the intended start (open loop only)
     requests: int = 0
     failures: int = 0
     rows: int = 0  # rows in the answers
@@ -89,30 +96,34 @@ class Collector:
         self.ledger = Ledger()
         self.first_op: float | None = None  # monotonic time of the first and last recorded operation
         self.last_op: float | None = None
+        self.absorbed_seconds = 0.0  # the longest active time of the workers absorbed
 
     def register(self, series: Series, access: str) -> None:
         self.stats.setdefault(series, OperationStats(access))
 
     @contextmanager
-    def timed(self, series: Series) -> Iterator[Measurement]:
-        """Time the block; an exception inside it is recorded as a failure, not raised."""
+    def timed(self, series: Series, intended: float | None = None) -> Iterator[Measurement]:
+        """Time the block; an exception inside it is recorded as a failure, not raised.
+        `intended`: the time.perf_counter() at which an open-loop schedule made it due."""
         m = Measurement()
         start = time.perf_counter()
         try:
             yield m
         except Exception as exc:  # noqa: BLE001 - every failure is data, none may stop the user
             m.error = exc
-        elapsed_s = time.perf_counter() - start
-        self.record(series, elapsed_s, m)
+        end = time.perf_counter()
+        self.record(series, end - start, m, None if intended is None else end - intended)
 
-    def record(self, series: Series, elapsed_s: float, m: Measurement) -> None:
+    def record(self, series: Series, elapsed_s: float, m: Measurement, since_intended_s: float | None = None) -> None:
         s = self.stats[series]
         now = time.monotonic()
         self.first_op = self.first_op if self.first_op is not None else now - elapsed_s
         self.last_op = now
         s.requests += 1
-        value = min(max(int(elapsed_s * 1e6), LOWEST_US), HIGHEST_US)
+        value = _clamped_us(elapsed_s)
         s.histogram.record_value(value)
+        if since_intended_s is not None:
+            s.intended.record_value(_clamped_us(max(since_intended_s, elapsed_s)))
         slot = (int(time.time()), series)
         second = self.seconds.get(slot)
         if second is None:
@@ -155,7 +166,59 @@ class Collector:
         self.ledger.failed.add(write_id)
 
     def active_seconds(self) -> float:
-        return 0.0 if self.first_op is None else self.last_op - self.first_op
+        own = 0.0 if self.first_op is None else self.last_op - self.first_op
+        return max(own, self.absorbed_seconds)
 
     def totals(self) -> tuple[int, int]:
         return (sum(s.requests for s in self.stats.values()), sum(s.failures for s in self.stats.values()))
+
+    # shipping between Locust workers and the master
+    def snapshot(self) -> dict:
+        """Everything recorded so far, in plain types (histograms encoded): a worker sends its
+        whole state each time, so the master keeps the latest per worker and loses nothing if
+        a report is superseded."""
+        return {
+            "stats": [
+                [_series_fields(series), st.access, st.histogram.encode().decode(), st.intended.encode().decode(),
+                 {name: getattr(st, name) for name in COUNTS}, st.errors]
+                for series, st in self.stats.items()
+            ],
+            "seconds": [[second, _series_fields(series), s.histogram.encode().decode(), s.ops, s.failures]
+                        for (second, series), s in self.seconds.items()],
+            "ledger": {name: sorted(getattr(self.ledger, name)) for name in ("attempted", "acknowledged", "failed")},
+            "active_seconds": self.active_seconds(),
+        }
+
+    def absorb(self, snapshot: dict) -> None:
+        """Add a worker's snapshot to this collector (the master's)."""
+        for fields, access, encoded, intended, counts, errors in snapshot["stats"]:
+            series = Series(*fields)
+            self.register(series, access)
+            st = self.stats[series]
+            st.histogram.add(HdrHistogram.decode(encoded.encode()))
+            st.intended.add(HdrHistogram.decode(intended.encode()))
+            for name in COUNTS:
+                setattr(st, name, getattr(st, name) + counts[name])
+            for reason, count in errors.items():
+                st.errors[reason] = st.errors.get(reason, 0) + count
+        for second, fields, encoded, ops, failures in snapshot["seconds"]:
+            slot = (second, Series(*fields))
+            mine = self.seconds.setdefault(slot, SecondStats())
+            mine.histogram.add(HdrHistogram.decode(encoded.encode()))
+            mine.ops += ops
+            mine.failures += failures
+        for name in ("attempted", "acknowledged", "failed"):
+            getattr(self.ledger, name).update(snapshot["ledger"][name])
+        # The workers ran side by side: the stage was active as long as the longest of them.
+        self.absorbed_seconds = max(self.absorbed_seconds, snapshot["active_seconds"])
+
+
+COUNTS = ("requests", "failures", "rows", "rows_scanned", "fanout", "strays", "missing", "collisions")
+
+
+def _series_fields(series: Series) -> list[str]:
+    return [series.backend, series.strategy, series.dialect, series.operation]
+
+
+def _clamped_us(seconds: float) -> int:
+    return min(max(int(seconds * 1e6), LOWEST_US), HIGHEST_US)

@@ -57,8 +57,10 @@ def load(run: str | Path) -> dict[tuple, dict]:
     if not rows or any(k not in rows[0] for k in (*KEY, "schema_version")):
         raise KeybenchError(f"{path} is not a keybench summary.csv (no rows, or missing {', '.join(KEY)})")
     versions = {r["schema_version"] for r in rows}
-    if versions != {str(SCHEMA_VERSION)}:
-        raise KeybenchError(f"{path} has schema_version {', '.join(sorted(versions))}; this keybench reads {SCHEMA_VERSION}")
+    readable = {str(v) for v in range(1, SCHEMA_VERSION + 1)}  # later versions only add columns
+    if not versions <= readable:
+        raise KeybenchError(f"{path} has schema_version {', '.join(sorted(versions))}; "
+                            f"this keybench reads 1 to {SCHEMA_VERSION}")
     return {tuple(r[k] for k in KEY): r for r in rows}
 
 

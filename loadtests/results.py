@@ -16,14 +16,14 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from loadtests.collector import OperationStats, Series
+from loadtests.collector import COUNTS, OperationStats, Series
 from loadtests.errors import KeybenchError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: p50_intended_ms, p99_intended_ms
 SUMMARY_COLUMNS = (
     "schema_version", "backend", "strategy", "dialect", "operation", "access",
     "requests", "failures", "aborts", "collisions", "emulator_bound", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms", "mean_ms",
-    "rows_per_op", "rows_scanned_per_op", "fanout", "wrong_rows", "missing_rows", "integrity", "acknowledged", "stored",
+    "p50_intended_ms", "p99_intended_ms", "rows_per_op", "rows_scanned_per_op", "fanout", "wrong_rows", "missing_rows", "integrity", "acknowledged", "stored",
     "lost", "duplicates", "unexpected", "fresh_emulator", "documented", "note",
     "repetitions", "p50_min_ms", "p50_max_ms", "p99_min_ms", "p99_max_ms",
 )
@@ -58,6 +58,9 @@ def summary_row(
         "p99_ms": _ms(h.get_value_at_percentile(99)) if n else "",
         "max_ms": _ms(h.get_max_value()) if n else "",
         "mean_ms": _ms(h.get_mean_value()) if n else "",
+        # Open loop only: latency from the moment the schedule made the operation due.
+        "p50_intended_ms": _ms(stats.intended.get_value_at_percentile(50)) if stats.intended.get_total_count() else "",
+        "p99_intended_ms": _ms(stats.intended.get_value_at_percentile(99)) if stats.intended.get_total_count() else "",
         "rows_per_op": per(stats.rows),
         "rows_scanned_per_op": per(stats.rows_scanned),
         "fanout": per(stats.fanout),
@@ -121,7 +124,8 @@ def merge_stats(parts: list[OperationStats]) -> OperationStats:
     merged = OperationStats(parts[0].access)
     for p in parts:
         merged.histogram.add(p.histogram)
-        for name in ("requests", "failures", "rows", "rows_scanned", "fanout", "strays", "missing", "collisions"):
+        merged.intended.add(p.intended)
+        for name in COUNTS:
             setattr(merged, name, getattr(merged, name) + getattr(p, name))
         for reason, count in p.errors.items():
             merged.errors[reason] = merged.errors.get(reason, 0) + count

@@ -11,12 +11,14 @@ up`) cannot be restarted by it; such stages are marked `fresh_emulator=no`.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import datetime as dt
 import io
 import json
 import os
 import platform
 import re
+import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -28,6 +30,7 @@ from locust.event import Events
 from locust.stats import PERCENTILES_TO_REPORT, StatsCSV
 
 from loadtests import __version__, emulators, strategies
+from loadtests.distributed import MasterSide
 from loadtests.errors import KeybenchError
 from loadtests.results import (
     TIMESERIES_COLUMNS,
@@ -39,7 +42,7 @@ from loadtests.results import (
     to_csv,
 )
 from loadtests.stage import INSTANCE, PROJECT, Integrity, Stage, location_name, make_backend, run_tag
-from loadtests.users import KeybenchUser
+from loadtests.users import StageUser
 from loadtests.workload import WorkloadSettings
 
 PROGRESS_EVERY_S = 5.0
@@ -47,10 +50,6 @@ STOP_TIMEOUT_S = 30.0  # users finish the operation in flight before a stage end
 
 
 SPANNER_DIALECTS = strategies.DIALECTS["spanner"]
-
-
-class StageUser(KeybenchUser):
-    pass
 
 
 def parse_duration(text: str) -> float:
@@ -78,6 +77,9 @@ class RunOptions:
     buckets: int | None = None  # overrides every strategy's shard or salt count
     dialects: tuple[str, ...] = SPANNER_DIALECTS  # Spanner dialects to run each strategy in
     repeat: int = 1  # runs of the whole stage list, interleaved
+    rate: float | None = None  # open loop: operations per second per stage, spread over the users
+    workers: int = 0  # Locust worker processes per stage; 0 runs the users in this process
+    report: bool = True  # write report.html at the end
 
 
     def validate(self) -> None:
@@ -95,6 +97,12 @@ class RunOptions:
                                 f"valid: {', '.join(strategies.DIALECTS['spanner'])}")
         if self.repeat < 1:
             raise KeybenchError(f"--repeat must be at least 1, got {self.repeat}")
+        if self.rate is not None and not self.rate > 0:
+            raise KeybenchError(f"--rate must be positive, got {self.rate:g}")
+        if self.workers < 0:
+            raise KeybenchError(f"--workers must not be negative, got {self.workers}")
+        if self.workers > self.users:
+            raise KeybenchError(f"--workers {self.workers} exceeds --users {self.users}: a worker without users does nothing")
         if self.buckets is not None and self.buckets < 1:
             raise KeybenchError(f"--buckets must be at least 1, got {self.buckets}")
 
@@ -125,26 +133,76 @@ def _progress(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def drive(stage: Stage, users: int, spawn_rate: float, duration_s: float, label: str) -> tuple[Environment, float]:
-    """Run Locust users against the stage for duration_s; returns the environment and the seconds run."""
+def drive(stage: Stage, options: RunOptions, label: str) -> tuple[Environment, float, dict[int, int]]:
+    """Run Locust users against the stage for the stage duration: in this process, or spread
+    over `options.workers` worker processes. Returns the environment, the seconds run and,
+    for workers, each one's operation count."""
     env = Environment(user_classes=[StageUser], events=Events(), stop_timeout=STOP_TIMEOUT_S)
     env.keybench_stage = stage
     stage.collector.events = env.events
-    runner = env.create_local_runner()
-    started = time.monotonic()
-    runner.start(users, spawn_rate=spawn_rate or users)
-    next_report = started + PROGRESS_EVERY_S
-    while (now := time.monotonic()) < started + duration_s:
-        gevent.sleep(min(next_report, started + duration_s) - now)
-        if time.monotonic() >= next_report:
-            ops, failures = stage.collector.totals()
-            elapsed = time.monotonic() - started
-            _progress(f"  {label}  {elapsed:4.0f}s/{duration_s:.0f}s  ops {ops:,}  failures {failures}  ({ops / elapsed:,.0f} ops/s)")
-            next_report += PROGRESS_EVERY_S
-    runner.stop()  # lets every user finish its operation in flight
-    elapsed = time.monotonic() - started
-    runner.quit()
-    return env, elapsed
+    workers = None
+    if options.workers:
+        port = emulators.free_port()
+        runner = env.create_master_runner("127.0.0.1", port)
+        master = MasterSide(env, stage, options.buckets)
+        workers = WorkerProcesses(options.workers, port)
+        workers.wait_connected(runner, label)
+    else:
+        runner = env.create_local_runner()
+    try:
+        started = time.monotonic()
+        runner.start(options.users, spawn_rate=options.spawn_rate or options.users)
+        next_report = started + PROGRESS_EVERY_S
+        while (now := time.monotonic()) < started + options.duration_s:
+            gevent.sleep(min(next_report, started + options.duration_s) - now)
+            if time.monotonic() >= next_report:
+                ops, failures = runner.stats.total.num_requests, runner.stats.total.num_failures
+                elapsed = time.monotonic() - started
+                _progress(f"  {label}  {elapsed:4.0f}s/{options.duration_s:.0f}s  ops {ops:,}  failures {failures}  "
+                          f"({ops / elapsed:,.0f} ops/s)")
+                next_report += PROGRESS_EVERY_S
+        runner.stop()  # lets every user finish its operation in flight
+        elapsed = time.monotonic() - started
+        per_worker = master.gather() if workers else {}
+        runner.quit()
+    finally:
+        if workers:
+            workers.close()
+    return env, elapsed, per_worker
+
+
+class WorkerProcesses:
+    """`python -m loadtests.worker` processes of one stage, started and stopped by PID."""
+
+    CONNECT_TIMEOUT_S = 60.0
+
+    def __init__(self, count: int, port: int):
+        cmd = [sys.executable, "-m", "loadtests.worker", "--master-port", str(port)]
+        self.procs = [subprocess.Popen(cmd, stdin=subprocess.DEVNULL) for _ in range(count)]
+
+    def wait_connected(self, runner, label: str) -> None:
+        deadline = time.monotonic() + self.CONNECT_TIMEOUT_S
+        while runner.worker_count < len(self.procs):
+            dead = [p for p in self.procs if p.poll() is not None]
+            if dead:
+                raise KeybenchError(f"{label}: worker pid {dead[0].pid} exited with code {dead[0].returncode} "
+                                    "before joining the master")
+            if time.monotonic() > deadline:
+                raise KeybenchError(f"{label}: only {runner.worker_count} of {len(self.procs)} workers joined the "
+                                    f"master within {self.CONNECT_TIMEOUT_S:.0f} s")
+            gevent.sleep(0.2)
+
+    def close(self) -> None:
+        for p in self.procs:
+            try:
+                p.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                p.terminate()
+                try:
+                    p.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
 
 
 def write_locust_csvs(run_dir: RunDirectory, prefix: str, env: Environment) -> None:
@@ -207,7 +265,7 @@ def run_stage(strategy: strategies.Strategy, ep: emulators.Endpoint, options: Ru
     started = time.time()
     try:
         stage.setup()
-        env, seconds = drive(stage, options.users, options.spawn_rate, options.duration_s, label)
+        env, seconds, per_worker = drive(stage, options, label)
         integrity, tenant_drop = stage.finish()
     finally:
         stage.teardown(drop=True)
@@ -227,6 +285,7 @@ def run_stage(strategy: strategies.Strategy, ep: emulators.Endpoint, options: Ru
         "location": backend.location, "emulator": ep.address,
         "emulator_pid": ep.emulator.pid if ep.emulator else None, "fresh_emulator": ep.restartable,
         "seconds": round(seconds, 3), "integrity": asdict(integrity),
+        "operations_per_worker": {str(k): v for k, v in per_worker.items()} or None,
         "tenant_drop": asdict(tenant_drop) if tenant_drop else None,
     }
     return StageOutcome(stage, seconds, integrity, tenant_drop, ep.restartable,
@@ -235,6 +294,8 @@ def run_stage(strategy: strategies.Strategy, ep: emulators.Endpoint, options: Ru
 
 def run(options: RunOptions) -> int:
     options.validate()
+    if options.rate:
+        options.settings = dataclasses.replace(options.settings, user_rate=options.rate / options.users)
     stages = plan_stages(options)
     root = Path(options.results_dir)
     RunDirectory.check_writable(root)
@@ -296,6 +357,10 @@ def run(options: RunOptions) -> int:
             "versions": _versions(),
             "stages": records,
         }, indent=2, default=str) + "\n")
+        if options.report:
+            from loadtests.report import write_report
+
+            write_report(run_dir.partial)
         final = run_dir.commit()
     except BaseException:
         run_dir.discard()
@@ -310,7 +375,7 @@ def run(options: RunOptions) -> int:
                 os.environ[name] = value
 
     print(side_by_side(rows))
-    print(f"\nresults: {final}/summary.csv")
+    print(f"\nresults: {final}/summary.csv" + (f"\nreport:  {final}/report.html" if options.report else ""))
     failures = sum(int(r["failures"]) for r in rows)
     if options.smoke and failures:
         problems.append(f"{failures} failed operation(s)")

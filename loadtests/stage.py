@@ -16,11 +16,11 @@ from dataclasses import dataclass
 
 from loadtests.backends.base import Backend, KeyCollision
 from loadtests.collector import Collector, Series
-from loadtests.keys import Event, preload_keys
+from loadtests.keys import Event, preload_keys, stable_hash
 from loadtests.plans import WRITE, ReadRequest, Span, StoredRow, strategy_plans
 from loadtests.strategies import Strategy
 from loadtests.truth import WrittenRows
-from loadtests.workload import CLOCK, INSERT, UserWorkload, WorkloadSettings
+from loadtests.workload import CLOCK, INSERT, Partition, UserWorkload, WorkloadSettings
 
 RECENT_ROWS = 4096  # acknowledged rows that point and entity reads pick from
 PROJECT, INSTANCE = "keybench-local", "keybench"  # the emulator's project and instance
@@ -95,19 +95,21 @@ def location_name(run_id: str, strategy: Strategy) -> str:
 class Stage:
     def __init__(
         self, strategy: Strategy, backend: Backend, settings: WorkloadSettings, seed: int,
-        events=None, tag: str | None = None,
+        events=None, tag: str | None = None, partition: Partition = Partition(),
     ):
         self.strategy = strategy
         self.backend = backend
         self.settings = settings
         self.seed = seed
         self.tag = tag or run_tag()
+        self.partition = partition
         self.collector = Collector(events)
-        self.generator = strategy.key_generator(seed)
+        # Workers draw different random keys (UUIDs, ...) from different seeds.
+        self.generator = strategy.key_generator(seed if partition.count == 1 else stable_hash(seed, partition.index))
         self.plans = strategy_plans(strategy, settings.latest_n)
         self.recent: collections.deque[tuple[tuple, StoredRow]] = collections.deque(maxlen=RECENT_ROWS)
         self.written = WrittenRows()
-        self._seq = itertools.count(1)
+        self._seq = partition.insert_numbers()
         self.users = 0
         self.series = {}
         for op in settings.operations(strategy.backend):
@@ -121,43 +123,45 @@ class Stage:
 
     def new_user(self) -> UserWorkload:
         self.users += 1
-        return UserWorkload(self.settings, self.strategy.backend, self.seed, self.users)
+        return UserWorkload(self.settings, self.strategy.backend, self.seed, self.partition.user_index(self.users),
+                            self.partition)
 
-    def step(self, user: UserWorkload) -> None:
-        """Run the user's next operation through the collector."""
+    def step(self, user: UserWorkload, intended: float | None = None) -> None:
+        """Run the user's next operation through the collector; `intended` is when an
+        open-loop schedule made it due."""
         op = user.next_operation()
         if op != INSERT and not self.recent:
             op = INSERT  # nothing to read yet
         if op == INSERT:
-            self.insert(user)
+            self.insert(user, intended)
             return
         plan, started = self.plans[op], time.monotonic_ns()
         if op == "point_read":
             key, row = user.pick(self.recent)
-            self.read(op, plan.build(key, row), lambda answer: {row.write_id})
+            self.read(op, plan.build(key, row), lambda answer: {row.write_id}, intended)
         elif op == "time_window":
             t1 = CLOCK.now_us()
             t0 = t1 - int(self.settings.window_s * 1e6)
-            self.read(op, plan.build(t0, t1), lambda answer: self.written.in_time_window(t0, t1, started))
+            self.read(op, plan.build(t0, t1), lambda answer: self.written.in_time_window(t0, t1, started), intended)
         elif op == "number_range":
             last = user.pick(self.recent)[1].seq
             first = max(1, last - self.settings.number_span + 1)
             self.read(op, plan.build(first, last),
-                      lambda answer: self.written.in_number_range(first, last, started))
+                      lambda answer: self.written.in_number_range(first, last, started), intended)
         elif op == "latest_n":
             entity, n = user.pick(self.recent)[1].entity, self.settings.latest_n
             self.read(op, plan.build(entity),
-                      lambda answer: self.written.newest_of_entity(entity, started, answer, n))
+                      lambda answer: self.written.newest_of_entity(entity, started, answer, n), intended)
         else:
             entity = user.pick(self.recent)[1].entity
-            self.read(op, plan.build(entity), lambda answer: self.written.of_entity(entity, started))
+            self.read(op, plan.build(entity), lambda answer: self.written.of_entity(entity, started), intended)
 
-    def insert(self, user: UserWorkload) -> None:
+    def insert(self, user: UserWorkload, intended: float | None = None) -> None:
         entity = user.next_entity()
         event = Event(entity, CLOCK.now_us(entity), user.next_write_id(self.tag), next(self._seq))
         key = self.generator.key(event)
         self.collector.attempt(event.write_id)
-        with self.collector.timed(self.series[INSERT]) as m:
+        with self.collector.timed(self.series[INSERT], intended) as m:
             try:
                 key = self.backend.insert(key, event)
             except KeyCollision:
@@ -190,11 +194,12 @@ class Stage:
             self.written.add(StoredRow(e.entity, e.ts_us, e.write_id), acked)
         return len(rows)
 
-    def read(self, op: str, request: ReadRequest, expected: Callable[[list[StoredRow]], set[str]]) -> None:
+    def read(self, op: str, request: ReadRequest, expected: Callable[[list[StoredRow]], set[str]],
+             intended: float | None = None) -> None:
         """Time one read; then count the rows it should not have returned and the
         acknowledged rows it should have returned but did not."""
         plan = self.plans[op]
-        with self.collector.timed(self.series[op]) as m:
+        with self.collector.timed(self.series[op], intended) as m:
             if request.limit is not None and request.spans and len(request.spans) > 1:
                 # a per-range row limit needs one request per range
                 raw = [r for span in request.spans for r in self.backend.read((span,), request.limit)]

@@ -26,6 +26,7 @@ class WorkloadSettings:
     number_span: int = 100  # a number_range read covers this many consecutive insert numbers
     payload_bytes: int = 100  # the non-key column every row carries
     mix: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_MIX))
+    user_rate: float = 0.0  # open loop: operations per second each user is due to start; 0 = closed loop
 
     def operations(self, backend: str) -> tuple[str, ...]:
         return (INSERT,) + READ_OPERATIONS[backend]
@@ -59,13 +60,51 @@ class Clock:
 CLOCK = Clock()
 
 
+@dataclass(frozen=True)
+class Partition:
+    """This process's share of a distributed run: worker `index` of `count`. Workers take
+    disjoint entities and insert numbers, so two of them never write the same key."""
+
+    index: int = 0
+    count: int = 1
+
+    def entity(self, rng: random.Random, population: int) -> int:
+        return rng.randint(0, (population - 1 - self.index) // self.count) * self.count + self.index + 1
+
+    def insert_numbers(self) -> itertools.count:
+        return itertools.count(self.index + 1, self.count)
+
+    def user_index(self, local: int) -> int:
+        return local if self.count == 1 else self.index * 100_000 + local
+
+
+class Pacer:
+    """Open loop: a user's operations fall due every `interval_s`, whether or not the one
+    before has returned. `wait()` sleeps until the next one is due and returns when that was,
+    so the collector can measure from the schedule rather than from the late start."""
+
+    def __init__(self, rate_per_s: float, phase: float):
+        self.interval_s = 1.0 / rate_per_s
+        self.due = time.perf_counter() + phase * self.interval_s  # users start out of step
+
+    def wait(self) -> float:
+        due = self.due
+        self.due += self.interval_s
+        delay = due - time.perf_counter()
+        if delay > 0:
+            time.sleep(delay)  # gevent-patched: other users run meanwhile
+        return due
+
+
 class UserWorkload:
     """One simulated user's seeded stream of choices."""
 
     _tags = itertools.count(1)
 
-    def __init__(self, settings: WorkloadSettings, backend: str, seed: int, index: int):
+    def __init__(self, settings: WorkloadSettings, backend: str, seed: int, index: int,
+                 partition: Partition = Partition()):
         self.settings = settings
+        self.partition = partition
         self.rng = random.Random(f"{seed}:{backend}:{index}")
         self.operations = settings.operations(backend)
         self.weights = settings.weights(backend)
@@ -76,7 +115,11 @@ class UserWorkload:
         return self.rng.choices(self.operations, self.weights)[0]
 
     def next_entity(self) -> int:
-        return self.rng.randint(1, self.settings.population)
+        return self.partition.entity(self.rng, self.settings.population)
+
+    def pacer(self) -> Pacer | None:
+        rate = self.settings.user_rate
+        return Pacer(rate, self.rng.random()) if rate > 0 else None
 
     def next_write_id(self, run_tag: str) -> str:
         self.sequence += 1

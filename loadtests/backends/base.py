@@ -20,10 +20,13 @@ class Backend(ABC):
     """One strategy's table in one database, seen through one client."""
 
     name: str
+    absorbed_aborts = 0  # distributed runs: aborted commits the workers' clients counted
 
-    def __init__(self, strategy: Strategy, location: str, payload_bytes: int = DEFAULT_PAYLOAD_BYTES):
+    def __init__(self, strategy: Strategy, location: str, project: str, instance: str,
+                 payload_bytes: int = DEFAULT_PAYLOAD_BYTES):
         self.strategy = strategy
         self.location = location  # database id (Spanner) or table id (Bigtable)
+        self.project, self.instance_id = project, instance
         self.payload = "x" * payload_bytes
 
     @abstractmethod

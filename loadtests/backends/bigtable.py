@@ -76,7 +76,7 @@ class BigtableBackend(Backend):
         self, strategy: Strategy, location: str, project: str, instance: str,
         payload_bytes: int = DEFAULT_PAYLOAD_BYTES,
     ):
-        super().__init__(strategy, location, payload_bytes)
+        super().__init__(strategy, location, project, instance, payload_bytes)
         self.family = next(iter(strategy.column_families))
         self.nparts = len(strategy.parts)
         self.admin = bigtable.Client(project=project, admin=True)

@@ -68,7 +68,7 @@ class SpannerBackend(Backend):
         self, strategy: Strategy, location: str, project: str, instance: str,
         payload_bytes: int = DEFAULT_PAYLOAD_BYTES,
     ):
-        super().__init__(strategy, location, payload_bytes)
+        super().__init__(strategy, location, project, instance, payload_bytes)
         self.client = _client(project)
         self.instance = ensure_instance(self.client, instance)
         self.postgresql = strategy.dialect == "postgresql"
@@ -113,7 +113,7 @@ class SpannerBackend(Backend):
     @property
     def aborted_commits(self) -> int:
         """Retried ABORTED work: commits of mutation inserts, or whole DML transactions."""
-        return self.aborted_transactions if self.generated else self.commit_aborts
+        return (self.aborted_transactions if self.generated else self.commit_aborts) + self.absorbed_aborts
 
     def _count_aborted_commits(self) -> None:
         """The client retries an ABORTED commit inside `database.batch()`, with seconds of
