@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.keybench-installed
 
-.PHONY: compare smoke test install clean
+.PHONY: compare smoke test install browser clean
 
 install: $(STAMP)
 
@@ -21,8 +21,14 @@ compare: $(STAMP)
 smoke: $(STAMP)
 	$(VENV)/bin/keybench run --smoke
 
-test: $(STAMP)
+test: $(STAMP) browser
 	$(PY) -m pytest
+
+# The report test opens report.html in headless Chromium (Debian's package).
+browser:
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "make: the report test needs Chromium: sudo apt-get install chromium" >&2; exit 1; fi; }
 
 clean:
 	rm -rf $(VENV) *.egg-info

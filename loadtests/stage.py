@@ -7,7 +7,6 @@ only ask the stage for the next operation.
 from __future__ import annotations
 
 import collections
-import itertools
 import random
 import time
 import uuid
@@ -20,7 +19,7 @@ from loadtests.keys import Event, preload_keys, stable_hash
 from loadtests.plans import WRITE, ReadRequest, Span, StoredRow, strategy_plans
 from loadtests.strategies import Strategy
 from loadtests.truth import WrittenRows
-from loadtests.workload import CLOCK, INSERT, Partition, UserWorkload, WorkloadSettings
+from loadtests.workload import CLOCK, INSERT, SOLE, Partition, UserWorkload, WorkloadSettings
 
 RECENT_ROWS = 4096  # acknowledged rows that point and entity reads pick from
 PROJECT, INSTANCE = "keybench-local", "keybench"  # the emulator's project and instance
@@ -95,7 +94,7 @@ def location_name(run_id: str, strategy: Strategy) -> str:
 class Stage:
     def __init__(
         self, strategy: Strategy, backend: Backend, settings: WorkloadSettings, seed: int,
-        events=None, tag: str | None = None, partition: Partition = Partition(),
+        events=None, tag: str | None = None, partition: Partition = SOLE,
     ):
         self.strategy = strategy
         self.backend = backend

@@ -78,6 +78,9 @@ class Partition:
         return local if self.count == 1 else self.index * 100_000 + local
 
 
+SOLE = Partition()  # a run without workers
+
+
 class Pacer:
     """Open loop: a user's operations fall due every `interval_s`, whether or not the one
     before has returned. `wait()` sleeps until the next one is due and returns when that was,
@@ -102,9 +105,9 @@ class UserWorkload:
     _tags = itertools.count(1)
 
     def __init__(self, settings: WorkloadSettings, backend: str, seed: int, index: int,
-                 partition: Partition = Partition()):
+                 partition: Partition | None = None):
         self.settings = settings
-        self.partition = partition
+        self.partition = partition or SOLE
         self.rng = random.Random(f"{seed}:{backend}:{index}")
         self.operations = settings.operations(backend)
         self.weights = settings.weights(backend)
