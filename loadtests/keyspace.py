@@ -292,6 +292,17 @@ class KeyStream:
         self._intervals.append([(bytes(a), bytes(b)) for a, b in intervals])
         self._read_operations.append(operation)
 
+    def record_insert(self, encoder: KeyEncoder, key: tuple, event: Event, time_s: float) -> None:
+        """One acknowledged insert: its row and every index entry. `key` as the backend's
+        insert returned it, so a database-generated value is the real one."""
+        for space, encoded in encoder.write_keys(key, event):
+            self.add_write(space, time_s, encoded)
+
+    def record_read(self, encoder: KeyEncoder, request: ReadRequest, time_s: float, operation: str = "") -> None:
+        """One read request, as the byte intervals its spans (or its full scan) cover."""
+        space, intervals = encoder.read_intervals(request)
+        self.add_read(time_s, intervals, space, operation)
+
     def merge(self, other: KeyStream) -> KeyStream:
         """Adds another stream's writes and reads to this one (combining Locust workers)."""
         for space in other.spaces():

@@ -30,6 +30,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from pathlib import Path
+
 from loadtests.keyspace import TABLE_SPACE, KeyStream
 
 
@@ -311,3 +313,8 @@ def model_stream(stream: KeyStream, params: SplitParams | None = None) -> ModelR
         reads = [(t, intervals, op) for t, _, intervals, op in stream.reads(space, with_operation=True)]
         result.spaces[space] = model_space(times, keys, lengths, reads, params, space)
     return result
+
+
+def analyze_file(path: str | Path, params: SplitParams | None = None) -> ModelResult:
+    """The model over a saved key stream (`KeyStream.save`), e.g. for `keybench analyze RUN --nodes N`."""
+    return model_stream(KeyStream.load(path), params)

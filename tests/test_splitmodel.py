@@ -99,6 +99,41 @@ def test_ranks_and_intervals_in_rank_space():
     assert interval_ranks(distinct, b"c", b"dda") == (2, 4)
 
 
+def test_a_recorded_stream_models_like_the_simulated_one(tmp_path):
+    from loadtests.keyspace import KeyEncoder
+    from loadtests.plans import strategy_plans
+    from loadtests.simulate import make_events
+    from loadtests.splitmodel import analyze_file
+
+    strategy = strategies.catalogue("spanner")["index_monotonic"]
+    generator, encoder, stream = strategy.key_generator(1), KeyEncoder(strategy), KeyStream()
+    events = make_events(6000, population=100, seed=1, rate_per_s=1000)
+    window = strategy_plans(strategy, 10)["time_window"]
+    for i in range(len(events)):
+        event = events.event(i)
+        stream.record_insert(encoder, generator.key(event), event, event.ts_us / 1e6)
+        if i % 100 == 99:
+            stream.record_read(encoder, window.build(event.ts_us - 50_000, event.ts_us), event.ts_us / 1e6, "time_window")
+    result = analyze_file(stream.save(tmp_path / "keystream.npz"), SplitParams(nodes=NODES))
+    index = strategy.indexes[0].name
+    assert result.hot_space == index and result.spaces[index].hot_node_share >= 0.9
+    assert result.spaces[index].read_counts["time_window"] > 0
+
+
+def test_heatmap_counts_every_write_and_says_it_is_modelled(tmp_path):
+    from loadtests.heatmap import PROVENANCE, intensity, render_heatmap
+    from loadtests.simulate import simulate_stream
+
+    stream = simulate_stream(strategies.catalogue("spanner")["hash_shard"], 5000, reads_per_operation=10)
+    writes, _, _ = intensity(stream, TABLE_SPACE, "writes", buckets=100, time_bins=20)
+    assert writes.sum() == 5000 and writes.shape == (100, 20)
+    reads, _, _ = intensity(stream, TABLE_SPACE, "reads", buckets=100, time_bins=20)
+    assert reads.sum() == pytest.approx(sum(1 for _, _, iv in stream.reads(TABLE_SPACE) if iv))
+    path = render_heatmap(stream, TABLE_SPACE, "writes", tmp_path / "w.png", "spanner:hash_shard")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "modelled" in PROVENANCE
+
+
 def test_cli_simulate_prints_every_metric(capsys):
     assert main(["simulate", "--backend", "spanner", "--strategy", "hash_shard", "--rows", "5000", "--reads", "5"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
