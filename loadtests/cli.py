@@ -80,6 +80,28 @@ def _strategies(args: argparse.Namespace) -> int:
     return 0
 
 
+def _simulate(args: argparse.Namespace) -> int:
+    """The split model over a strategy's simulated key stream: no database, every figure modelled."""
+    import csv
+
+    from loadtests.simulate import simulate_strategy
+
+    if args.rows < 1 or args.nodes < 1:
+        raise KeybenchError("--rows and --nodes must be positive")
+    strategy = strategies.select(args.backend, [args.strategy], args.dialect)[0]
+    result = simulate_strategy(strategy, args.rows, nodes=args.nodes, seed=args.seed, population=args.population,
+                               reads_per_operation=args.reads)
+    metrics = {"backend": args.backend, "strategy": strategy.name, "rows": args.rows, **result.summary()}
+    if args.format == "csv":
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(metrics)
+        writer.writerow(["" if v is None else v for v in metrics.values()])
+    else:
+        for name, value in metrics.items():
+            print(f"{name}: {'' if value is None else value}")
+    return 0
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line and exit code 2."""
 
@@ -135,6 +157,20 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("strategies", help="list the strategy catalogue and how each serves the reads")
     s.add_argument("--backend", choices=("spanner", "bigtable", "all"), default="all")
     s.set_defaults(func=_strategies)
+
+    m = sub.add_parser("simulate", help="model splits and hotspots of one strategy's key stream, without a database")
+    m.add_argument("--backend", choices=("spanner", "bigtable"), required=True)
+    m.add_argument("--strategy", required=True, help="canonical strategy name (see keybench strategies)")
+    m.add_argument("--dialect", help="Spanner dialect whose fixture to use (default googlesql)")
+    m.add_argument("--rows", type=int, default=1_000_000, help="inserts to simulate (default 1000000)")
+    m.add_argument("--nodes", type=int, default=8, help="nodes serving the key ranges (default 8)")
+    m.add_argument("--seed", type=int, default=1, help="seed of every random choice (default 1)")
+    m.add_argument("--population", "--users", type=int, default=1000,
+                   help="users (Spanner) or devices (Bigtable) the inserts are spread over (default 1000)")
+    m.add_argument("--reads", type=int, default=200, help="sample reads per read operation (default 200)")
+    m.add_argument("--format", choices=("text", "csv"), default="text",
+                   help="text: one 'name: value' line per metric; csv: a header row and a value row")
+    m.set_defaults(func=_simulate)
     return p
 
 

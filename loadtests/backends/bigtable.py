@@ -21,6 +21,7 @@ from google.cloud.bigtable.data.row_filters import (
 from loadtests.backends.base import DEFAULT_PAYLOAD_BYTES, Backend
 from loadtests.errors import KeybenchError
 from loadtests.keys import Event, join_segments
+from loadtests.keyspace import bigtable_row_range
 from loadtests.plans import Span, StoredRow
 from loadtests.strategies import Strategy
 
@@ -61,12 +62,6 @@ def _scan_filter(where: tuple[str, int, int] | None):
         ValueRangeFilter(_fixed(field, lo), _fixed(field, hi), inclusive_start=True, inclusive_end=True),
     ])
     return ConditionalRowFilter(in_range, true_filter=READ_CELLS)
-
-
-def prefix_successor(prefix: bytes) -> bytes:
-    """The smallest key greater than every key that starts with `prefix`."""
-    stripped = prefix.rstrip(b"\xff")
-    return stripped[:-1] + bytes([stripped[-1] + 1]) if stripped else b""
 
 
 class BigtableBackend(Backend):
@@ -125,14 +120,12 @@ class BigtableBackend(Backend):
 
     def _row_range(self, span: Span) -> RowRange | None:
         """The row range of a span; None when it is empty because its ends are inverted
-        (unpadded numbers: "95" sorts after "105")."""
-        start = self.row_key(span.lo, open_end=len(span.lo) < self.nparts)
-        if len(span.hi) < self.nparts:
-            end, inclusive = prefix_successor(self.row_key(span.hi, open_end=True)), False
-        else:
-            end, inclusive = self.row_key(span.hi), True
-        if end and (start > end or (start == end and not inclusive)):
+        (unpadded numbers: "95" sorts after "105"). The bounds are keyspace's, which the
+        split model uses too."""
+        bounds = bigtable_row_range(self.strategy.parts, self.strategy.separator, span)
+        if bounds is None:
             return None
+        start, end, inclusive = bounds
         return RowRange(start_key=start, end_key=end or None, end_is_inclusive=inclusive)
 
     def _query(self, spans: tuple[Span, ...] | None, limit: int | None, where=None) -> ReadRowsQuery | None:

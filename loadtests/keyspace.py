@@ -1,0 +1,398 @@
+"""Order-preserving byte encodings of keys, and the key stream a run records.
+
+The emulators never split data, so keybench models splits from the keys a run writes
+(`splitmodel.py`). The model needs every key as bytes that sort exactly as the database
+sorts its rows:
+
+- Spanner: each primary-key column in declared order, ASC or DESC. INT64 and TIMESTAMP
+  (microseconds since the epoch) are 8 big-endian bytes with the sign bit flipped; STRING
+  (UTF-8) and BYTES escape 0x00 as 0x00 0xFF and end with 0x00 0x01, so that a prefix sorts
+  before its extensions and a column's encoding never runs into the next column's. A DESC
+  column is the bitwise inverse of its ASC encoding, which reverses its byte order.
+- Bigtable: the row key's raw bytes.
+
+A Spanner secondary index is its own key space: an entry's key is the index key columns
+followed by the table's primary-key columns the index does not already hold.
+
+Read spans (`plans.Span`, prefix-closed and inclusive) become half-open byte intervals
+[start, end); an empty `end` means "to the end of the space", as in Bigtable's RowRange.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import random
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from loadtests.keys import Event, Part, join_segments, ts_us_of
+from loadtests.plans import ReadRequest, Span
+
+TABLE_SPACE = "table"  # the key space of the strategy's table; an index's space is its name
+KEYSTREAM_FILE = "keystream.npz"  # the file name a run directory keeps the stream under
+FULL_SPACE = (b"", b"")  # a full scan: from the first key to the end of the space
+
+_SIGN = 1 << 63
+_STRING_END = b"\x00\x01"
+
+
+def encode_int64(value: int) -> bytes:
+    """Two's complement with the sign bit flipped: byte order is numeric order."""
+    if not -_SIGN <= value < _SIGN:
+        raise ValueError(f"{value} does not fit in INT64")
+    return ((value + _SIGN) & 0xFFFF_FFFF_FFFF_FFFF).to_bytes(8, "big")
+
+
+def encode_bytes(value: bytes) -> bytes:
+    """0x00 escaped as 0x00 0xFF and a 0x00 0x01 terminator: "ab" < "ab\\x00" < "abc"."""
+    return value.replace(b"\x00", b"\x00\xff") + _STRING_END
+
+
+def invert(encoded: bytes) -> bytes:
+    """A DESC column: every byte inverted, so byte order runs backwards."""
+    return bytes(255 - b for b in encoded) if encoded else encoded
+
+
+def encode_value(value) -> bytes:
+    """One Spanner key column value, ascending; the type follows the Python value."""
+    if isinstance(value, bool) or value is None:
+        raise TypeError(f"cannot encode key value {value!r}")
+    if isinstance(value, int):
+        return encode_int64(value)
+    if isinstance(value, str):
+        return encode_bytes(value.encode())
+    if isinstance(value, bytes | bytearray):
+        return encode_bytes(bytes(value))
+    if isinstance(value, dt.datetime):
+        return encode_int64(ts_us_of(value))
+    raise TypeError(f"cannot encode key value of type {type(value).__name__}")
+
+
+def spanner_key_bytes(parts: tuple[Part, ...], values: tuple) -> bytes:
+    """The leading `values` of a Spanner key; a shorter tuple gives the prefix every longer
+    key starting with those values begins with (the encoding of each column is prefix-free)."""
+    out = []
+    for part, value in zip(parts, values, strict=False):
+        encoded = encode_value(value)
+        out.append(invert(encoded) if part.descending else encoded)
+    return b"".join(out)
+
+
+def prefix_successor(prefix: bytes) -> bytes:
+    """The smallest key greater than every key that starts with `prefix` (b"": none is)."""
+    stripped = prefix.rstrip(b"\xff")
+    return stripped[:-1] + bytes([stripped[-1] + 1]) if stripped else b""
+
+
+def bigtable_row_range(parts: tuple[Part, ...], separator: str, span: Span) -> tuple[bytes, bytes, bool] | None:
+    """(start, end, end_inclusive) of a span over Bigtable row keys; end b"" is open.
+    None when the span is empty because its ends are inverted (unpadded numbers: "95" > "105")."""
+    nparts = len(parts)
+    start = join_segments(parts, span.lo, separator, open_end=len(span.lo) < nparts)
+    if len(span.hi) < nparts:
+        end, inclusive = prefix_successor(join_segments(parts, span.hi, separator, open_end=True)), False
+    else:
+        end, inclusive = join_segments(parts, span.hi, separator), True
+    if end and (start > end or (start == end and not inclusive)):
+        return None
+    return start, end, inclusive
+
+
+def index_key_parts(strategy, index) -> tuple[Part, ...]:
+    """An index entry's key: the index columns, then the primary-key columns it lacks."""
+    held = {p.column for p in index.parts}
+    return tuple(index.parts) + tuple(p for p in strategy.parts if p.column not in held)
+
+
+_INDEX_RNG = random.Random(0)  # index key parts (time, user, shard) never draw from it
+
+
+@dataclass(frozen=True)
+class KeyEncoder:
+    """Turns a strategy's keys, index entries and read requests into bytes of its key spaces."""
+
+    strategy: object  # strategies.Strategy (not imported: keeps this module free of I/O imports)
+
+    @property
+    def spaces(self) -> tuple[str, ...]:
+        return (TABLE_SPACE,) + tuple(i.name for i in getattr(self.strategy, "indexes", ()))
+
+    def parts_of(self, space: str) -> tuple[Part, ...]:
+        if space == TABLE_SPACE:
+            return self.strategy.parts
+        index = next(i for i in self.strategy.indexes if i.name == space)
+        return index_key_parts(self.strategy, index)
+
+    def table_key(self, key: tuple) -> bytes:
+        """The stored key of a row: `key` as the backend's insert returned it (generated values filled in)."""
+        if self.strategy.backend == "bigtable":
+            return join_segments(self.strategy.parts, key, self.strategy.separator or "")
+        return spanner_key_bytes(self.strategy.parts, key)
+
+    def index_values(self, index, key: tuple, event: Event) -> tuple:
+        by_column = dict(zip((p.column for p in self.strategy.parts), key, strict=True))
+        values = tuple(p.compute(event, _INDEX_RNG) for p in index.parts)
+        held = {p.column for p in index.parts}
+        return values + tuple(by_column[p.column] for p in self.strategy.parts if p.column not in held)
+
+    def write_keys(self, key: tuple, event: Event) -> list[tuple[str, bytes]]:
+        """(space, key bytes) of every entry one insert writes: the row and each index entry."""
+        out = [(TABLE_SPACE, self.table_key(key))]
+        for index in getattr(self.strategy, "indexes", ()):
+            parts = index_key_parts(self.strategy, index)
+            out.append((index.name, spanner_key_bytes(parts, self.index_values(index, key, event))))
+        return out
+
+    def span_interval(self, span: Span, space: str = TABLE_SPACE) -> tuple[bytes, bytes] | None:
+        """A prefix-closed span as [start, end) bytes; None when the span is empty."""
+        parts = self.parts_of(space)
+        if self.strategy.backend == "bigtable":
+            bounds = bigtable_row_range(parts, self.strategy.separator or "", span)
+            if bounds is None:
+                return None
+            start, end, inclusive = bounds
+            return start, (end + b"\x00" if inclusive else end)  # the next key after an inclusive end
+        start = spanner_key_bytes(parts, span.lo)
+        end = prefix_successor(spanner_key_bytes(parts, span.hi))
+        if end and start >= end:
+            return None
+        return start, end
+
+    def read_intervals(self, request: ReadRequest) -> tuple[str, list[tuple[bytes, bytes]]]:
+        """The key space a read touches and its byte intervals; a full scan is the whole space."""
+        space = request.index or TABLE_SPACE
+        if request.spans is None:
+            return space, [FULL_SPACE]
+        intervals = [self.span_interval(s, space) for s in request.spans]
+        return space, [i for i in intervals if i is not None]
+
+
+# --- database-generated keys -------------------------------------------------------------
+
+_OPTION = r"{}\s*=\s*(-?\d+)"
+
+
+def sequence_options(ddl: tuple[str, ...]) -> tuple[int, int | None, int | None]:
+    """(start_with_counter, skip_range_min, skip_range_max) of a strategy's bit_reversed_positive
+    sequence, read from its DDL (CREATE SEQUENCE ... OPTIONS, ALTER SEQUENCE ... SET OPTIONS)."""
+    text = " ".join(s for s in ddl if re.search(r"\bSEQUENCE\b", s, re.IGNORECASE))
+
+    def option(name: str) -> int | None:
+        found = re.findall(_OPTION.format(name), text, re.IGNORECASE)
+        return int(found[-1]) if found else None
+
+    start = option("start_with_counter")
+    return (1 if start is None else start), option("skip_range_min"), option("skip_range_max")
+
+
+def bit_reversed_array(n: np.ndarray) -> np.ndarray:
+    """keys.bit_reversed for a uint64/int64 array: the 63 value bits in reverse order."""
+    n = np.asarray(n, dtype=np.uint64)
+    table = np.array([int(f"{b:08b}"[::-1], 2) for b in range(256)], dtype=np.uint8)
+    as_bytes = n.astype("<u8").view(np.uint8).reshape(-1, 8)
+    reversed64 = table[as_bytes].view(">u8").ravel()  # little-endian bytes reversed, read big-endian
+    return (reversed64 >> np.uint64(1)).astype(np.int64)
+
+
+def generated_values(ddl: tuple[str, ...], seq: np.ndarray) -> np.ndarray:
+    """What a bit_reversed_positive sequence returns for the inserts numbered `seq` (1, 2, ...):
+    bit_reversed(counter), counting from start_with_counter and passing over counters whose
+    value falls in the skip range, as the emulator's sequence does."""
+    start, skip_min, skip_max = sequence_options(ddl)
+    seq = np.asarray(seq, dtype=np.int64)
+    if len(seq) == 0:
+        return seq
+    last = int(seq.max())
+    counters = np.arange(start, start + last + 64, dtype=np.int64)
+    values = bit_reversed_array(counters)
+    if skip_min is not None and skip_max is not None:
+        keep = (values < skip_min) | (values > skip_max)
+        while keep.sum() < last:  # a huge skip range: count further
+            counters = np.arange(start, start + 2 * len(counters), dtype=np.int64)
+            values = bit_reversed_array(counters)
+            keep = (values < skip_min) | (values > skip_max)
+        values = values[keep]
+    return values[seq - 1]
+
+
+# --- the key stream ------------------------------------------------------------------------
+
+
+def _as_key_array(keys) -> tuple[np.ndarray, np.ndarray]:
+    """Fixed-width bytes array and true lengths: numpy drops trailing NUL bytes when it
+    hands an item back, so the lengths keep what the width cannot."""
+    if isinstance(keys, np.ndarray) and keys.dtype.kind == "S":
+        # Without lengths, a key is taken to end at its last non-NUL byte.
+        return keys, np.char.str_len(keys).astype(np.uint16)
+    keys = list(keys)
+    lengths = np.fromiter((len(k) for k in keys), dtype=np.uint16, count=len(keys))
+    return np.array(keys, dtype=f"S{max(1, int(lengths.max(initial=1)))}"), lengths
+
+
+class _Chunks:
+    """Arrays appended in pieces and joined on first use: one add per write stays cheap."""
+
+    def __init__(self) -> None:
+        self.times: list[float] = []
+        self.keys: list[bytes] = []
+        self.blocks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+
+    def flush(self) -> None:
+        if self.keys:
+            keys, lengths = _as_key_array(self.keys)
+            self.blocks.append((np.array(self.times, dtype=np.float64), keys, lengths))
+            self.times, self.keys = [], []
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        self.flush()
+        if not self.blocks:
+            return np.zeros(0, np.float64), np.zeros(0, "S1"), np.zeros(0, np.uint16)
+        if len(self.blocks) > 1:
+            self.blocks = [tuple(np.concatenate(c) for c in zip(*self.blocks, strict=True))]
+        return self.blocks[0]
+
+
+class KeyStream:
+    """The keys a run wrote and the byte intervals its reads covered, per key space.
+
+    Writes: per space, time (float seconds) and key bytes. Reads: time, space and a list of
+    [start, end) intervals. Workers each fill one and the runner merges them.
+    """
+
+    def __init__(self) -> None:
+        self._writes: dict[str, _Chunks] = {}
+        self._read_times: list[float] = []
+        self._read_spaces: list[str] = []
+        self._intervals: list[list[tuple[bytes, bytes]]] = []
+        self._read_operations: list[str] = []
+
+    # recording
+    def add_write(self, space: str, time_s: float, key: bytes) -> None:
+        chunks = self._writes.setdefault(space, _Chunks())
+        chunks.times.append(float(time_s))
+        chunks.keys.append(bytes(key))
+
+    def add_writes(self, space: str, times: np.ndarray, keys: np.ndarray, lengths: np.ndarray | None = None) -> None:
+        """Many writes at once: `keys` a numpy 'S' array (or a list of bytes)."""
+        chunks = self._writes.setdefault(space, _Chunks())
+        chunks.flush()
+        keys, default_lengths = _as_key_array(keys)
+        chunks.blocks.append((np.asarray(times, dtype=np.float64), keys,
+                              default_lengths if lengths is None else np.asarray(lengths, dtype=np.uint16)))
+
+    def add_read(self, time_s: float, intervals: list[tuple[bytes, bytes]], space: str = TABLE_SPACE,
+                 operation: str = "") -> None:
+        """One read: its [start, end) byte intervals in `space`; `operation` names it (time_window, ...)."""
+        self._read_times.append(float(time_s))
+        self._read_spaces.append(space)
+        self._intervals.append([(bytes(a), bytes(b)) for a, b in intervals])
+        self._read_operations.append(operation)
+
+    def record_insert(self, encoder: KeyEncoder, key: tuple, event: Event, time_s: float) -> None:
+        """One acknowledged insert: its row and every index entry. `key` as the backend's
+        insert returned it, so a database-generated value is the real one."""
+        for space, encoded in encoder.write_keys(key, event):
+            self.add_write(space, time_s, encoded)
+
+    def record_read(self, encoder: KeyEncoder, request: ReadRequest, time_s: float, operation: str = "") -> None:
+        """One read request, as the byte intervals its spans (or its full scan) cover."""
+        space, intervals = encoder.read_intervals(request)
+        self.add_read(time_s, intervals, space, operation)
+
+    def merge(self, other: KeyStream) -> KeyStream:
+        """Adds another stream's writes and reads to this one (combining Locust workers)."""
+        for space in other.spaces():
+            times, keys, lengths = other.writes(space)
+            self.add_writes(space, times, keys, lengths)
+        for t, space, intervals, operation in other.reads(with_operation=True):
+            self.add_read(t, intervals, space, operation)
+        return self
+
+    # reading
+    def spaces(self) -> list[str]:
+        names = list(self._writes)
+        return names + [s for s in dict.fromkeys(self._read_spaces) if s not in names]
+
+    def writes(self, space: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(times, keys 'S' array, true key lengths) of a space, in recording order."""
+        chunks = self._writes.get(space)
+        return chunks.arrays() if chunks else _Chunks().arrays()
+
+    def write_count(self, space: str | None = None) -> int:
+        names = self.spaces() if space is None else [space]
+        return sum(len(self.writes(s)[0]) for s in names)
+
+    def key_at(self, space: str, i: int) -> bytes:
+        _, keys, lengths = self.writes(space)
+        return keys[i].ljust(int(lengths[i]), b"\x00")
+
+    def reads(self, space: str | None = None, with_operation: bool = False):
+        """(time, space, intervals[, operation]) of every read, or of one space's reads."""
+        for t, s, intervals, op in zip(self._read_times, self._read_spaces, self._intervals,
+                                       self._read_operations, strict=True):
+            if space is None or s == space:
+                yield (t, s, intervals, op) if with_operation else (t, s, intervals)
+
+    def mean_key_bytes(self, space: str = TABLE_SPACE) -> float:
+        lengths = self.writes(space)[2]
+        return float(lengths.mean()) if len(lengths) else 0.0
+
+    # shipping and storing
+    def _arrays(self) -> dict[str, np.ndarray]:
+        spaces = self.spaces()
+        out = {"spaces": np.array(spaces, dtype=str)}
+        for i, space in enumerate(spaces):
+            out[f"w{i}_t"], out[f"w{i}_k"], out[f"w{i}_n"] = self.writes(space)
+        owner = np.array([r for r, iv in enumerate(self._intervals) for _ in iv], dtype=np.int64)
+        starts = [a for iv in self._intervals for a, _ in iv]
+        ends = [b for iv in self._intervals for _, b in iv]
+        out["r_t"] = np.array(self._read_times, dtype=np.float64)
+        out["r_space"] = np.array([spaces.index(s) for s in self._read_spaces], dtype=np.int32)
+        out["r_op"] = np.array(self._read_operations, dtype=str)
+        out["iv_read"] = owner
+        out["iv_start"], out["iv_start_n"] = _as_key_array(starts)
+        out["iv_end"], out["iv_end_n"] = _as_key_array(ends)
+        return out
+
+    @classmethod
+    def _from_arrays(cls, data) -> KeyStream:
+        stream = cls()
+        spaces = [str(s) for s in data["spaces"]]
+        for i, space in enumerate(spaces):
+            if f"w{i}_t" in data and len(data[f"w{i}_t"]):
+                stream.add_writes(space, data[f"w{i}_t"], data[f"w{i}_k"], data[f"w{i}_n"])
+        intervals: list[list[tuple[bytes, bytes]]] = [[] for _ in range(len(data["r_t"]))]
+        for r, a, an, b, bn in zip(data["iv_read"], data["iv_start"], data["iv_start_n"],
+                                   data["iv_end"], data["iv_end_n"], strict=True):
+            intervals[int(r)].append((a.ljust(int(an), b"\x00"), b.ljust(int(bn), b"\x00")))
+        operations = [str(o) for o in data["r_op"]] if "r_op" in data else [""] * len(intervals)
+        for t, s, iv, op in zip(data["r_t"], data["r_space"], intervals, operations, strict=True):
+            stream.add_read(float(t), iv, spaces[int(s)], op)
+        return stream
+
+    def to_bytes(self) -> bytes:
+        """The whole stream as one compact blob (numpy .npz), e.g. for a Locust worker report."""
+        buffer = io.BytesIO()
+        np.savez(buffer, **self._arrays())
+        return buffer.getvalue()
+
+    @classmethod
+    def from_bytes(cls, blob: bytes) -> KeyStream:
+        with np.load(io.BytesIO(blob), allow_pickle=False) as data:
+            return cls._from_arrays(data)
+
+    def save(self, path: str | Path) -> Path:
+        """One file, e.g. `<run dir>/keystream.npz`."""
+        path = Path(path)
+        with path.open("wb") as f:
+            np.savez(f, **self._arrays())
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> KeyStream:
+        with np.load(Path(path), allow_pickle=False) as data:
+            return cls._from_arrays(data)
