@@ -38,6 +38,7 @@ def _run(args: argparse.Namespace) -> int:
         rate=args.rate,
         workers=args.workers,
         report=not args.no_report,
+        nodes=args.nodes,
     )
     return run(options)
 
@@ -102,6 +103,40 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _analyze(args: argparse.Namespace) -> int:
+    """The split model again over a saved run's key streams, with other parameters."""
+    import csv
+
+    from loadtests.splitmodel import SplitParams, analyze_file
+
+    if args.nodes < 1:
+        raise KeybenchError(f"--nodes must be at least 1, got {args.nodes}")
+    streams = sorted((Path(args.run) / "keystream").glob("*.npz"))
+    if not streams:
+        raise KeybenchError(f"{args.run} has no keystream/*.npz: not a keybench run directory, or one from before "
+                            "key streams were recorded")
+    rows = []
+    for path in streams:
+        s = analyze_file(path, SplitParams(nodes=args.nodes)).summary()
+        rows.append({"unit": path.stem, **{k: s[k] for k in (
+            "nodes", "hot_space", "hot_node_share", "effective_nodes", "write_throughput_vs_ideal",
+            "read_ranges_touched", "mean_key_bytes", "windows", "writes")}})
+    if args.format == "csv":
+        writer = csv.DictWriter(sys.stdout, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows({k: "" if v is None else (f"{v:.4g}" if isinstance(v, float) else v) for k, v in r.items()}
+                         for r in rows)
+        return 0
+    print(f"modelled, not measured: the split model over each stage's recorded keys, {args.nodes} nodes")
+    print(f"{'unit':44} {'hot_space':24} {'hot_node_share':>14} {'effective_nodes':>15} {'vs_ideal':>8} "
+          f"{'read_ranges':>11} {'key_bytes':>9} {'windows':>7}")
+    for r in rows:
+        touched = "" if r["read_ranges_touched"] is None else f"{r['read_ranges_touched']:.2f}"
+        print(f"{r['unit']:44} {r['hot_space']:24} {r['hot_node_share']:14.3f} {r['effective_nodes']:15.2f} "
+              f"{r['write_throughput_vs_ideal']:8.3f} {touched:>11} {r['mean_key_bytes']:9.1f} {r['windows']:7}")
+    return 0
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line and exit code 2."""
 
@@ -134,7 +169,8 @@ def parser() -> argparse.ArgumentParser:
                         "from each operation's intended start (default: closed loop, each user back to back)")
     r.add_argument("--workers", type=int, default=0,
                    help="run each stage's users in N Locust worker processes under a master (default 0: in-process)")
-    r.add_argument("--no-report", action="store_true", help="do not write report.html at the end")
+    r.add_argument("--no-report", action="store_true", help="do not write report.html and the heatmaps at the end")
+    r.add_argument("--nodes", type=int, default=8, help="nodes of the split model over the recorded keys (default 8)")
     r.add_argument("--buckets", type=int, help="shard or salt count N of hash_shard, salted, ... (default: each fixture's)")
     r.add_argument("--payload-bytes", type=int, default=100, help="size of the non-key column of every row (default 100)")
     r.set_defaults(func=_run)
@@ -145,6 +181,12 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--fail-on", action="append", default=[], metavar="RULE",
                    help="exit 1 when B breaks it: 'p99_ms>+20%%' (above A by 20%%), 'rps<-10%%', 'failures>0'")
     c.set_defaults(func=_compare)
+
+    a = sub.add_parser("analyze", help="re-run the split model on a saved run's key streams, e.g. with more nodes")
+    a.add_argument("run", help="a run directory, e.g. results/20261122T101500Z")
+    a.add_argument("--nodes", type=int, default=8, help="nodes of the model (default 8)")
+    a.add_argument("--format", choices=("text", "csv"), default="text")
+    a.set_defaults(func=_analyze)
 
     rp = sub.add_parser("report", help="write report.html (plots and the summary table) into a run directory")
     rp.add_argument("run", help="a run directory, e.g. results/20261122T101500Z")

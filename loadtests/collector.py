@@ -18,12 +18,15 @@ Locust workers ship `snapshot()` to the master, which rebuilds and merges them.
 
 from __future__ import annotations
 
+import base64
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from collections.abc import Iterator
 
 from hdrh.histogram import HdrHistogram
+
+from loadtests.keyspace import KeyStream
 
 LOWEST_US, HIGHEST_US, SIGNIFICANT_DIGITS = 1, 60_000_000, 3
 
@@ -97,6 +100,7 @@ class Collector:
         self.first_op: float | None = None  # monotonic time of the first and last recorded operation
         self.last_op: float | None = None
         self.absorbed_seconds = 0.0  # the longest active time of the workers absorbed
+        self.keys = KeyStream()  # every acknowledged write's key and every read's key ranges, for the split model
 
     def register(self, series: Series, access: str) -> None:
         self.stats.setdefault(series, OperationStats(access))
@@ -187,6 +191,7 @@ class Collector:
                         for (second, series), s in self.seconds.items()],
             "ledger": {name: sorted(getattr(self.ledger, name)) for name in ("attempted", "acknowledged", "failed")},
             "active_seconds": self.active_seconds(),
+            "keystream": base64.b64encode(self.keys.to_bytes()).decode(),
         }
 
     def absorb(self, snapshot: dict) -> None:
@@ -209,6 +214,7 @@ class Collector:
             mine.failures += failures
         for name in ("attempted", "acknowledged", "failed"):
             getattr(self.ledger, name).update(snapshot["ledger"][name])
+        self.keys.merge(KeyStream.from_bytes(base64.b64decode(snapshot["keystream"])))
         # The workers ran side by side: the stage was active as long as the longest of them.
         self.absorbed_seconds = max(self.absorbed_seconds, snapshot["active_seconds"])
 

@@ -27,6 +27,7 @@ import gevent
 import gevent.event
 
 from loadtests import strategies
+from loadtests.collector import Collector
 from loadtests.stage import Stage, make_backend
 from loadtests.workload import Partition, WorkloadSettings
 
@@ -91,7 +92,8 @@ class MasterSide:
 
     def gather(self) -> dict[int, int]:
         """After the users stopped: ask every worker for a final report, wait for it, and
-        merge all into the master's stage. Returns each worker's operation count."""
+        merge all into the master's stage, replacing what an earlier gather merged (a web-UI
+        test may stop and gather more than once). Returns each worker's operation count."""
         self.flushed_at = time.monotonic()
         self.environment.runner.send_message(FLUSH_MESSAGE)
         deadline = self.flushed_at + FINAL_REPORT_TIMEOUT_S
@@ -99,9 +101,15 @@ class MasterSide:
             gevent.sleep(0.1)
         if not self._all_final():
             log.warning("keybench: not every worker sent its final report; merging the latest ones")
+        old = self.stage.collector
+        merged = Collector(old.events)
+        for series, stats in old.stats.items():  # keep the stage's operation order
+            merged.register(series, stats.access)
+        self.stage.collector = merged
+        self.stage.backend.absorbed_aborts = 0
         counts = {}
         for report in self.latest.values():
-            self.stage.collector.absorb(report["snapshot"])
+            merged.absorb(report["snapshot"])
             self.stage.backend.absorbed_aborts += report["aborted_commits"] or 0
             counts[report["index"]] = sum(s[4]["requests"] for s in report["snapshot"]["stats"])
         return dict(sorted(counts.items()))
@@ -127,6 +135,10 @@ def attach_worker(environment) -> None:
         environment.keybench_stage_ready.set()
 
     def on_flush(environment, **_kw) -> None:
+        # A plain `locust --master` that hits its run time stops its own users but not the
+        # workers' before the test_stop event: stop them here, so the report is final.
+        if environment.runner.user_count:
+            environment.runner.stop()
         environment.runner._send_stats()  # the report_to_master path, now rather than in up to 3 s
 
     def on_report(client_id: str, data: dict, **_kw) -> None:
@@ -146,6 +158,6 @@ def attach_worker(environment) -> None:
             stage.teardown(drop=False)  # the master owns the table
 
     environment.runner.register_message(STAGE_MESSAGE, on_stage)
-    environment.runner.register_message(FLUSH_MESSAGE, on_flush)
+    environment.runner.register_message(FLUSH_MESSAGE, on_flush, concurrent=True)
     environment.events.report_to_master.add_listener(on_report)
     environment.events.quitting.add_listener(on_quit)

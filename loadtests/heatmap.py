@@ -22,6 +22,13 @@ WRITES, READS = "writes", "reads"
 PROVENANCE = "modelled from the recorded key stream"
 
 
+def resolution(writes: int) -> tuple[int, int]:
+    """(key buckets, time bins) for a stream of `writes`: about 1,000 buckets and 200 time
+    bins at scale, fewer for a short emulator stage so a cell holds a few writes on average
+    and an even spread reads as a field rather than scattered dots."""
+    return min(1000, max(16, writes // 100)), min(200, max(20, writes // 40))
+
+
 def bucket_edges(ranks: np.ndarray, buckets: int) -> np.ndarray:
     """Start rank of each bucket: quantiles of the ranks written (duplicates merged)."""
     ordered = np.sort(ranks)
@@ -64,14 +71,15 @@ def intensity(stream: KeyStream, space: str = TABLE_SPACE, kind: str = WRITES, b
 
 
 def render_heatmap(stream: KeyStream, space: str, kind: str, path: str | Path, title: str,
-                   buckets: int = 1000, time_bins: int = 200) -> Path:
+                   buckets: int | None = None, time_bins: int | None = None) -> Path:
     """Writes a PNG heatmap of one key space's writes or reads and returns its path."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    matrix, t0, t1 = intensity(stream, space, kind, buckets, time_bins)
+    auto_buckets, auto_bins = resolution(stream.write_count(space))
+    matrix, t0, t1 = intensity(stream, space, kind, buckets or auto_buckets, time_bins or auto_bins)
     fig, ax = plt.subplots(figsize=(10, 5), dpi=100)
     image = ax.imshow(matrix, origin="lower", aspect="auto", cmap="inferno", interpolation="nearest",
                       extent=(0.0, max(t1 - t0, 1e-9), 0, matrix.shape[0]))

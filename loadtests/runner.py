@@ -31,6 +31,8 @@ from locust.stats import PERCENTILES_TO_REPORT, StatsCSV
 
 from loadtests import __version__, emulators, strategies
 from loadtests.distributed import MasterSide
+from loadtests.keyspace import TABLE_SPACE, KeyStream
+from loadtests.splitmodel import SplitParams, model_columns, model_stream
 from loadtests.errors import KeybenchError
 from loadtests.results import (
     TIMESERIES_COLUMNS,
@@ -79,7 +81,8 @@ class RunOptions:
     repeat: int = 1  # runs of the whole stage list, interleaved
     rate: float | None = None  # open loop: operations per second per stage, spread over the users
     workers: int = 0  # Locust worker processes per stage; 0 runs the users in this process
-    report: bool = True  # write report.html at the end
+    report: bool = True  # write report.html (and the heatmaps) at the end
+    nodes: int = 8  # the split model's nodes
 
 
     def validate(self) -> None:
@@ -103,6 +106,8 @@ class RunOptions:
             raise KeybenchError(f"--workers must not be negative, got {self.workers}")
         if self.workers > self.users:
             raise KeybenchError(f"--workers {self.workers} exceeds --users {self.users}: a worker without users does nothing")
+        if self.nodes < 1:
+            raise KeybenchError(f"--nodes must be at least 1, got {self.nodes}")
         if self.buckets is not None and self.buckets < 1:
             raise KeybenchError(f"--buckets must be at least 1, got {self.buckets}")
 
@@ -271,8 +276,7 @@ def run_stage(strategy: strategies.Strategy, ep: emulators.Endpoint, options: Ru
         stage.teardown(drop=True)
     ops, failures = stage.collector.totals()
     _progress(f"  {label}  done: ops {ops:,}  failures {failures}  integrity {integrity.describe()}")
-    write_locust_csvs(
-        run_dir, f"{strategy.backend}-{strategy.name}" + (f"-{strategy.dialect}" if strategy.dialect else "") + suffix, env)
+    write_locust_csvs(run_dir, unit_name(strategy) + suffix, env)
     for series, stats in stage.collector.stats.items():
         for reason, count in stats.errors.items():
             _progress(f"  {series.operation} failed {count}x: {reason}")
@@ -290,6 +294,34 @@ def run_stage(strategy: strategies.Strategy, ep: emulators.Endpoint, options: Ru
     }
     return StageOutcome(stage, seconds, integrity, tenant_drop, ep.restartable,
                         timeseries_rows(stage.collector, started), record)
+
+
+def unit_name(strategy: strategies.Strategy) -> str:
+    return f"{strategy.backend}-{strategy.name}" + (f"-{strategy.dialect}" if strategy.dialect else "")
+
+
+def model_stage(runs: list[StageOutcome], rows: list[dict], options: RunOptions, run_dir: RunDirectory) -> None:
+    """Save the stage's key stream, add the split model's columns to its rows, and draw its
+    heatmaps. Every figure here is modelled: the emulators never split."""
+    stream = KeyStream()
+    for outcome in runs:
+        stream.merge(outcome.stage.collector.keys)
+    strategy = runs[0].stage.strategy
+    name = unit_name(strategy)
+    run_dir.partial.joinpath("keystream").mkdir(exist_ok=True)
+    stream.save(run_dir.partial / "keystream" / f"{name}.npz")
+    result = model_stream(stream, SplitParams(nodes=options.nodes))
+    for row in rows:
+        row.update(model_columns(result, row["operation"]))
+    if options.report and stream.spaces():
+        from loadtests.heatmap import render_heatmap
+
+        heatmaps = run_dir.partial / "heatmaps"
+        heatmaps.mkdir(exist_ok=True)
+        for space in stream.spaces():
+            suffix = "" if space == TABLE_SPACE else f"-{space}"
+            for kind in ("writes", "reads"):
+                render_heatmap(stream, space, kind, heatmaps / f"{name}{suffix}-{kind}.png", strategy.label)
 
 
 def run(options: RunOptions) -> int:
@@ -343,6 +375,7 @@ def run(options: RunOptions) -> int:
         for runs in outcomes.values():
             stage_summary, integrity, tenant_drop = repeated_rows(
                 [(o.stage, o.seconds, o.integrity, o.tenant_drop, o.fresh) for o in runs])
+            model_stage(runs, stage_summary, options, run_dir)
             rows.extend(stage_summary)
             problems.extend(stage_problems(runs[0].stage, stage_summary, integrity, tenant_drop))
         run_dir.write("summary.csv", to_csv(rows))

@@ -3,7 +3,9 @@ the `--strategy` option, a stage set up once the options are parsed, and the int
 audit and keybench summary when Locust quits.
 
 Plain Locust uses the emulator it finds (environment variables, or the default port of
-`keybench emulators up` / `docker compose up`) and starts nothing itself.
+`keybench emulators up` / `docker compose up`) and starts nothing itself. In Locust's
+distributed mode the master (`--master`) creates the table and audits it; workers
+(`--worker --master-host HOST`) get the stage from the master (see `distributed.py`).
 """
 
 from __future__ import annotations
@@ -11,9 +13,10 @@ from __future__ import annotations
 import sys
 
 from locust import events
-from locust.runners import WorkerRunner
+from locust.runners import MasterRunner, WorkerRunner
 
 from loadtests import emulators, strategies
+from loadtests.distributed import MasterSide, attach_worker
 from loadtests.errors import KeybenchError
 from loadtests.results import side_by_side, stage_problems, stage_rows
 from loadtests.stage import INSTANCE, PROJECT, Stage, location_name, make_backend, run_tag
@@ -43,7 +46,8 @@ def scenario(backend: str) -> type[KeybenchUser]:
     @events.init.add_listener
     def _setup(environment, **_kw):
         if isinstance(environment.runner, WorkerRunner):
-            raise SystemExit("keybench: error: distributed workers are driven by `keybench run --workers` (not yet available)")
+            attach_worker(environment)  # the master sends the stage and this worker's share
+            return
         opts = environment.parsed_options
         try:
             if not opts.strategy:
@@ -63,6 +67,13 @@ def scenario(backend: str) -> type[KeybenchUser]:
             raise SystemExit(exc.exit_code) from None
         environment.keybench_stage = stage
         state.update(stage=stage, keep=opts.keep_data)
+        if isinstance(environment.runner, MasterRunner):
+            state["master"] = MasterSide(environment, stage, None)
+
+    @events.test_stop.add_listener
+    def _gather(environment, **_kw):
+        if "master" in state:
+            state["master"].gather()
 
     @events.quitting.add_listener
     def _audit(environment, **_kw):

@@ -318,3 +318,25 @@ def model_stream(stream: KeyStream, params: SplitParams | None = None) -> ModelR
 def analyze_file(path: str | Path, params: SplitParams | None = None) -> ModelResult:
     """The model over a saved key stream (`KeyStream.save`), e.g. for `keybench analyze RUN --nodes N`."""
     return model_stream(KeyStream.load(path), params)
+
+
+MODEL_COLUMNS = ("model_space", "hot_node_share", "effective_nodes", "write_throughput_vs_ideal",
+                 "read_ranges_touched", "mean_key_bytes", "model_windows")
+
+
+def model_columns(result: ModelResult, operation: str) -> dict:
+    """A summary row's modelled columns: the strategy's write figures on every row of it,
+    the ranges one read touches on that read's row."""
+    if not result.spaces:
+        return {c: "" for c in MODEL_COLUMNS}
+    s = result.summary()
+    touched = result.read_ranges_by_operation().get(operation)
+    return {
+        "model_space": s["hot_space"],
+        "hot_node_share": f"{s['hot_node_share']:.3f}",
+        "effective_nodes": f"{s['effective_nodes']:.2f}",
+        "write_throughput_vs_ideal": f"{s['write_throughput_vs_ideal']:.3f}",
+        "read_ranges_touched": "" if touched is None else f"{touched:.2f}",
+        "mean_key_bytes": f"{s['mean_key_bytes']:.1f}",
+        "model_windows": s["windows"],
+    }

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from loadtests.backends.base import Backend, KeyCollision
 from loadtests.collector import Collector, Series
 from loadtests.keys import Event, preload_keys, stable_hash
+from loadtests.keyspace import KeyEncoder
 from loadtests.plans import WRITE, ReadRequest, Span, StoredRow, strategy_plans
 from loadtests.strategies import Strategy
 from loadtests.truth import WrittenRows
@@ -106,6 +107,7 @@ class Stage:
         # Workers draw different random keys (UUIDs, ...) from different seeds.
         self.generator = strategy.key_generator(seed if partition.count == 1 else stable_hash(seed, partition.index))
         self.plans = strategy_plans(strategy, settings.latest_n)
+        self.encoder = KeyEncoder(strategy)  # keys as the database orders them, for the split model
         self.recent: collections.deque[tuple[tuple, StoredRow]] = collections.deque(maxlen=RECENT_ROWS)
         self.written = WrittenRows()
         self._seq = partition.insert_numbers()
@@ -175,6 +177,7 @@ class Stage:
         if m.error is None and not m.collision:
             row = StoredRow(event.entity, event.ts_us, event.write_id, event.seq)
             self.written.add(row, time.monotonic_ns())
+            self.collector.keys.record_insert(self.encoder, key, event, time.time())
             self.recent.append((key, row))
 
     def preload(self) -> int:
@@ -209,6 +212,7 @@ class Stage:
             # A full scan reads every row the table holds, whatever the client keeps.
             m.rows_scanned = max(len(raw), len(self.written)) if request.spans is None else len(raw)
         if m.error is None:
+            self.collector.keys.record_read(self.encoder, request, time.time(), op)
             self.collector.add_missing(self.series[op], len(expected(rows) - {r.write_id for r in rows}))
 
     def finish(self) -> tuple[Integrity, TenantDrop | None]:

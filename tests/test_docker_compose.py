@@ -33,3 +33,18 @@ def test_both_emulators_have_health_checks():
     ready = services["spanner-ready"]
     assert ready["depends_on"] == ["spanner"] and "healthcheck" in ready
     assert "spanner:9020" in " ".join(ready["command"])
+
+
+def test_the_load_profile_runs_a_locust_master_and_scalable_workers_against_both_emulators():
+    services = compose()
+    master, worker = services["locust-master"], services["locust-worker"]
+    assert master["profiles"] == worker["profiles"] == ["load"]
+    assert "--master " in master["command"] and "--expect-workers ${WORKERS:-2}" in master["command"]
+    assert "--worker --master-host locust-master" in worker["command"]
+    assert "ports" not in worker and "container_name" not in worker  # `--scale locust-worker=N` needs neither
+    for service in (master, worker):
+        assert service["build"] == "."
+        assert service["environment"] == {"SPANNER_EMULATOR_HOST": "spanner:9010", "BIGTABLE_EMULATOR_HOST": "bigtable:8086"}
+    assert master["depends_on"]["bigtable"]["condition"] == "service_healthy"
+    dockerfile = (REPO / "Dockerfile").read_text()
+    assert "COPY loadtests loadtests" in dockerfile and "COPY schemas schemas" in dockerfile and "pip install" in dockerfile

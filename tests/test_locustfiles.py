@@ -1,5 +1,6 @@
 """The scenarios run under plain Locust, without the keybench wrapper."""
 
+import csv
 import os
 import subprocess
 import sys
@@ -45,3 +46,32 @@ def test_plain_locust_finds_emulators_started_by_keybench_emulators_up(native_bi
         assert "integrity: ok" in result.stdout
     finally:
         assert keybench("emulators", "down", timeout=60).returncode == 0
+
+
+def test_plain_locust_master_and_two_workers_audit_every_write_the_workers_made(emulator_hosts, tmp_path):
+    """As across machines: `--master` on one host, `--worker --master-host` on the others."""
+    from loadtests.emulators import free_port
+
+    port = str(free_port())
+    workers = [subprocess.Popen(
+        [sys.executable, "-m", "locust", "-f", "loadtests/bigtable_locustfile.py", "--worker",
+         "--master-host", "127.0.0.1", "--master-port", port], cwd=REPO, env=dict(os.environ),
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(2)]
+    try:
+        master = locust("-f", "loadtests/bigtable_locustfile.py", "--master", "--master-bind-host", "127.0.0.1",
+                        "--master-bind-port", port, "--expect-workers", "2", "--strategy", "salted", "--headless",
+                        "-u", "4", "-r", "4", "-t", "3s", "--csv", str(tmp_path / "out"))
+    finally:
+        for w in workers:
+            try:
+                w.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                w.kill()
+                w.wait()
+    assert master.returncode == 0, master.stderr[-2000:]
+    line = next(x for x in master.stdout.splitlines() if x.startswith("integrity:"))
+    acknowledged = int(line.split("(")[1].split()[0])
+    with open(tmp_path / "out_stats.csv") as f:
+        inserts = next(r for r in csv.DictReader(f) if r["Name"] == "insert")
+    assert line.startswith("integrity: ok") and acknowledged == int(inserts["Request Count"]) > 0, line
+    assert [w.returncode for w in workers] == [0, 0]
