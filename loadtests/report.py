@@ -54,7 +54,10 @@ def latency_plot(rows: list[dict], title: str, path: Path) -> Path:
     ax.set_xlabel("latency, ms (measured on the emulator; log scale)")
     ax.set_title(title)
     ax.grid(axis="x", which="both", alpha=0.3)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+    if rows:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+    else:
+        ax.text(0.5, 0.5, "no operation completed", ha="center", va="center", transform=ax.transAxes)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)

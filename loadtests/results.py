@@ -78,7 +78,7 @@ def summary_row(
         "fresh_emulator": "yes" if fresh else "no",
         "documented": documented,
         "note": note,
-    } | _spread(1, h, n)
+    } | _spread(1, h, n) | {c: "" for c in MODEL_COLUMNS}  # the split model fills these in per stage
 
 
 def _spread(repetitions: int, h, n: int) -> dict:
