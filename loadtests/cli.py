@@ -16,7 +16,7 @@ SMOKE_USERS, SMOKE_DURATION = 4, "3s"
 
 def _run(args: argparse.Namespace) -> int:
     from loadtests.runner import RunOptions, parse_duration, run
-    from loadtests.workload import WorkloadSettings
+    from loadtests.workload import DEFAULT_MIX, WorkloadSettings, parse_mix
 
     backends = strategies.BACKENDS if args.backend == "all" else (args.backend,)
     users = args.users if args.users is not None else (SMOKE_USERS if args.smoke else 8)
@@ -30,7 +30,8 @@ def _run(args: argparse.Namespace) -> int:
         results_dir=Path(args.results_dir),
         smoke=args.smoke,
         seed=args.seed,
-        settings=WorkloadSettings(population=args.population, payload_bytes=args.payload_bytes),
+        settings=WorkloadSettings(population=args.population, payload_bytes=args.payload_bytes,
+                                  mix=parse_mix(args.mix) if args.mix is not None else dict(DEFAULT_MIX)),
         run_id=args.run_id,
         buckets=args.buckets,
         dialects=tuple(d.strip() for d in args.dialects.split(",") if d.strip()),
@@ -39,6 +40,10 @@ def _run(args: argparse.Namespace) -> int:
         workers=args.workers,
         report=not args.no_report,
         nodes=args.nodes,
+        target=args.target,
+        project=args.project,
+        instance=args.instance,
+        dry_run=args.dry_run,
     )
     return run(options)
 
@@ -62,7 +67,10 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _emulators(args: argparse.Namespace) -> int:
-    action = {"up": emulators.up, "down": emulators.down, "status": emulators.status}[args.action]
+    if args.any_port and args.action != "up":
+        raise KeybenchError("--any-port applies to `keybench emulators up` only")
+    action = {"up": lambda: emulators.up(any_port=args.any_port), "down": emulators.down,
+              "status": emulators.status}[args.action]
     for line in action():
         print(line)
     return 0
@@ -173,6 +181,15 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--nodes", type=int, default=8, help="nodes of the split model over the recorded keys (default 8)")
     r.add_argument("--buckets", type=int, help="shard or salt count N of hash_shard, salted, ... (default: each fixture's)")
     r.add_argument("--payload-bytes", type=int, default=100, help="size of the non-key column of every row (default 100)")
+    r.add_argument("--mix", help="weight per operation, e.g. insert=8,point_read=1,latest_n=1 (operations left out "
+                                 "weigh 0; default insert=8 and 1 for each read)")
+    r.add_argument("--target", choices=("emulator", "real"), default="emulator",
+                   help="emulator (default): only emulators, found or started; real: an existing instance named by "
+                        "--project and --instance")
+    r.add_argument("--project", help="Google Cloud project of the real instance (with --target real only)")
+    r.add_argument("--instance", help="existing Spanner or Bigtable instance id (with --target real only)")
+    r.add_argument("--dry-run", action="store_true",
+                   help="print the stages, the names they would create and the write estimate; contact nothing")
     r.set_defaults(func=_run)
 
     c = sub.add_parser("compare", help="two runs side by side with ratios; --fail-on gates a CI job")
@@ -194,6 +211,8 @@ def parser() -> argparse.ArgumentParser:
 
     e = sub.add_parser("emulators", help="start, stop or inspect the native emulators")
     e.add_argument("action", choices=("up", "down", "status"))
+    e.add_argument("--any-port", action="store_true",
+                   help="up: when a port is held by another process, start on a free port and print it")
     e.set_defaults(func=_emulators)
 
     s = sub.add_parser("strategies", help="list the strategy catalogue and how each serves the reads")

@@ -20,7 +20,7 @@ import signal
 import socket
 import subprocess
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import grpc
@@ -308,6 +308,11 @@ class Endpoint:
     address: str
     source: str  # "environment", "keybench emulators up", "already running", "started by this run"
     emulator: Emulator | None = None  # set when this run started it, so it may restart it
+    # A real instance (`--target real`, see target.py) is an endpoint too, never an emulator.
+    target: str = "emulator"
+    project: str | None = None  # None: the emulator's own project and instance (stage.PROJECT, INSTANCE)
+    instance: str | None = None
+    created: set[str] = field(default_factory=set)  # databases/tables this run created here and not yet dropped
 
     @property
     def restartable(self) -> bool:
@@ -339,10 +344,16 @@ def resolve(backend: str, may_start: bool = True) -> Endpoint:
     port = default_port(backend)
     default = f"{HOST}:{port}"
     ours = {e.address: e for e in recorded() if e.backend == backend}
-    ok, _ = answers(default)
+    ok, why = answers(default)
     if ok:
         source = ours[default].started_by if default in ours else "already running"
         return Endpoint(backend, default, source)
+    if not port_is_free(port):
+        # Something listens there but is no emulator: starting one would fail, and using it would hang.
+        raise KeybenchError(
+            f"{default} is held by {port_holder(port)}, which does not answer as a {title} emulator ({why}); "
+            f"stop it, or set {PORT_OVERRIDES[backend]} to another port or {ENV_VARS[backend]} to an emulator"
+        )
     if not may_start or binary(backend) is None:
         raise KeybenchError(f"no {title} emulator answers at {default} and none is installed; {fix_hint(backend)}")
     emulator = start(backend, port, f"keybench run (pid {os.getpid()})", detach=False)
@@ -351,30 +362,52 @@ def resolve(backend: str, may_start: bool = True) -> Endpoint:
 
 def use(endpoint: Endpoint) -> None:
     """Point this process's clients (and Locust workers it forks) at the endpoint."""
+    if endpoint.target != "emulator":
+        return  # the clients reach a real instance when no *_EMULATOR_HOST is set (target.check saw to that)
     os.environ[ENV_VARS[endpoint.backend]] = endpoint.address
 
 
 # ---------------------------------------------------------------- the `emulators` command
 
 
-def up() -> list[str]:
-    lines = []
+def up(any_port: bool = False) -> list[str]:
+    """Start each emulator that is not already running. A port held by a process that is not
+    an emulator is an error naming that process, unless `any_port`: then a free port is
+    used and printed. Every port is checked before anything starts, so an error starts nothing."""
+    lines, plan, addresses = [], [], {}
     for backend in BACKENDS:
         title, env = TITLES[backend], ENV_VARS[backend]
         if os.environ.get(env):
             lines.append(f"{title}: {env}={os.environ[env]} is set; keybench uses it and starts nothing")
+            addresses[backend] = os.environ[env]
             continue
         port = default_port(backend)
         mine = [e for e in recorded() if e.backend == backend and e.port == port]
         if mine:
             lines.append(f"{title}: already running at {mine[0].address} (pid {mine[0].pid}, started by keybench)")
+            addresses[backend] = mine[0].address
             continue
-        if answers(f"{HOST}:{port}")[0]:
+        ok, why = answers(f"{HOST}:{port}")
+        if ok:
             lines.append(f"{title}: something already answers at {HOST}:{port} (not started by keybench); left alone")
+            addresses[backend] = f"{HOST}:{port}"
             continue
+        if not port_is_free(port):
+            holder = port_holder(port)
+            if not any_port:
+                raise KeybenchError(
+                    f"cannot start the {title} emulator: port {port} is in use by {holder}, which is not an "
+                    f"emulator ({why}); stop it, set {PORT_OVERRIDES[backend]} to another port, "
+                    f"or run `keybench emulators up --any-port`"
+                )
+            busy, port = port, free_port()
+            lines.append(f"{title}: port {busy} is in use by {holder}; using free port {port} instead")
+        plan.append((backend, port))
+    for backend, port in plan:
         emulator = start(backend, port, "keybench emulators up", detach=True)
-        lines.append(f"{title}: started at {emulator.address} (pid {emulator.pid}, log {emulator.log})")
-    lines.append(" ".join(["export"] + [f"{ENV_VARS[b]}={HOST}:{default_port(b)}" for b in BACKENDS]))
+        addresses[backend] = emulator.address
+        lines.append(f"{TITLES[backend]}: started at {emulator.address} (pid {emulator.pid}, log {emulator.log})")
+    lines.append(" ".join(["export"] + [f"{ENV_VARS[b]}={addresses[b]}" for b in BACKENDS]))
     return lines
 
 

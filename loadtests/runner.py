@@ -29,7 +29,7 @@ from locust.env import Environment
 from locust.event import Events
 from locust.stats import PERCENTILES_TO_REPORT, StatsCSV
 
-from loadtests import __version__, emulators, strategies
+from loadtests import __version__, emulators, strategies, target
 from loadtests.distributed import MasterSide
 from loadtests.keyspace import TABLE_SPACE, KeyStream
 from loadtests.splitmodel import SplitParams, model_columns, model_stream
@@ -43,9 +43,9 @@ from loadtests.results import (
     timeseries_rows,
     to_csv,
 )
-from loadtests.stage import INSTANCE, PROJECT, Integrity, Stage, location_name, make_backend, run_tag
+from loadtests.stage import Integrity, Stage, location_name, make_backend, run_tag
 from loadtests.users import StageUser
-from loadtests.workload import WorkloadSettings
+from loadtests.workload import WorkloadSettings, check_mix
 
 PROGRESS_EVERY_S = 5.0
 STOP_TIMEOUT_S = 30.0  # users finish the operation in flight before a stage ends
@@ -83,6 +83,10 @@ class RunOptions:
     workers: int = 0  # Locust worker processes per stage; 0 runs the users in this process
     report: bool = True  # write report.html (and the heatmaps) at the end
     nodes: int = 8  # the split model's nodes
+    target: str = "emulator"  # or "real": an existing instance named by project and instance (see target.py)
+    project: str | None = None
+    instance: str | None = None
+    dry_run: bool = False  # print the plan and the write estimate, contact nothing
 
 
     def validate(self) -> None:
@@ -110,6 +114,8 @@ class RunOptions:
             raise KeybenchError(f"--nodes must be at least 1, got {self.nodes}")
         if self.buckets is not None and self.buckets < 1:
             raise KeybenchError(f"--buckets must be at least 1, got {self.buckets}")
+        check_mix(self.settings.mix, self.backends)
+        target.check(self)
 
 
 def plan_stages(options: RunOptions) -> list[strategies.Strategy]:
@@ -231,9 +237,9 @@ def _machine() -> dict:
 
 
 def _endpoint_record(ep: emulators.Endpoint) -> dict:
-    started_by_keybench = ep.source != "environment" and ep.source != "already running"
+    started_by_keybench = ep.target == "emulator" and ep.source not in ("environment", "already running")
     return {
-        "address": ep.address, "source": ep.source, "target": "emulator",
+        "address": ep.address, "source": ep.source, "target": ep.target,
         # Only for emulators keybench started: others may be any version (Docker images, ...).
         "emulator_version": f"google-cloud-cli {emulators.sdk_version()}" if started_by_keybench else "unknown",
     }
@@ -265,7 +271,8 @@ class StageOutcome:
 def run_stage(strategy: strategies.Strategy, ep: emulators.Endpoint, options: RunOptions, tag: str,
               label: str, run_dir: RunDirectory, suffix: str = "") -> StageOutcome:
     """One strategy on a fresh table: load, audit, the strategy's own checks, results."""
-    backend = make_backend(strategy, location_name(tag, strategy), PROJECT, INSTANCE, options.settings.payload_bytes)
+    backend = target.OwnLocationsOnly(make_backend(strategy, location_name(tag, strategy), *target.project_instance(ep),
+                                                   options.settings.payload_bytes), ep.created)
     stage = Stage(strategy, backend, options.settings, options.seed, tag=tag)
     started = time.time()
     try:
@@ -337,17 +344,21 @@ def run(options: RunOptions) -> int:
     run_dir = RunDirectory(root, run_id)
     if run_dir.final.exists():
         raise KeybenchError(f"{run_dir.final} already exists; choose another --run-id")
+    # ---- target.py: a dry run ends here with its plan; a real target states its writes first
+    if target.announce(options, stages, tag):
+        return 0
+    # ----
 
     endpoints: dict[str, emulators.Endpoint] = {}
     served: dict[str, int] = {}
     saved_env = {v: os.environ.get(v) for v in emulators.ENV_VARS.values()}
     try:
         for backend in dict.fromkeys(s.backend for s in stages):
-            endpoints[backend] = emulators.resolve(backend)
+            endpoints[backend] = target.endpoint(options, backend)
             served[backend] = 0
             ep = endpoints[backend]
-            _progress(f"{emulators.TITLES[backend]} emulator: {ep.address} ({ep.source})")
-            if not ep.restartable:
+            _progress(f"{emulators.TITLES[backend]} {ep.target}: {ep.address} ({ep.source})")
+            if not ep.restartable and ep.target == "emulator":
                 _progress(
                     "  note: keybench did not start it, so it cannot restart it between stages; "
                     "later stages inherit earlier ones' history (fresh_emulator=no)"
@@ -384,6 +395,7 @@ def run(options: RunOptions) -> int:
             "run_id": run_id, "started": now.isoformat(), "finished": dt.datetime.now(dt.UTC).isoformat(),
             "settings": {**{k: v for k, v in asdict(options).items() if k not in ("settings", "results_dir")},
                          "results_dir": str(options.results_dir), "workload": asdict(options.settings)},
+            "target": target.record(options),
             "endpoints": {b: _endpoint_record(e) for b, e in endpoints.items()},
             "machine": _machine(),
             "seed": options.seed,

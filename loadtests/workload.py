@@ -12,6 +12,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from loadtests.errors import KeybenchError
 from loadtests.plans import READ_OPERATIONS
 
 INSERT = "insert"
@@ -33,6 +34,36 @@ class WorkloadSettings:
 
     def weights(self, backend: str) -> list[int]:
         return [self.mix.get(op, 0) for op in self.operations(backend)]
+
+
+def all_operations() -> tuple[str, ...]:
+    """Every operation a mix may weigh, over both backends."""
+    return (INSERT,) + tuple(dict.fromkeys(op for ops in READ_OPERATIONS.values() for op in ops))
+
+
+def parse_mix(text: str) -> dict[str, int]:
+    """`insert=8,point_read=1,...`: a weight per operation; operations left out weigh 0."""
+    valid = all_operations()
+    mix: dict[str, int] = {}
+    for item in (i.strip() for i in text.split(",")):
+        name, sep, weight = item.partition("=")
+        name, weight = name.strip(), weight.strip()
+        if name not in valid:
+            raise KeybenchError(f"--mix: unknown operation {name!r}; valid operations: {', '.join(valid)}")
+        if not sep or not weight.isdigit():
+            raise KeybenchError(f"--mix: the weight of {name} must be a whole number of 0 or more, got {item!r}; "
+                                f"e.g. --mix insert=8,point_read=1")
+        mix[name] = int(weight)
+    return mix
+
+
+def check_mix(mix: dict[str, int], backends) -> None:
+    """Each chosen backend needs some operation of positive weight: an all-zero mix picks nothing."""
+    for backend in backends:
+        operations = (INSERT,) + READ_OPERATIONS[backend]
+        if not any(mix.get(op, 0) > 0 for op in operations):
+            raise KeybenchError(f"--mix gives every {backend} operation weight 0; give at least one of "
+                                f"{', '.join(operations)} a positive weight")
 
 
 class Clock:

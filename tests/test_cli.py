@@ -1,8 +1,10 @@
 """Bad input: one line on stderr, exit code 2, nothing written."""
 
+import shutil
+
 import pytest
 
-from tests.conftest import keybench
+from tests.conftest import REPO, keybench
 
 
 @pytest.mark.parametrize("args, complaint", [
@@ -17,6 +19,25 @@ from tests.conftest import keybench
     (["run", "--dialects", "mysql"], "unknown Spanner dialect 'mysql'"),
     (["run", "--backend", "bigtable", "--payload-bytes", "20000000"], "Bigtable's rule is a cell under 10 MB"),
     (["emulators", "sideways"], "invalid choice: 'sideways'"),
+    (["emulators", "down", "--any-port"], "--any-port applies to `keybench emulators up` only"),
+    (["run", "--mix", "insert=8,scan=1"], "unknown operation 'scan'; valid operations: insert, point_read"),
+    (["run", "--mix", "insert=eight"], "the weight of insert must be a whole number"),
+    (["run", "--mix", "insert=-2,point_read=1"], "the weight of insert must be a whole number"),
+    (["run", "--mix", "insert=0,point_read=0"], "every spanner operation weight 0"),
+    (["run", "--backend", "spanner", "--mix", "prefix_scan=1"], "every spanner operation weight 0"),
+    (["run", "--rate", "0"], "--rate must be positive"),
+    (["run", "--rate", "-5"], "--rate must be positive"),
+    (["run", "--workers", "-1"], "--workers must not be negative"),
+    (["run", "--repeat", "0"], "--repeat must be at least 1"),
+    (["run", "--nodes", "0"], "--nodes must be at least 1"),
+    (["run", "--duration=-5s"], "cannot parse duration '-5s'"),
+    (["run", "--duration", "-5s"], "argument --duration: expected one argument"),  # argparse reads -5s as an option
+    (["run", "--target", "real"], "--target real needs --project and --instance"),
+    (["run", "--target", "real", "--project", "p"], "--target real needs --instance"),
+    (["run", "--target", "real", "--instance", "i", "--dry-run"], "--target real needs --project"),
+    (["run", "--project", "p", "--instance", "i"], "keybench talks to one only with --target real"),
+    (["run", "--instance", "i", "--dry-run"], "keybench talks to one only with --target real"),
+    (["run", "--target", "cloud"], "invalid choice: 'cloud'"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, args, complaint):
     extra = ["--results-dir", str(tmp_path / "results")] if args[0] == "run" else []
@@ -46,3 +67,65 @@ def test_strategies_lists_each_design_with_its_read_plan():
     assert result.returncode == 0
     assert "time_window=multi_rangex16" in result.stdout
     assert result.stdout.count("documented") >= 6
+
+
+def test_a_real_target_with_an_emulator_variable_set_is_ambiguous(tmp_path):
+    result = keybench("run", "--target", "real", "--project", "p", "--instance", "i", "--dry-run",
+                      "--results-dir", str(tmp_path), env={"BIGTABLE_EMULATOR_HOST": "127.0.0.1:1"}, timeout=60)
+    assert result.returncode == 2 and result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "BIGTABLE_EMULATOR_HOST is set: ambiguous" in lines[0], result.stderr
+
+
+def test_a_run_id_already_in_the_results_directory_is_refused(tmp_path):
+    (tmp_path / "taken").mkdir()
+    result = keybench("run", "--run-id", "taken", "--results-dir", str(tmp_path), "--dry-run", timeout=60)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "taken already exists; choose another --run-id" in lines[0], result.stderr
+
+
+# ---------------------------------------------------------------- malformed fixtures
+# Each case breaks one file of a copy of schemas/; the one-line error must name that file.
+# --dry-run: even a fixture that failed to break would contact nothing.
+
+LONG_LABEL = ('key = [{ value = "label", text = "' + "x" * 5000 + '" }, "device", "ts"]\nsummary = "too long"\n',
+              "[column_families.cf]\ngc = { max_versions = 1 }\n")
+
+
+@pytest.mark.parametrize("backend, path, text, complaint", [
+    ("bigtable", "bigtable/salted/table.toml", "[column_families.cf\ngc = ", "not valid TOML"),
+    ("spanner", "spanner/uuid7/strategy.toml", 'summary = "unterminated\n', "not valid TOML"),
+    ("bigtable", "bigtable/salted/table.toml", "[column_families.cf]\ngc = { max_cells = 3 }\n",
+     "column family 'cf': gc must be one of"),
+    ("bigtable", "bigtable/salted/table.toml", "[column_families.cf]\ngc = { max_versions = 1 }\ncompression = 1\n",
+     "column family 'cf': unknown option(s) ['compression']"),
+    ("bigtable", "bigtable/salted/strategy.toml", 'key = ["device", "colour"]\n', "colour"),
+    ("spanner", "spanner/uuid7/strategy.toml", 'table = "AccessLog"\nkey = [{ value = "colour", column = "C" }]\n',
+     "colour"),
+])
+def test_a_malformed_fixture_is_one_line_naming_the_file(tmp_path, backend, path, text, complaint):
+    schemas = tmp_path / "schemas"
+    shutil.copytree(REPO / "schemas", schemas)
+    (schemas / path).write_text(text)
+    result = keybench("run", "--backend", backend, "--dry-run", "--results-dir", str(tmp_path / "results"),
+                      env={"KEYBENCH_SCHEMAS": str(schemas)}, timeout=60)
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "malformed schema fixture" in lines[0], result.stderr
+    assert str(schemas / path) in lines[0] and complaint in lines[0], lines[0]
+
+
+def test_a_row_key_over_bigtables_4_kb_is_refused_naming_the_rule(tmp_path):
+    schemas = tmp_path / "schemas"
+    shutil.copytree(REPO / "schemas", schemas)
+    unit = schemas / "bigtable" / "long_label"
+    unit.mkdir()
+    (unit / "strategy.toml").write_text(LONG_LABEL[0])
+    (unit / "table.toml").write_text(LONG_LABEL[1])
+    result = keybench("run", "--backend", "bigtable", "--strategies", "long_label", "--dry-run",
+                      "--results-dir", str(tmp_path / "results"), env={"KEYBENCH_SCHEMAS": str(schemas)}, timeout=60)
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(unit) in lines[0], result.stderr
+    assert "Bigtable's rule is a row key of at most 4 KB" in lines[0], lines[0]

@@ -101,3 +101,58 @@ def test_a_busy_port_is_named_with_the_process_holding_it(native_binaries, no_em
         with pytest.raises(KeybenchError) as err:
             emulators.start("bigtable", port, "pytest", detach=False)
     assert f"port {port} is in use by pid {os.getpid()}" in str(err.value)
+
+
+@pytest.fixture
+def squatter():
+    """The port of a plain TCP listener in this process: busy, but no emulator."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        yield listener.getsockname()[1]
+
+
+def test_up_on_a_port_another_process_holds_names_it_and_starts_nothing(squatter, no_emulator_env, monkeypatch):
+    port = squatter
+    monkeypatch.setenv("KEYBENCH_SPANNER_PORT", str(port))
+    started = time.monotonic()
+    result = keybench("emulators", "up", timeout=60)
+    assert time.monotonic() - started < 15
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert f"port {port} is in use by pid {os.getpid()} (" in lines[0] and "python" in lines[0], lines[0]
+    assert "keybench emulators up --any-port" in lines[0]
+    assert started_by_up() == []  # the Bigtable port was free, but an error starts nothing
+
+
+def test_up_any_port_starts_on_a_free_port_and_says_which(squatter, native_binaries, no_emulator_env, monkeypatch):
+    port = squatter
+    monkeypatch.setenv("KEYBENCH_SPANNER_PORT", str(port))
+    try:
+        result = keybench("emulators", "up", "--any-port", timeout=120)
+        assert result.returncode == 0, result.stderr
+        spanner = [e for e in started_by_up() if e.backend == "spanner"]
+        assert len(spanner) == 1 and spanner[0].port != port
+        assert (f"Spanner: port {port} is in use by pid {os.getpid()}" in result.stdout
+                and f"using free port {spanner[0].port} instead" in result.stdout), result.stdout
+        assert f"SPANNER_EMULATOR_HOST={spanner[0].address}" in result.stdout.splitlines()[-1]
+        assert emulators.answers(spanner[0].address)[0]
+    finally:
+        down = keybench("emulators", "down", timeout=60)
+    assert down.stdout.count("stopped pid") == 2, down.stdout
+    assert started_by_up() == []
+
+
+def test_run_with_a_non_emulator_on_the_default_port_is_one_line(squatter, no_emulator_env, monkeypatch, tmp_path):
+    port = squatter
+    monkeypatch.setenv("KEYBENCH_BIGTABLE_PORT", str(port))
+    started = time.monotonic()
+    result = keybench("run", "--backend", "bigtable", "--strategies", "salted",
+                      "--results-dir", str(tmp_path / "results"), timeout=60)
+    assert time.monotonic() - started < 15
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert f"127.0.0.1:{port} is held by pid {os.getpid()}" in lines[0] and "no gRPC answer" in lines[0], lines[0]
+    assert emulators.recorded() == [] or all(e.started_by == "pytest" for e in emulators.recorded())

@@ -48,6 +48,15 @@ def _client(project: str) -> spanner.Client:
 
 
 def ensure_instance(client: spanner.Client, instance_id: str) -> spanner.Client:
+    """The instance to create databases in. keybench creates it only on the emulator: on a
+    real target (the client goes where SPANNER_EMULATOR_HOST says, else to Google) an
+    instance costs money and belongs to someone, so it must already exist."""
+    if not os.environ.get("SPANNER_EMULATOR_HOST"):
+        instance = client.instance(instance_id)
+        if not instance.exists():
+            raise KeybenchError(f"Spanner instance projects/{client.project}/instances/{instance_id} does not exist; "
+                                "keybench never creates an instance on a real target: create it first")
+        return instance
     instance = client.instance(
         instance_id,
         configuration_name=f"projects/{client.project}/instanceConfigs/{EMULATOR_CONFIG}",
