@@ -31,7 +31,8 @@ def _run(args: argparse.Namespace) -> int:
         smoke=args.smoke,
         seed=args.seed,
         settings=WorkloadSettings(population=args.population, payload_bytes=args.payload_bytes,
-                                  mix=parse_mix(args.mix) if args.mix is not None else dict(DEFAULT_MIX)),
+                                  mix=parse_mix(args.mix) if args.mix is not None else dict(DEFAULT_MIX),
+                                  timeout_s=parse_duration(args.op_timeout)),
         run_id=args.run_id,
         buckets=args.buckets,
         dialects=tuple(d.strip() for d in args.dialects.split(",") if d.strip()),
@@ -180,6 +181,9 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--no-report", action="store_true", help="do not write report.html and the heatmaps at the end")
     r.add_argument("--nodes", type=int, default=8, help="nodes of the split model over the recorded keys (default 8)")
     r.add_argument("--buckets", type=int, help="shard or salt count N of hash_shard, salted, ... (default: each fixture's)")
+    r.add_argument("--op-timeout", default="30s",
+                   help="Bigtable: deadline of one data operation, retries included (default 30s); an operation cut "
+                        "off by it has an unknown outcome, which the audit settles by reading back")
     r.add_argument("--payload-bytes", type=int, default=100, help="size of the non-key column of every row (default 100)")
     r.add_argument("--mix", help="weight per operation, e.g. insert=8,point_read=1,latest_n=1 (operations left out "
                                  "weigh 0; default insert=8 and 1 for each read)")

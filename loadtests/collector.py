@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from collections.abc import Iterator
 
+from greenlet import GreenletExit
 from hdrh.histogram import HdrHistogram
 
 from loadtests.keyspace import KeyStream
@@ -115,6 +116,13 @@ class Collector:
             yield m
         except Exception as exc:  # noqa: BLE001 - every failure is data, none may stop the user
             m.error = exc
+        except GreenletExit as exc:  # the stage ended with this operation in flight: a failure too
+            m.error = exc
+            self._finish(series, start, m, intended)
+            raise
+        self._finish(series, start, m, intended)
+
+    def _finish(self, series: Series, start: float, m: Measurement, intended: float | None) -> None:
         end = time.perf_counter()
         self.record(series, end - start, m, None if intended is None else end - intended)
 
@@ -139,7 +147,8 @@ class Collector:
         elif m.error is not None:
             s.failures += 1
             second.failures += 1
-            reason = f"{type(m.error).__name__}: {str(m.error).splitlines()[0][:200] if str(m.error) else ''}"
+            text = str(m.error) or ("cut off when the stage ended" if isinstance(m.error, GreenletExit) else "")
+            reason = f"{type(m.error).__name__}: {text.splitlines()[0][:200] if text else ''}"
             s.errors[reason] = s.errors.get(reason, 0) + 1
         else:
             s.rows += m.rows

@@ -60,7 +60,8 @@ class StageSpec:
 
     def build(self, partition: Partition, events) -> Stage:
         strategy = strategies.catalogue(self.backend, self.dialect or None, buckets=self.buckets)[self.strategy]
-        backend = make_backend(strategy, self.location, self.project, self.instance, self.payload_bytes)
+        backend = make_backend(strategy, self.location, self.project, self.instance, self.payload_bytes,
+                               self.settings.get("timeout_s", 30.0))
         return Stage(strategy, backend, WorkloadSettings(**self.settings), self.seed, events=events, tag=self.tag,
                      partition=partition)
 

@@ -187,8 +187,8 @@ def _cmdline(pid: int) -> str:
         return ""
 
 
-def _die_with_parent() -> None:
-    # Linux: the emulator gets SIGTERM if the keybench process that started it dies.
+def die_with_parent() -> None:
+    # Linux: the child gets SIGTERM if the keybench process that started it dies.
     ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)
 
 
@@ -262,7 +262,9 @@ def start(backend: str, port: int, started_by: str, detach: bool) -> Emulator:
     with open(log_path, "ab") as log:
         proc = subprocess.Popen(
             cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=detach, preexec_fn=None if detach else _die_with_parent,
+            # Own session: a terminal's Ctrl-C reaches keybench alone, which then audits
+            # against emulators that still run.
+            start_new_session=True, preexec_fn=None if detach else die_with_parent,
         )
     emulator = Emulator(backend, proc.pid, port, " ".join(cmd), str(log_path), started_by, time.time())
     emulator.save()

@@ -25,7 +25,7 @@ SUMMARY_COLUMNS = (
     "schema_version", "backend", "strategy", "dialect", "operation", "access",
     "requests", "failures", "aborts", "collisions", "emulator_bound", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms", "mean_ms",
     "p50_intended_ms", "p99_intended_ms", "rows_per_op", "rows_scanned_per_op", "fanout", "wrong_rows", "missing_rows", "integrity", "acknowledged", "stored",
-    "lost", "duplicates", "unexpected", "fresh_emulator", "documented", "note",
+    "lost", "duplicates", "unexpected", "unknown_outcome", "unknown_stored", "fresh_emulator", "documented", "note",
     "repetitions", "p50_min_ms", "p50_max_ms", "p99_min_ms", "p99_max_ms",
     # modelled, not measured: the split model over the stage's recorded key stream
     *MODEL_COLUMNS,
@@ -69,16 +69,23 @@ def summary_row(
         "fanout": per(stats.fanout),
         "wrong_rows": stats.strays if series.operation != "insert" else "",
         "missing_rows": stats.missing if series.operation != "insert" else "",
-        "integrity": "ok" if integrity.ok else "MISMATCH",
-        "acknowledged": integrity.acknowledged,
-        "stored": integrity.stored,
-        "lost": integrity.lost,
-        "duplicates": integrity.duplicates,
-        "unexpected": integrity.unexpected,
+        **integrity_columns(integrity),
         "fresh_emulator": "yes" if fresh else "no",
         "documented": documented,
         "note": note,
     } | _spread(1, h, n) | {c: "" for c in MODEL_COLUMNS}  # the split model fills these in per stage
+
+
+def integrity_columns(integrity) -> dict:
+    """The audit's columns; a stage whose database went away has nothing to count."""
+    verified = integrity.verified
+    return {
+        "integrity": "unverified" if not verified else "ok" if integrity.ok else "MISMATCH",
+        "acknowledged": integrity.acknowledged,
+        **{name: getattr(integrity, name) if verified else "" for name in ("stored", "lost", "duplicates", "unexpected")},
+        "unknown_outcome": integrity.unknown,
+        "unknown_stored": integrity.unknown_stored if verified else "",
+    }
 
 
 def _spread(repetitions: int, h, n: int) -> dict:
@@ -99,9 +106,7 @@ def tenant_drop_row(strategy, drop, integrity, fresh: bool) -> dict:
         "requests": 1, "failures": 0 if drop.ok else 1, "p50_ms": ms, "p90_ms": ms, "p99_ms": ms,
         "max_ms": ms, "mean_ms": ms, "rows_per_op": f"{drop.removed:.2f}",
         "wrong_rows": drop.others_removed, "missing_rows": drop.left_behind,
-        "integrity": "ok" if integrity.ok else "MISMATCH", "acknowledged": integrity.acknowledged,
-        "stored": integrity.stored, "lost": integrity.lost, "duplicates": integrity.duplicates,
-        "unexpected": integrity.unexpected, "fresh_emulator": "yes" if fresh else "no",
+        **integrity_columns(integrity), "fresh_emulator": "yes" if fresh else "no",
         "documented": strategy.claim,
     })
     return row
@@ -140,8 +145,12 @@ def _added(items):
     first = items[0]
     values = {}
     for name, value in vars(first).items():
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if isinstance(value, bool):
+            values[name] = all(getattr(i, name) for i in items)
+        elif isinstance(value, (int, float)):
             values[name] = sum(getattr(i, name) for i in items)
+        elif isinstance(value, str) and name == "cause":
+            values[name] = "; ".join(dict.fromkeys(getattr(i, name) for i in items if getattr(i, name)))
         else:
             values[name] = value
     return type(first)(**values)
@@ -185,6 +194,8 @@ def stage_problems(stage, rows: list[dict], integrity, tenant_drop) -> list[str]
     """Why a finished stage fails the run, if it does."""
     label = stage.strategy.label
     problems = [] if integrity.ok else [f"{label} integrity {integrity.describe()}"]
+    if getattr(stage, "ended_early", None):
+        problems.insert(0, f"{label} ended early: {stage.ended_early}")
     if tenant_drop is not None and not tenant_drop.ok:
         problems.append(f"{label} tenant_drop removed the wrong rows")
     collisions = sum(int(r["collisions"] or 0) for r in rows)

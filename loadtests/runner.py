@@ -18,6 +18,7 @@ import json
 import os
 import platform
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -49,6 +50,7 @@ from loadtests.workload import WorkloadSettings, check_mix
 
 PROGRESS_EVERY_S = 5.0
 STOP_TIMEOUT_S = 30.0  # users finish the operation in flight before a stage ends
+FORCED_STOP_S = 3.0  # ... unless the stage was cut short: then operations still in flight are cut off
 
 
 SPANNER_DIALECTS = strategies.DIALECTS["spanner"]
@@ -144,10 +146,45 @@ def _progress(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def drive(stage: Stage, options: RunOptions, label: str) -> tuple[Environment, float, dict[int, int]]:
+@dataclass
+class Driven:
+    env: Environment
+    seconds: float
+    per_worker: dict[int, int]
+    ended_early: str | None = None  # why the stage stopped before its time: its emulator went away
+    interrupted: bool = False  # Ctrl-C
+
+
+class Lifeline:
+    """Notices an emulator that has gone away: its port refuses connections. A paused
+    emulator still accepts them (the kernel does), so a stall never ends a stage."""
+
+    REFUSALS = 2  # in a row, a second apart
+
+    def __init__(self, ep: emulators.Endpoint):
+        self.address = ep.address if ep.target == "emulator" else None
+        self.refusals = 0
+
+    def gone(self) -> str | None:
+        if self.address is None:
+            return None
+        host, _, port = self.address.rpartition(":")
+        try:
+            with socket.create_connection((host or "127.0.0.1", int(port)), timeout=1.0):
+                self.refusals = 0
+        except ConnectionRefusedError:
+            self.refusals += 1
+        except OSError:
+            return None  # slow or unroutable: not proof that it is gone
+        if self.refusals >= self.REFUSALS:
+            return f"the emulator at {self.address} stopped accepting connections"
+        return None
+
+
+def drive(stage: Stage, options: RunOptions, label: str, ep: emulators.Endpoint) -> Driven:
     """Run Locust users against the stage for the stage duration: in this process, or spread
-    over `options.workers` worker processes. Returns the environment, the seconds run and,
-    for workers, each one's operation count."""
+    over `options.workers` worker processes. The stage ends early if its emulator goes away,
+    and on Ctrl-C; either way the users stop and the collector keeps what they did."""
     env = Environment(user_classes=[StageUser], events=Events(), stop_timeout=STOP_TIMEOUT_S)
     env.keybench_stage = stage
     stage.collector.events = env.events
@@ -160,18 +197,29 @@ def drive(stage: Stage, options: RunOptions, label: str) -> tuple[Environment, f
         workers.wait_connected(runner, label)
     else:
         runner = env.create_local_runner()
+    lifeline, ended_early, interrupted = Lifeline(ep), None, False
     try:
         started = time.monotonic()
         runner.start(options.users, spawn_rate=options.spawn_rate or options.users)
         next_report = started + PROGRESS_EVERY_S
-        while (now := time.monotonic()) < started + options.duration_s:
-            gevent.sleep(min(next_report, started + options.duration_s) - now)
-            if time.monotonic() >= next_report:
-                ops, failures = runner.stats.total.num_requests, runner.stats.total.num_failures
-                elapsed = time.monotonic() - started
-                _progress(f"  {label}  {elapsed:4.0f}s/{options.duration_s:.0f}s  ops {ops:,}  failures {failures}  "
-                          f"({ops / elapsed:,.0f} ops/s)")
-                next_report += PROGRESS_EVERY_S
+        try:
+            while (now := time.monotonic()) < started + options.duration_s:
+                gevent.sleep(min(1.0, next_report - now, started + options.duration_s - now))
+                ended_early = lifeline.gone()
+                if ended_early:
+                    _progress(f"  {label}  {ended_early}: ending the stage")
+                    break
+                if time.monotonic() >= next_report:
+                    ops, failures = runner.stats.total.num_requests, runner.stats.total.num_failures
+                    elapsed = time.monotonic() - started
+                    _progress(f"  {label}  {elapsed:4.0f}s/{options.duration_s:.0f}s  ops {ops:,}  failures {failures}  "
+                              f"({ops / elapsed:,.0f} ops/s)")
+                    next_report += PROGRESS_EVERY_S
+        except KeyboardInterrupt:
+            interrupted = True
+            _progress(f"  {label}  interrupted: stopping the users, then auditing what they wrote")
+        if ended_early or interrupted:
+            env.stop_timeout = FORCED_STOP_S  # operations stuck on a dead emulator would wait for minutes
         runner.stop()  # lets every user finish its operation in flight
         elapsed = time.monotonic() - started
         per_worker = master.gather() if workers else {}
@@ -179,7 +227,7 @@ def drive(stage: Stage, options: RunOptions, label: str) -> tuple[Environment, f
     finally:
         if workers:
             workers.close()
-    return env, elapsed, per_worker
+    return Driven(env, elapsed, per_worker, ended_early, interrupted)
 
 
 class WorkerProcesses:
@@ -189,7 +237,9 @@ class WorkerProcesses:
 
     def __init__(self, count: int, port: int):
         cmd = [sys.executable, "-m", "loadtests.worker", "--master-port", str(port)]
-        self.procs = [subprocess.Popen(cmd, stdin=subprocess.DEVNULL) for _ in range(count)]
+        # Own session (Ctrl-C is for keybench, which stops them in order), but gone with keybench.
+        self.procs = [subprocess.Popen(cmd, stdin=subprocess.DEVNULL, start_new_session=True,
+                                       preexec_fn=emulators.die_with_parent) for _ in range(count)]
 
     def wait_connected(self, runner, label: str) -> None:
         deadline = time.monotonic() + self.CONNECT_TIMEOUT_S
@@ -266,24 +316,45 @@ class StageOutcome:
     fresh: bool
     timeseries: list[dict]
     record: dict
+    interrupted: bool = False
+
+
+class StageFailed(Exception):
+    """A stage that could not run at all (its database could not be created): the run goes on."""
 
 
 def run_stage(strategy: strategies.Strategy, ep: emulators.Endpoint, options: RunOptions, tag: str,
               label: str, run_dir: RunDirectory, suffix: str = "") -> StageOutcome:
     """One strategy on a fresh table: load, audit, the strategy's own checks, results."""
     backend = target.OwnLocationsOnly(make_backend(strategy, location_name(tag, strategy), *target.project_instance(ep),
-                                                   options.settings.payload_bytes), ep.created)
+                                                   options.settings.payload_bytes, options.settings.timeout_s),
+                                      ep.created)
     stage = Stage(strategy, backend, options.settings, options.seed, tag=tag)
     started = time.time()
+    driven = None
     try:
-        stage.setup()
-        env, seconds, per_worker = drive(stage, options, label)
-        integrity, tenant_drop = stage.finish()
+        try:
+            stage.setup()
+        except Exception as exc:  # noqa: BLE001 - one stage that cannot start must not end the run
+            raise StageFailed(f"{strategy.label} could not start: {_one_line(exc)}") from None
+        driven = drive(stage, options, label, ep)
+        stage.ended_early = driven.ended_early
+        if driven.ended_early:
+            integrity, tenant_drop = Integrity.unverifiable(stage.collector.ledger, driven.ended_early), None
+        else:
+            try:
+                integrity, tenant_drop = stage.finish()
+            except Exception as exc:  # noqa: BLE001 - the database went away after the load
+                integrity, tenant_drop = Integrity.unverifiable(stage.collector.ledger, _one_line(exc)), None
     finally:
-        stage.teardown(drop=True)
+        try:
+            stage.teardown(drop=driven is not None and not driven.ended_early)
+        except Exception as exc:  # noqa: BLE001 - a database that went away cannot be dropped either
+            _progress(f"  {label}  could not drop {backend.location}: {_one_line(exc)}")
+    seconds = driven.seconds
     ops, failures = stage.collector.totals()
     _progress(f"  {label}  done: ops {ops:,}  failures {failures}  integrity {integrity.describe()}")
-    write_locust_csvs(run_dir, unit_name(strategy) + suffix, env)
+    write_locust_csvs(run_dir, unit_name(strategy) + suffix, driven.env)
     for series, stats in stage.collector.stats.items():
         for reason, count in stats.errors.items():
             _progress(f"  {series.operation} failed {count}x: {reason}")
@@ -296,11 +367,17 @@ def run_stage(strategy: strategies.Strategy, ep: emulators.Endpoint, options: Ru
         "location": backend.location, "emulator": ep.address,
         "emulator_pid": ep.emulator.pid if ep.emulator else None, "fresh_emulator": ep.restartable,
         "seconds": round(seconds, 3), "integrity": asdict(integrity),
-        "operations_per_worker": {str(k): v for k, v in per_worker.items()} or None,
+        "operations_per_worker": {str(k): v for k, v in driven.per_worker.items()} or None,
         "tenant_drop": asdict(tenant_drop) if tenant_drop else None,
+        "ended_early": driven.ended_early, "interrupted": driven.interrupted,
     }
     return StageOutcome(stage, seconds, integrity, tenant_drop, ep.restartable,
-                        timeseries_rows(stage.collector, started), record)
+                        timeseries_rows(stage.collector, started), record, driven.interrupted)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0][:300]}" if text else type(exc).__name__
 
 
 def unit_name(strategy: strategies.Strategy) -> str:
@@ -331,6 +408,61 @@ def model_stage(runs: list[StageOutcome], rows: list[dict], options: RunOptions,
                 render_heatmap(stream, space, kind, heatmaps / f"{name}{suffix}-{kind}.png", strategy.label)
 
 
+@dataclass
+class RunState:
+    """What a run has done so far, written into its directory after every stage, so a run
+    cut off by a crash still leaves (in its `.partial` directory) whole files of what it did."""
+
+    options: RunOptions
+    run_id: str
+    started: dt.datetime
+    endpoints: dict
+    outcomes: dict = field(default_factory=dict)  # (backend, strategy, dialect) -> [StageOutcome]
+    records: list = field(default_factory=list)  # per stage, for run.json
+    series_rows: list = field(default_factory=list)
+    problems: list = field(default_factory=list)  # stages that could not run
+
+    def add(self, strategy: strategies.Strategy, outcome: StageOutcome, repetition: int) -> None:
+        self.outcomes.setdefault((strategy.backend, strategy.name, strategy.dialect), []).append(outcome)
+        self.series_rows.extend(outcome.timeseries)
+        self.records.append({**outcome.record, "repetition": repetition})
+
+    def add_failure(self, strategy: strategies.Strategy, cause: str, repetition: int) -> None:
+        self.problems.append(cause)
+        self.records.append({"backend": strategy.backend, "strategy": strategy.name, "dialect": strategy.dialect,
+                             "repetition": repetition, "error": cause})
+
+    def rows(self, run_dir: RunDirectory | None = None) -> tuple[list[dict], list[str]]:
+        """Summary rows and the problems that fail the run; with run_dir, the split model's
+        columns too (and its key streams and heatmaps written there)."""
+        rows, problems = [], list(self.problems)
+        for runs in self.outcomes.values():
+            stage_summary, integrity, tenant_drop = repeated_rows(
+                [(o.stage, o.seconds, o.integrity, o.tenant_drop, o.fresh) for o in runs])
+            if run_dir is not None:
+                model_stage(runs, stage_summary, self.options, run_dir)
+            rows.extend(stage_summary)
+            problems.extend(stage_problems(runs[0].stage, stage_summary, integrity, tenant_drop))
+        return rows, problems
+
+    def write(self, run_dir: RunDirectory, status: str, rows: list[dict]) -> None:
+        options = self.options
+        run_dir.write("summary.csv", to_csv(rows))
+        run_dir.write("timeseries.csv", to_csv(self.series_rows, TIMESERIES_COLUMNS))
+        run_dir.write("run.json", json.dumps({
+            "run_id": self.run_id, "status": status,
+            "started": self.started.isoformat(), "finished": dt.datetime.now(dt.UTC).isoformat(),
+            "settings": {**{k: v for k, v in asdict(options).items() if k not in ("settings", "results_dir")},
+                         "results_dir": str(options.results_dir), "workload": asdict(options.settings)},
+            "target": target.record(options),
+            "endpoints": {b: _endpoint_record(e) for b, e in self.endpoints.items()},
+            "machine": _machine(),
+            "seed": options.seed,
+            "versions": _versions(),
+            "stages": self.records,
+        }, indent=2, default=str) + "\n")
+
+
 def run(options: RunOptions) -> int:
     options.validate()
     if options.rate:
@@ -352,6 +484,8 @@ def run(options: RunOptions) -> int:
     endpoints: dict[str, emulators.Endpoint] = {}
     served: dict[str, int] = {}
     saved_env = {v: os.environ.get(v) for v in emulators.ENV_VARS.values()}
+    state = RunState(options, run_id, now, endpoints)
+    interrupted = False
     try:
         for backend in dict.fromkeys(s.backend for s in stages):
             endpoints[backend] = target.endpoint(options, backend)
@@ -364,51 +498,44 @@ def run(options: RunOptions) -> int:
                     "later stages inherit earlier ones' history (fresh_emulator=no)"
                 )
         run_dir.open()
-        series_rows, records = [], []
-        outcomes: dict[tuple, list[StageOutcome]] = {}
         total = len(stages) * options.repeat
-        # Repetitions interleave (A B C, A B C, ...), so drift over the run lands on every strategy.
-        for repetition in range(1, options.repeat + 1):
-            for number, strategy in enumerate(stages, 1):
-                label = f"[{(repetition - 1) * len(stages) + number}/{total}] {strategy.label}"
-                ep = endpoints[strategy.backend]
-                if ep.restartable and served[strategy.backend] > 0:
-                    ep.restart()
-                served[strategy.backend] += 1
-                emulators.use(ep)
-                _progress(f"{label}: {strategy.summary}")
-                outcome = run_stage(strategy, ep, options, tag, label, run_dir,
-                                    f"-r{repetition}" if options.repeat > 1 else "")
-                outcomes.setdefault((strategy.backend, strategy.name, strategy.dialect), []).append(outcome)
-                series_rows.extend(outcome.timeseries)
-                records.append({**outcome.record, "repetition": repetition})
-        rows, problems = [], []
-        for runs in outcomes.values():
-            stage_summary, integrity, tenant_drop = repeated_rows(
-                [(o.stage, o.seconds, o.integrity, o.tenant_drop, o.fresh) for o in runs])
-            model_stage(runs, stage_summary, options, run_dir)
-            rows.extend(stage_summary)
-            problems.extend(stage_problems(runs[0].stage, stage_summary, integrity, tenant_drop))
-        run_dir.write("summary.csv", to_csv(rows))
-        run_dir.write("timeseries.csv", to_csv(series_rows, TIMESERIES_COLUMNS))
-        run_dir.write("run.json", json.dumps({
-            "run_id": run_id, "started": now.isoformat(), "finished": dt.datetime.now(dt.UTC).isoformat(),
-            "settings": {**{k: v for k, v in asdict(options).items() if k not in ("settings", "results_dir")},
-                         "results_dir": str(options.results_dir), "workload": asdict(options.settings)},
-            "target": target.record(options),
-            "endpoints": {b: _endpoint_record(e) for b, e in endpoints.items()},
-            "machine": _machine(),
-            "seed": options.seed,
-            "versions": _versions(),
-            "stages": records,
-        }, indent=2, default=str) + "\n")
+        try:
+            # Repetitions interleave (A B C, A B C, ...), so drift over the run lands on every strategy.
+            for repetition in range(1, options.repeat + 1):
+                for number, strategy in enumerate(stages, 1):
+                    label = f"[{(repetition - 1) * len(stages) + number}/{total}] {strategy.label}"
+                    ep = endpoints[strategy.backend]
+                    _progress(f"{label}: {strategy.summary}")
+                    try:
+                        if ep.restartable and served[strategy.backend] > 0:
+                            ep.restart()
+                        served[strategy.backend] += 1
+                        emulators.use(ep)
+                        outcome = run_stage(strategy, ep, options, tag, label, run_dir,
+                                            f"-r{repetition}" if options.repeat > 1 else "")
+                    except (StageFailed, KeybenchError) as exc:
+                        _progress(f"  {label}  {exc}")
+                        state.add_failure(strategy, str(exc), repetition)
+                        continue
+                    state.add(strategy, outcome, repetition)
+                    state.write(run_dir, "running", state.rows()[0])
+                    if outcome.interrupted:
+                        raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            interrupted = True
+        rows, problems = state.rows(run_dir)
+        state.write(run_dir, "interrupted" if interrupted else "complete", rows)
         if options.report:
             from loadtests.report import write_report
 
             write_report(run_dir.partial)
         final = run_dir.commit()
-    except BaseException:
-        run_dir.discard()
+    except KeybenchError:
+        run_dir.discard()  # refused before anything ran: nothing to keep
+        raise
+    except BaseException as exc:
+        if run_dir.partial.exists():
+            _progress(f"keybench: run cut off ({_one_line(exc)}); what it finished is in {run_dir.partial}")
         raise
     finally:
         for ep in endpoints.values():
@@ -421,6 +548,10 @@ def run(options: RunOptions) -> int:
 
     print(side_by_side(rows))
     print(f"\nresults: {final}/summary.csv" + (f"\nreport:  {final}/report.html" if options.report else ""))
+    if interrupted:
+        done = sum(len(v) for v in state.outcomes.values())
+        print(f"keybench: interrupted; the results cover {done} of {total} stages", file=sys.stderr)
+        return 130
     failures = sum(int(r["failures"]) for r in rows)
     if options.smoke and failures:
         problems.append(f"{failures} failed operation(s)")

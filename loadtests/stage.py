@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from loadtests.backends.base import Backend, KeyCollision
+from loadtests.backends.base import DEFAULT_TIMEOUT_S, Backend, KeyCollision
 from loadtests.collector import Collector, Series
 from loadtests.keys import Event, preload_keys, stable_hash
 from loadtests.keyspace import KeyEncoder
@@ -49,12 +49,21 @@ class Integrity:
     unexpected: int  # stored, never written by this stage
     unknown: int  # the call failed or was cut off: stored or not, now resolved by the read-back
     unknown_stored: int
+    verified: bool = True  # False: nothing could be read back (the database went away)
+    cause: str = ""  # why not verified
+
+    @classmethod
+    def unverifiable(cls, ledger, cause: str) -> Integrity:
+        unknown = len(ledger.failed | ledger.attempted)
+        return cls(len(ledger.acknowledged), 0, 0, 0, 0, unknown, 0, verified=False, cause=cause)
 
     @property
     def ok(self) -> bool:
-        return self.lost == 0 and self.duplicates == 0 and self.unexpected == 0
+        return self.verified and self.lost == 0 and self.duplicates == 0 and self.unexpected == 0
 
     def describe(self) -> str:
+        if not self.verified:
+            return (f"UNVERIFIED ({self.acknowledged} acknowledged writes could not be read back: {self.cause})")
         text = (f"{'ok' if self.ok else 'MISMATCH'} ({self.acknowledged} acknowledged, {self.stored} stored, "
                 f"{self.lost} lost, {self.duplicates} duplicated, {self.unexpected} unexpected")
         if self.unknown:
@@ -62,25 +71,26 @@ class Integrity:
         return text + ")"
 
 
-def make_backend(strategy: Strategy, location: str, project: str, instance: str, payload_bytes: int = 100) -> Backend:
+def make_backend(strategy: Strategy, location: str, project: str, instance: str, payload_bytes: int = 100,
+                 timeout_s: float = DEFAULT_TIMEOUT_S) -> Backend:
     if strategy.backend == "spanner":
         from loadtests.backends.spanner import SpannerBackend
 
         return SpannerBackend(strategy, location, project, instance, payload_bytes)
     from loadtests.backends.bigtable import BigtableBackend
 
-    return BigtableBackend(strategy, location, project, instance, payload_bytes)
+    return BigtableBackend(strategy, location, project, instance, payload_bytes, timeout_s)
 
 
 def run_tag(epoch_s: float | None = None) -> str:
-    """A short base-36 stamp of the start time and two random digits: database ids stay within
+    """A short base-36 stamp of the start time and four random digits: database ids stay within
     30 characters, and two runs started in the same second still get different ones."""
     digits = "0123456789abcdefghijklmnopqrstuvwxyz"
     n, out = int(time.time() if epoch_s is None else epoch_s), ""
     while n:
         n, r = divmod(n, 36)
         out = digits[r] + out
-    return out + "".join(random.choice(digits) for _ in range(2))
+    return out + "".join(random.choice(digits) for _ in range(4))
 
 
 def location_name(run_id: str, strategy: Strategy) -> str:

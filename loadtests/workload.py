@@ -28,6 +28,7 @@ class WorkloadSettings:
     payload_bytes: int = 100  # the non-key column every row carries
     mix: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_MIX))
     user_rate: float = 0.0  # open loop: operations per second each user is due to start; 0 = closed loop
+    timeout_s: float = 30.0  # Bigtable: a data operation's deadline, retries included (--op-timeout)
 
     def operations(self, backend: str) -> tuple[str, ...]:
         return (INSERT,) + READ_OPERATIONS[backend]

@@ -10,6 +10,7 @@ from loadtests.plans import Span, StoredRow
 from loadtests.strategies import Strategy
 
 DEFAULT_PAYLOAD_BYTES = 100  # the same small non-key column in every design
+DEFAULT_TIMEOUT_S = 30.0  # a data operation's deadline, retries included
 
 
 class KeyCollision(Exception):

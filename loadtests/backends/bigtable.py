@@ -18,7 +18,7 @@ from google.cloud.bigtable.data.row_filters import (
     ValueRangeFilter,
 )
 
-from loadtests.backends.base import DEFAULT_PAYLOAD_BYTES, Backend
+from loadtests.backends.base import DEFAULT_TIMEOUT_S, DEFAULT_PAYLOAD_BYTES, Backend
 from loadtests.errors import KeybenchError
 from loadtests.keys import Event, join_segments
 from loadtests.keyspace import bigtable_row_range
@@ -69,7 +69,7 @@ class BigtableBackend(Backend):
 
     def __init__(
         self, strategy: Strategy, location: str, project: str, instance: str,
-        payload_bytes: int = DEFAULT_PAYLOAD_BYTES,
+        payload_bytes: int = DEFAULT_PAYLOAD_BYTES, timeout_s: float = DEFAULT_TIMEOUT_S,
     ):
         super().__init__(strategy, location, project, instance, payload_bytes)
         self.family = next(iter(strategy.column_families))
@@ -77,7 +77,10 @@ class BigtableBackend(Backend):
         self.admin = bigtable.Client(project=project, admin=True)
         self.data = BigtableDataClient(project=project)
         self.admin_table = self.admin.instance(instance).table(location)
-        self.table = self.data.get_table(instance, location)
+        # One deadline for every call: an operation still unanswered then has an unknown outcome,
+        # which the audit settles by reading back.
+        timeouts = {f"default_{kind}operation_timeout": timeout_s for kind in ("", "read_rows_", "mutate_rows_")}
+        self.table = self.data.get_table(instance, location, **timeouts)
 
     def create(self) -> None:
         families = {
