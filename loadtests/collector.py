@@ -61,6 +61,7 @@ class OperationStats:
     strays: int = 0  # rows a range read returned that do not belong to the answer
     missing: int = 0  # acknowledged rows a read should have returned and did not
     collisions: int = 0  # inserts refused because their key was taken (ALREADY_EXISTS)
+    cut_off: int = 0  # operations in flight when the stage was stopped short, never finished
     errors: dict[str, int] = field(default_factory=dict)
 
 
@@ -116,13 +117,11 @@ class Collector:
             yield m
         except Exception as exc:  # noqa: BLE001 - every failure is data, none may stop the user
             m.error = exc
-        except GreenletExit as exc:  # the stage ended with this operation in flight: a failure too
-            m.error = exc
-            self._finish(series, start, m, intended)
+        except GreenletExit:
+            # The stage ended with this operation in flight: no latency, no answer, and an
+            # insert's outcome is unknown (the audit settles it). Counted apart from failures.
+            self.stats[series].cut_off += 1
             raise
-        self._finish(series, start, m, intended)
-
-    def _finish(self, series: Series, start: float, m: Measurement, intended: float | None) -> None:
         end = time.perf_counter()
         self.record(series, end - start, m, None if intended is None else end - intended)
 
@@ -147,8 +146,7 @@ class Collector:
         elif m.error is not None:
             s.failures += 1
             second.failures += 1
-            text = str(m.error) or ("cut off when the stage ended" if isinstance(m.error, GreenletExit) else "")
-            reason = f"{type(m.error).__name__}: {text.splitlines()[0][:200] if text else ''}"
+            reason = f"{type(m.error).__name__}: {str(m.error).splitlines()[0][:200] if str(m.error) else ''}"
             s.errors[reason] = s.errors.get(reason, 0) + 1
         else:
             s.rows += m.rows
@@ -228,7 +226,7 @@ class Collector:
         self.absorbed_seconds = max(self.absorbed_seconds, snapshot["active_seconds"])
 
 
-COUNTS = ("requests", "failures", "rows", "rows_scanned", "fanout", "strays", "missing", "collisions")
+COUNTS = ("requests", "failures", "rows", "rows_scanned", "fanout", "strays", "missing", "collisions", "cut_off")
 
 
 def _series_fields(series: Series) -> list[str]:

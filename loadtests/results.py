@@ -23,7 +23,7 @@ from loadtests.splitmodel import MODEL_COLUMNS
 SCHEMA_VERSION = 2  # 2 added p50_intended_ms, p99_intended_ms and the split model's columns
 SUMMARY_COLUMNS = (
     "schema_version", "backend", "strategy", "dialect", "operation", "access",
-    "requests", "failures", "aborts", "collisions", "emulator_bound", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms", "mean_ms",
+    "requests", "failures", "cut_off", "aborts", "collisions", "emulator_bound", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms", "mean_ms",
     "p50_intended_ms", "p99_intended_ms", "rows_per_op", "rows_scanned_per_op", "fanout", "wrong_rows", "missing_rows", "integrity", "acknowledged", "stored",
     "lost", "duplicates", "unexpected", "unknown_outcome", "unknown_stored", "fresh_emulator", "documented", "note",
     "repetitions", "p50_min_ms", "p50_max_ms", "p99_min_ms", "p99_max_ms",
@@ -52,6 +52,7 @@ def summary_row(
         "access": stats.access,
         "requests": n,
         "failures": stats.failures,
+        "cut_off": stats.cut_off,
         "aborts": "" if aborts is None else aborts,
         "collisions": stats.collisions if series.operation == "insert" else "",
         "emulator_bound": "yes" if emulator_bound else "no",
