@@ -30,7 +30,8 @@ def _run(args: argparse.Namespace) -> int:
         results_dir=Path(args.results_dir),
         smoke=args.smoke,
         seed=args.seed,
-        settings=WorkloadSettings(population=args.population, payload_bytes=args.payload_bytes),
+        settings=WorkloadSettings(population=args.population, payload_bytes=args.payload_bytes,
+                                  batch_size=args.batch_size),
         run_id=args.run_id,
         buckets=args.buckets,
         dialects=tuple(d.strip() for d in args.dialects.split(",") if d.strip()),
@@ -99,6 +100,8 @@ def parser() -> argparse.ArgumentParser:
                    help="run the whole stage list K times, interleaved (A B C, A B C); the summary shows the spread")
     r.add_argument("--buckets", type=int, help="shard or salt count N of hash_shard, salted, ... (default: each fixture's)")
     r.add_argument("--payload-bytes", type=int, default=100, help="size of the non-key column of every row (default 100)")
+    r.add_argument("--batch-size", type=int, default=1,
+                   help="rows per insert operation: one commit (Spanner) or mutate_rows call (Bigtable) (default 1)")
     r.set_defaults(func=_run)
 
     c = sub.add_parser("compare", help="two runs side by side with ratios; --fail-on gates a CI job")

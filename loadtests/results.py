@@ -25,7 +25,7 @@ SUMMARY_COLUMNS = (
     "requests", "failures", "aborts", "collisions", "emulator_bound", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms", "mean_ms",
     "rows_per_op", "rows_scanned_per_op", "fanout", "wrong_rows", "missing_rows", "integrity", "acknowledged", "stored",
     "lost", "duplicates", "unexpected", "fresh_emulator", "documented", "note",
-    "repetitions", "p50_min_ms", "p50_max_ms", "p99_min_ms", "p99_max_ms",
+    "repetitions", "p50_min_ms", "p50_max_ms", "p99_min_ms", "p99_max_ms", "batch_size",
 )
 
 
@@ -35,7 +35,7 @@ def _ms(us: float) -> str:
 
 def summary_row(
     series: Series, stats: OperationStats, seconds: float, integrity, fresh: bool, documented: str,
-    aborts: int | None = None, emulator_bound: bool = False, note: str = "",
+    aborts: int | None = None, emulator_bound: bool = False, note: str = "", batch_size: int | None = None,
 ) -> dict:
     h, n = stats.histogram, stats.requests
     ok = n - stats.failures
@@ -72,7 +72,7 @@ def summary_row(
         "fresh_emulator": "yes" if fresh else "no",
         "documented": documented,
         "note": note,
-    } | _spread(1, h, n)
+    } | _spread(1, h, n) | {"batch_size": "" if batch_size is None else batch_size}
 
 
 def _spread(repetitions: int, h, n: int) -> dict:
@@ -108,7 +108,8 @@ def stage_rows(stage, seconds: float, integrity, tenant_drop, fresh: bool) -> li
     rows = [
         summary_row(series, stats, seconds, integrity, fresh, claim,
                     aborted if series.operation == "insert" else None,
-                    series.operation == "insert" and stage.backend.emulator_bound_inserts, stage.strategy.note)
+                    series.operation == "insert" and stage.backend.emulator_bound_inserts, stage.strategy.note,
+                    stage.settings.batch_size if series.operation == "insert" else None)
         for series, stats in stage.collector.stats.items()
     ]
     if tenant_drop is not None:
@@ -159,7 +160,8 @@ def repeated_rows(runs: list[tuple]) -> tuple[list[dict], object, object]:
         merged = merge_stats([st.collector.stats[series] for st in stages])
         row = summary_row(series, merged, seconds, integrity, fresh, first.strategy.claim,
                           total_aborts if series.operation == "insert" else None,
-                          series.operation == "insert" and first.backend.emulator_bound_inserts, first.strategy.note)
+                          series.operation == "insert" and first.backend.emulator_bound_inserts, first.strategy.note,
+                          first.settings.batch_size if series.operation == "insert" else None)
         rows.append(row)
     if tenant_drop is not None:
         rows.append(tenant_drop_row(first.strategy, tenant_drop, integrity, fresh))

@@ -95,6 +95,8 @@ class RunOptions:
                                 f"valid: {', '.join(strategies.DIALECTS['spanner'])}")
         if self.repeat < 1:
             raise KeybenchError(f"--repeat must be at least 1, got {self.repeat}")
+        if self.settings.batch_size < 1:
+            raise KeybenchError(f"--batch-size must be at least 1, got {self.settings.batch_size}")
         if self.buckets is not None and self.buckets < 1:
             raise KeybenchError(f"--buckets must be at least 1, got {self.buckets}")
 
@@ -118,6 +120,10 @@ def plan_stages(options: RunOptions) -> list[strategies.Strategy]:
             stages.extend(catalogues[(backend, d)][name] for d in dialects)  # each strategy in every dialect
     for strategy in stages:
         strategies.check_rules(strategy, options.settings.population, options.settings.payload_bytes)
+        if options.settings.batch_size > 1 and any(p.generated for p in strategy.parts):
+            # Their inserts are DML that returns the generated key, one row per transaction.
+            raise KeybenchError(f"--batch-size {options.settings.batch_size}: {strategy.label} has keys the "
+                                f"database generates, which keybench inserts one row at a time; leave it out")
     return stages
 
 

@@ -26,6 +26,7 @@ class WorkloadSettings:
     number_span: int = 100  # a number_range read covers this many consecutive insert numbers
     payload_bytes: int = 100  # the non-key column every row carries
     mix: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_MIX))
+    batch_size: int = 1  # rows per insert operation: one commit (Spanner) or one mutate_rows call (Bigtable)
 
     def operations(self, backend: str) -> tuple[str, ...]:
         return (INSERT,) + READ_OPERATIONS[backend]
