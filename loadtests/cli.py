@@ -32,7 +32,8 @@ def _run(args: argparse.Namespace) -> int:
         seed=args.seed,
         settings=WorkloadSettings(population=args.population, payload_bytes=args.payload_bytes,
                                   mix=parse_mix(args.mix) if args.mix is not None else dict(DEFAULT_MIX),
-                                  timeout_s=parse_duration(args.op_timeout)),
+                                  timeout_s=parse_duration(args.op_timeout),
+                                  batch_size=args.batch_size),
         run_id=args.run_id,
         buckets=args.buckets,
         dialects=tuple(d.strip() for d in args.dialects.split(",") if d.strip()),
@@ -194,6 +195,8 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--instance", help="existing Spanner or Bigtable instance id (with --target real only)")
     r.add_argument("--dry-run", action="store_true",
                    help="print the stages, the names they would create and the write estimate; contact nothing")
+    r.add_argument("--batch-size", type=int, default=1,
+                   help="rows per insert operation: one commit (Spanner) or mutate_rows call (Bigtable) (default 1)")
     r.set_defaults(func=_run)
 
     c = sub.add_parser("compare", help="two runs side by side with ratios; --fail-on gates a CI job")

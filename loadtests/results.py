@@ -26,7 +26,7 @@ SUMMARY_COLUMNS = (
     "requests", "failures", "cut_off", "aborts", "collisions", "emulator_bound", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms", "mean_ms",
     "p50_intended_ms", "p99_intended_ms", "rows_per_op", "rows_scanned_per_op", "fanout", "wrong_rows", "missing_rows", "integrity", "acknowledged", "stored",
     "lost", "duplicates", "unexpected", "unknown_outcome", "unknown_stored", "fresh_emulator", "documented", "note",
-    "repetitions", "p50_min_ms", "p50_max_ms", "p99_min_ms", "p99_max_ms",
+    "repetitions", "p50_min_ms", "p50_max_ms", "p99_min_ms", "p99_max_ms", "batch_size",
     # modelled, not measured: the split model over the stage's recorded key stream
     *MODEL_COLUMNS,
 )
@@ -38,7 +38,7 @@ def _ms(us: float) -> str:
 
 def summary_row(
     series: Series, stats: OperationStats, seconds: float, integrity, fresh: bool, documented: str,
-    aborts: int | None = None, emulator_bound: bool = False, note: str = "",
+    aborts: int | None = None, emulator_bound: bool = False, note: str = "", batch_size: int | None = None,
 ) -> dict:
     h, n = stats.histogram, stats.requests
     ok = n - stats.failures
@@ -74,7 +74,8 @@ def summary_row(
         "fresh_emulator": "yes" if fresh else "no",
         "documented": documented,
         "note": note,
-    } | _spread(1, h, n) | {c: "" for c in MODEL_COLUMNS}  # the split model fills these in per stage
+    } | _spread(1, h, n) | {"batch_size": "" if batch_size is None else batch_size} | {
+        c: "" for c in MODEL_COLUMNS}  # the split model fills these in per stage
 
 
 def integrity_columns(integrity) -> dict:
@@ -120,7 +121,8 @@ def stage_rows(stage, seconds: float, integrity, tenant_drop, fresh: bool) -> li
     rows = [
         summary_row(series, stats, seconds, integrity, fresh, claim,
                     aborted if series.operation == "insert" else None,
-                    series.operation == "insert" and stage.backend.emulator_bound_inserts, stage.strategy.note)
+                    series.operation == "insert" and stage.backend.emulator_bound_inserts, stage.strategy.note,
+                    stage.settings.batch_size if series.operation == "insert" else None)
         for series, stats in stage.collector.stats.items()
     ]
     if tenant_drop is not None:
@@ -176,7 +178,8 @@ def repeated_rows(runs: list[tuple]) -> tuple[list[dict], object, object]:
         merged = merge_stats([st.collector.stats[series] for st in stages])
         row = summary_row(series, merged, seconds, integrity, fresh, first.strategy.claim,
                           total_aborts if series.operation == "insert" else None,
-                          series.operation == "insert" and first.backend.emulator_bound_inserts, first.strategy.note)
+                          series.operation == "insert" and first.backend.emulator_bound_inserts, first.strategy.note,
+                          first.settings.batch_size if series.operation == "insert" else None)
         rows.append(row)
     if tenant_drop is not None:
         rows.append(tenant_drop_row(first.strategy, tenant_drop, integrity, fresh))

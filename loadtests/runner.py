@@ -114,6 +114,8 @@ class RunOptions:
             raise KeybenchError(f"--workers {self.workers} exceeds --users {self.users}: a worker without users does nothing")
         if self.nodes < 1:
             raise KeybenchError(f"--nodes must be at least 1, got {self.nodes}")
+        if self.settings.batch_size < 1:
+            raise KeybenchError(f"--batch-size must be at least 1, got {self.settings.batch_size}")
         if self.buckets is not None and self.buckets < 1:
             raise KeybenchError(f"--buckets must be at least 1, got {self.buckets}")
         check_mix(self.settings.mix, self.backends)
@@ -139,6 +141,10 @@ def plan_stages(options: RunOptions) -> list[strategies.Strategy]:
             stages.extend(catalogues[(backend, d)][name] for d in dialects)  # each strategy in every dialect
     for strategy in stages:
         strategies.check_rules(strategy, options.settings.population, options.settings.payload_bytes)
+        if options.settings.batch_size > 1 and any(p.generated for p in strategy.parts):
+            # Their inserts are DML that returns the generated key, one row per transaction.
+            raise KeybenchError(f"--batch-size {options.settings.batch_size}: {strategy.label} has keys the "
+                                f"database generates, which keybench inserts one row at a time; leave it out")
     return stages
 
 

@@ -29,6 +29,7 @@ class WorkloadSettings:
     mix: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_MIX))
     user_rate: float = 0.0  # open loop: operations per second each user is due to start; 0 = closed loop
     timeout_s: float = 30.0  # Bigtable: a data operation's deadline, retries included (--op-timeout)
+    batch_size: int = 1  # rows per insert operation: one commit (Spanner) or one mutate_rows call (Bigtable)
 
     def operations(self, backend: str) -> tuple[str, ...]:
         return (INSERT,) + READ_OPERATIONS[backend]

@@ -1,6 +1,7 @@
 """A stage against the real Bigtable emulator: what each read should have returned,
 multi-tenant deletion, and readings kept as versions of one row."""
 
+import dataclasses
 import time
 import uuid
 
@@ -139,3 +140,90 @@ def test_the_shard_keybench_computes_is_the_one_the_database_stores(stage_of):
     assert len(stored) == 50
     assert all(shard == farm_fingerprint_shard(ts_us_of(ts), 2048) for shard, ts in stored)
     assert all(-2048 < shard < 2048 for shard, _ in stored)
+
+
+# --batch-size: N rows per commit or mutate_rows call, one recorded operation, every row in the ledger
+
+
+def batched(stage, batch_size):
+    stage.settings = dataclasses.replace(stage.settings, batch_size=batch_size)
+    return stage
+
+
+def calls_of(obj, name):
+    """Wrap obj.name so the test sees the arguments of every call that reaches it."""
+    seen, original = [], getattr(obj, name)
+
+    def spy(*args, **kwargs):
+        seen.append((args, kwargs))
+        return original(*args, **kwargs)
+
+    setattr(obj, name, spy)
+    return seen
+
+
+def test_bigtable_batch_writes_n_rows_per_mutate_rows_call_and_the_audit_counts_every_row(stage_of):
+    from loadtests.results import stage_rows
+
+    stage = batched(stage_of("reverse_timestamp"), 5)
+    bulk, single = calls_of(stage.backend.table, "bulk_mutate_rows"), calls_of(stage.backend.table, "mutate_row")
+    user = stage.new_user()
+    for _ in range(4):
+        stage.insert(user)
+    assert [len(args[0]) for args, _ in bulk] == [5, 5, 5, 5] and single == []
+    stats = stage.collector.stats[stage.series["insert"]]
+    assert (stats.requests, stats.rows, stats.failures) == (4, 20, 0)  # one histogram record per call
+    assert len(stage.written) == 20 and len(stage.recent) == 20
+    integrity, _ = stage.finish()
+    assert integrity.ok and (integrity.acknowledged, integrity.stored) == (20, 20)
+    [insert_row] = [r for r in stage_rows(stage, 1.0, integrity, None, True) if r["operation"] == "insert"]
+    assert insert_row["batch_size"] == 5 and insert_row["rows_per_op"] == "5.00"
+
+
+def test_spanner_batch_commits_n_rows_at_once_and_the_audit_counts_every_row(stage_of):
+    stage = batched(spanner_stage(stage_of, "interleaved"), 5)  # parent rows go into the same commit
+    commits = calls_of(stage.backend.database.spanner_api, "commit")
+    user = stage.new_user()
+    for _ in range(3):
+        stage.insert(user)
+    assert len(commits) == 3
+    for args, kwargs in commits:
+        request = kwargs.get("request") or args[0]
+        inserts = [m.insert for m in request.mutations if m.insert.table == "AccessLog"]
+        assert len(inserts) == 1 and len(inserts[0].values) == 5
+    integrity, _ = stage.finish()
+    assert integrity.ok and (integrity.acknowledged, integrity.stored) == (15, 15)
+
+
+def test_a_refused_spanner_batch_leaves_each_of_its_rows_to_the_audit(stage_of):
+    stage = batched(spanner_stage(stage_of, "swapped_order"), 5)
+    user = stage.new_user()
+    stage.insert(user)
+    taken = stage.recent[0][0]
+    make_key, made = stage.generator.key, []
+
+    def third_key_taken(event):
+        made.append(event)
+        return taken if len(made) == 3 else make_key(event)
+
+    stage.generator.key = third_key_taken
+    stage.insert(user)  # the commit is refused whole: ALREADY_EXISTS
+    stats = stage.collector.stats[stage.series["insert"]]
+    assert (stats.requests, stats.collisions, stats.failures) == (2, 1, 0)
+    assert len(stage.collector.ledger.failed) == 5
+    integrity = stage.audit()
+    assert integrity.ok and (integrity.acknowledged, integrity.stored) == (5, 5)
+    assert (integrity.unknown, integrity.unknown_stored) == (5, 0)
+
+
+def test_batch_size_must_be_positive_and_needs_keys_keybench_makes():
+    from loadtests.errors import KeybenchError
+    from loadtests.runner import RunOptions, plan_stages
+
+    with pytest.raises(KeybenchError, match="--batch-size must be at least 1"):
+        RunOptions(settings=WorkloadSettings(batch_size=0)).validate()
+    options = RunOptions(backends=("spanner",), strategies=("bit_reversed_sequence",), dialects=("googlesql",),
+                         settings=WorkloadSettings(batch_size=10))
+    with pytest.raises(KeybenchError, match="keys the database generates"):
+        plan_stages(options)
+    assert plan_stages(dataclasses.replace(options, strategies=("swapped_order",)))

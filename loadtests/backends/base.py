@@ -46,6 +46,11 @@ class Backend(ABC):
         (the given one, or the database's own for generated key parts). Raise KeyCollision
         when the key is taken."""
 
+    def insert_batch(self, rows: list[tuple[tuple, Event]]) -> list[tuple]:
+        """Write the rows in one call (`--batch-size`); return their stored keys in order.
+        Raise KeyCollision when the database refused the call because a key was taken."""
+        raise NotImplementedError(f"{self.name} has no batched insert")
+
     def preload(self, rows: list[tuple[tuple, Event]]) -> None:
         """Write rows in bulk before the load (a migrated source's data)."""
         raise NotImplementedError(f"{self.name} has no preload")

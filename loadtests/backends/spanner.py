@@ -202,6 +202,22 @@ class SpannerBackend(Backend):
             raise KeyCollision(exc.message) from None
         return key
 
+    def insert_batch(self, rows: list[tuple[tuple, Event]]) -> list[tuple]:
+        """All rows in one mutation commit, which the database applies whole or not at all."""
+        if self.generated:
+            raise KeybenchError(f"{self.strategy.name}: keys the database generates cannot be batch-inserted")
+        values = [self._row(k, e) for k, e in rows]
+        try:
+            with self.database.batch() as batch:
+                if self.strategy.parent_table:
+                    users = sorted({e.entity for _, e in rows})
+                    batch.insert_or_update(self._n(self.strategy.parent_table), [self._n("UserId")], [[u] for u in users])
+                batch.insert(self._n(self.strategy.table), self._names(self.columns),
+                             [[_wire(v[c]) for c in self.columns] for v in values])
+        except gexc.AlreadyExists as exc:
+            raise KeyCollision(exc.message) from None
+        return [k for k, _ in rows]
+
     def _insert_returning(self, key: tuple, event: Event) -> tuple:
         """A key the database generates is known only from the insert itself, so this
         insert is DML with THEN RETURN in a read-write transaction. On the emulator DML

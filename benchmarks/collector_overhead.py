@@ -1,0 +1,122 @@
+"""What keybench's bookkeeping costs per operation, in microseconds, with no database at all.
+
+    .venv/bin/python benchmarks/collector_overhead.py [--operations 50000] [--repetitions 5]
+
+Two no-op measurements, each repeated and printed as min/median/max:
+
+- collector: one recorded operation as `Stage.insert` records it: the ledger entry
+  (attempt, acknowledge), `Collector.timed` around an empty block (histogram record,
+  per-second series) and the Locust request event, with the listener a Locust local
+  runner attaches (Locust's own statistics);
+- stage insert: a whole `Stage.insert` against a backend whose insert returns at once:
+  the collector above plus the workload's choices, the key, the clock and the bookkeeping
+  of what reads must return; once with one row per operation, once with `--batch-size 10`
+  (figures per row).
+
+Target (issue 7): under 50 us per operation for the collector. Needs no emulator.
+"""
+
+import loadtests.runtime  # noqa: F401  (the same process set-up as a keybench run)
+
+import argparse
+import statistics
+import time
+
+from locust.env import Environment
+from locust.event import Events
+
+from loadtests import strategies
+from loadtests.backends.base import Backend
+from loadtests.collector import Collector, Series
+from loadtests.runner import StageUser
+from loadtests.stage import Stage
+from loadtests.workload import INSERT, WorkloadSettings
+
+SERIES = Series("bigtable", "reverse_timestamp", "", INSERT)
+
+
+class NoOpBackend(Backend):
+    """A backend whose calls return at once: what remains is keybench's own cost."""
+
+    name = "noop"
+
+    def create(self) -> None:
+        pass
+
+    def drop(self) -> None:
+        pass
+
+    def insert(self, key, event):
+        return key
+
+    def insert_batch(self, rows):
+        return [k for k, _ in rows]
+
+    def read(self, spans, limit=None, where=None, index=None, join=False):
+        return []
+
+    def write_ids(self):
+        return []
+
+
+def locust_events() -> Events:
+    """Events with the request listener a Locust local runner attaches, as during a run."""
+    env = Environment(user_classes=[StageUser], events=Events())
+    env.create_local_runner()
+    return env.events
+
+
+def per_operation_us(run, operations: int) -> float:
+    started = time.perf_counter()
+    run(operations)
+    return (time.perf_counter() - started) / operations * 1e6
+
+
+def collector_case(operations: int) -> float:
+    collector = Collector(locust_events())
+    collector.register(SERIES, "write")
+
+    def run(n: int) -> None:
+        for i in range(n):
+            write_id = f"w-{i}"
+            collector.attempt(write_id)
+            with collector.timed(SERIES) as m:
+                m.rows, m.fanout = 1, 1
+            collector.acknowledge(write_id)
+
+    return per_operation_us(run, operations)
+
+
+def stage_insert_case(operations: int, batch_size: int = 1) -> float:
+    strategy = strategies.catalogue("bigtable")["reverse_timestamp"]
+    stage = Stage(strategy, NoOpBackend(strategy, "noop"), WorkloadSettings(batch_size=batch_size), seed=1,
+                  events=locust_events())
+    user = stage.new_user()
+
+    def run(n: int) -> None:
+        for _ in range(n // batch_size):
+            stage.insert(user)
+
+    return per_operation_us(run, operations)  # per row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--operations", type=int, default=50_000, help="operations per repetition")
+    parser.add_argument("--repetitions", type=int, default=5)
+    args = parser.parse_args()
+    cases = {"collector (ledger + timed + Locust event)": collector_case,
+             "stage insert, no-op backend": stage_insert_case,
+             "stage insert --batch-size 10, no-op, per row": lambda n: stage_insert_case(n, 10)}
+    figures = {name: [] for name in cases}
+    for _ in range(args.repetitions):
+        for name, case in cases.items():  # A B A B
+            figures[name].append(case(args.operations))
+    print(f"{args.repetitions} repetitions of {args.operations:,} no-op operations; us per operation, "
+          "median [min..max]:")
+    for name, values in figures.items():
+        print(f"  {name:44} {statistics.median(values):6.1f}  [{min(values):.1f}..{max(values):.1f}]")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,316 @@
+"""How much throughput keybench's harness costs against a bare loop of the client library.
+
+    .venv/bin/python benchmarks/harness_vs_bare.py [--backends spanner,bigtable] [--operations insert,latest_n]
+        [--users 8] [--seconds 5] [--rounds 3] [--batch-size 1]
+
+For each backend and operation, the same concurrency is driven two ways on the same emulator:
+
+- bare: OS threads in a plain loop of the client library, no gevent, no keybench code on
+  the hot path (Spanner: `database.batch()` single-row insert commits, or `snapshot.read`
+  of one user's KeyRange with a limit; Bigtable: data-client `mutate_row`, or `read_rows`
+  of one device's row range with a limit);
+- keybench: Locust users through `Stage.step` and the collector, run by `runner.drive`,
+  the function `keybench run` uses, with a single-operation mix (`WorkloadSettings.mix`).
+
+Both write the same rows into the same kind of table: Spanner `desc_timestamp` (GoogleSQL)
+and Bigtable `reverse_timestamp`, whose latest_n reads are one key range that stops after
+N rows. The bare loop builds its row keys with keybench's key functions so the rows are
+identical; that costs a few microseconds per row. Every case runs in its own process
+(the bare one must not be monkey-patched by gevent), on a fresh database or table; the
+cases alternate A B A B, and the printout gives each case's ops/s with min/median/max
+and the keybench/bare ratio of each pair.
+"""
+
+import os
+import sys
+
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")  # before grpc is imported: see loadtests.runtime
+CHILD_FLAG = "--child"
+if CHILD_FLAG in sys.argv and sys.argv[sys.argv.index(CHILD_FLAG) + 1] in ("keybench", "bare_gevent"):
+    import loadtests.runtime  # noqa: F401  (gevent and gRPC set-up, before any client exists)
+
+import argparse  # noqa: E402
+import itertools  # noqa: E402
+import json  # noqa: E402
+import resource  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+
+from loadtests import emulators, strategies  # noqa: E402
+from loadtests.keys import Event, timestamp  # noqa: E402
+from loadtests.stage import INSTANCE, PROJECT, Stage, location_name, make_backend, run_tag  # noqa: E402
+from loadtests.workload import INSERT, WorkloadSettings  # noqa: E402
+
+STRATEGIES = {"spanner": "desc_timestamp", "bigtable": "reverse_timestamp"}
+POPULATION = 100  # users or devices: a prefilled table then holds ~PREFILL_ROWS/POPULATION rows each
+PREFILL_ROWS = 2000  # rows written before a latest_n case, so each read returns a full N
+LATEST_N = 10
+CHILD_TIMEOUT_S = 180
+# bare_gevent: the bare loop in a process set up as keybench's (gevent monkey-patching and
+# init_gevent), its threads greenlets: what gevent and gRPC cost, without keybench's code.
+CASES = ("bare", "bare_gevent", "keybench")
+
+
+def _settings(operation: str, batch_size: int) -> WorkloadSettings:
+    return WorkloadSettings(population=POPULATION, latest_n=LATEST_N, mix={operation: 1}, batch_size=batch_size)
+
+
+def _stage(backend: str, operation: str, batch_size: int) -> Stage:
+    strategy = strategies.catalogue(backend)[STRATEGIES[backend]]
+    tag = run_tag()
+    store = make_backend(strategy, location_name(tag, strategy), PROJECT, INSTANCE)
+    stage = Stage(strategy, store, _settings(operation, batch_size), seed=1, tag=tag)
+    stage.setup()
+    return stage
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process, all threads: per operation it is far less noisy than
+    throughput on a shared machine."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+# ---------------------------------------------------------------- the bare loop (OS threads)
+
+
+class BareClient:
+    """The client library and nothing else: one insert or one latest_n read per call."""
+
+    def __init__(self, stage: Stage, batch_size: int):
+        self.stage, self.batch_size = stage, batch_size
+        self.generator = stage.strategy.key_generator(1)
+        self.payload = "x" * stage.settings.payload_bytes
+        self.numbers = itertools.count(1)
+        self.first_us = time.time_ns() // 1000
+        backend = stage.strategy.backend
+        if backend == "spanner":
+            from google.auth.credentials import AnonymousCredentials
+            from google.cloud import spanner
+
+            self.spanner = spanner
+            client = spanner.Client(project=PROJECT, credentials=AnonymousCredentials())
+            self.database = client.instance(INSTANCE).database(stage.backend.location)
+            self.aborts = 0
+            commit = self.database.spanner_api.commit
+
+            def counted_commit(*args, **kwargs):  # as SpannerBackend counts the client's silent retries
+                try:
+                    return commit(*args, **kwargs)
+                except Exception as exc:
+                    self.aborts += type(exc).__name__ == "Aborted"
+                    raise
+
+            self.database.spanner_api.commit = counted_commit
+            self.insert, self.latest_n = self._spanner_insert, self._spanner_latest_n
+        else:
+            from google.cloud.bigtable.data import BigtableDataClient
+
+            self.client = BigtableDataClient(project=PROJECT)
+            self.table = self.client.get_table(INSTANCE, stage.backend.location)
+            self.device_queries = self._device_queries()
+            self.insert, self.latest_n = self._bigtable_insert, self._bigtable_latest_n
+
+    def _events(self) -> list[Event]:
+        # A process-wide counter makes every row's time distinct: no two rows share a key.
+        out = []
+        for _ in range(self.batch_size):
+            n = next(self.numbers)
+            out.append(Event(n % POPULATION + 1, self.first_us + n * 1000, f"bare-{n}", n))
+        return out
+
+    def _spanner_insert(self, worker: int) -> int:
+        rows = [[e.entity, timestamp(e.ts_us), e.write_id, self.payload] for e in self._events()]
+        with self.database.batch() as batch:
+            batch.insert("AccessLog", ["UserId", "LastAccess", "WriteId", "Payload"], rows)
+        return len(rows)
+
+    def _spanner_latest_n(self, worker: int) -> int:
+        user = worker % POPULATION + 1
+        keyset = self.spanner.KeySet(ranges=[self.spanner.KeyRange(start_closed=[user], end_closed=[user])])
+        with self.database.snapshot() as snapshot:
+            return len(list(snapshot.read("AccessLog", ["UserId", "LastAccess", "WriteId"], keyset, limit=LATEST_N)))
+
+    def _bigtable_insert(self, worker: int) -> int:
+        from google.cloud.bigtable.data import RowMutationEntry, SetCell
+
+        family, entries = "cf", []
+        for e in self._events():
+            at = e.ts_us // 1000 * 1000
+            cells = [SetCell(family, b"u", f"{e.entity:010d}".encode(), at),
+                     SetCell(family, b"t", f"{e.ts_us:016d}".encode(), at),
+                     SetCell(family, b"n", f"{e.seq:012d}".encode(), at),
+                     SetCell(family, b"w", e.write_id.encode(), at),
+                     SetCell(family, b"p", self.payload.encode(), at)]
+            entries.append((self.stage.backend.row_key(self.generator.key(e)), cells))
+        if len(entries) == 1:
+            self.table.mutate_row(*entries[0])
+        else:
+            self.table.bulk_mutate_rows([RowMutationEntry(key, cells) for key, cells in entries])
+        return len(entries)
+
+    def _bigtable_latest_n(self, worker: int) -> int:
+        return len(self.table.read_rows(self.device_queries[worker % POPULATION]))
+
+    def _device_queries(self) -> list:
+        """One device's newest N rows: its row range, built once, before the timed loop."""
+        from google.cloud.bigtable.data import ReadRowsQuery
+        from loadtests.backends.bigtable import READ_CELLS
+
+        plan, backend = self.stage.plans["latest_n"], self.stage.backend
+        return [ReadRowsQuery(row_ranges=[backend._row_range(plan.build(device).spans[0])], limit=LATEST_N,
+                              row_filter=READ_CELLS) for device in range(1, POPULATION + 1)]
+
+
+def run_bare(stage: Stage, operation: str, users: int, seconds: float, batch_size: int) -> dict:
+    bare = BareClient(stage, batch_size)
+    call = bare.insert if operation == INSERT else bare.latest_n
+    counts, errors = [0] * users, []
+    deadline = time.monotonic() + seconds
+
+    def loop(worker: int) -> None:
+        step = worker
+        try:
+            while time.monotonic() < deadline:
+                call(step)
+                counts[worker] += 1
+                step += users  # each worker walks its own users or devices
+        except Exception as exc:  # noqa: BLE001 - reported by the main thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=loop, args=(w,)) for w in range(users)]
+    cpu_before, started = _cpu_seconds(), time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed, cpu = time.monotonic() - started, _cpu_seconds() - cpu_before
+    if errors:
+        raise errors[0]
+    return {"ops": sum(counts), "seconds": elapsed, "cpu_us_per_op": cpu / max(sum(counts), 1) * 1e6, "aborts": getattr(bare, "aborts", 0), "rows": sum(counts) * (batch_size if operation == INSERT else 1)}
+
+
+def prefill_bare(stage: Stage, users: int) -> None:
+    bare = BareClient(stage, 50)
+    threads = [threading.Thread(target=lambda: [bare.insert(0) for _ in range(PREFILL_ROWS // 50 // users)])
+               for _ in range(users)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
+# ---------------------------------------------------------------- keybench (Locust users)
+
+
+def run_keybench(stage: Stage, operation: str, users: int, seconds: float) -> dict:
+    from loadtests.runner import drive
+
+    cpu_before = _cpu_seconds()
+    _, elapsed = drive(stage, users, 0, seconds, f"keybench {stage.strategy.backend} {operation}")
+    cpu = _cpu_seconds() - cpu_before
+    stats = stage.collector.stats[stage.series[operation]]
+    result = {"ops": stats.requests, "seconds": elapsed, "cpu_us_per_op": cpu / max(stats.requests, 1) * 1e6, "rows": stats.rows if operation == INSERT else stats.requests,
+              "failures": stats.failures, "aborts": getattr(stage.backend, "aborted_commits", 0),
+              "p50_ms": stats.histogram.get_value_at_percentile(50) / 1000,
+              "max_ms": stats.histogram.get_max_value() / 1000}
+    if operation == INSERT:
+        result["integrity"] = stage.audit().describe()
+    return result
+
+
+def prefill_keybench(stage: Stage, users: int) -> None:
+    import gevent
+
+    workloads = [stage.new_user() for _ in range(users)]
+    insert_batch = stage.settings.batch_size
+    per_user = PREFILL_ROWS // users // insert_batch
+    gevent.joinall([gevent.spawn(lambda w=w: [stage.insert(w) for _ in range(per_user)]) for w in workloads],
+                   raise_error=True)
+
+
+def child(case: str, backend: str, operation: str, users: int, seconds: float, batch_size: int) -> dict:
+    stage = _stage(backend, operation, batch_size)
+    try:
+        if operation != INSERT:
+            # The same rows in both cases, written through each case's own path.
+            (prefill_keybench if case == "keybench" else prefill_bare)(stage, users)
+        if case == "keybench":
+            return run_keybench(stage, operation, users, seconds)
+        return run_bare(stage, operation, users, seconds, batch_size)  # bare_gevent: threads are greenlets
+    finally:
+        stage.teardown(drop=True)
+
+
+# ---------------------------------------------------------------- the orchestration
+
+
+def run_case(case: str, backend: str, operation: str, args) -> dict:
+    command = [sys.executable, __file__, CHILD_FLAG, case, "--backend", backend, "--operation", operation,
+               "--users", str(args.users), "--seconds", str(args.seconds), "--batch-size", str(args.batch_size)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=CHILD_TIMEOUT_S, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"{case} {backend} {operation} failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def spread(values: list[float], fmt: str = ",.0f") -> str:
+    return f"{statistics.median(values):{fmt}}  [{min(values):{fmt}}..{max(values):{fmt}}]"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--backends", default="spanner,bigtable")
+    parser.add_argument("--operations", default="insert,latest_n")
+    parser.add_argument("--users", type=int, default=8, help="threads (bare) and Locust users (keybench)")
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--batch-size", type=int, default=1, help="rows per insert call, in both cases")
+    parser.add_argument(CHILD_FLAG, choices=CASES, help=argparse.SUPPRESS)
+    parser.add_argument("--backend", help=argparse.SUPPRESS)
+    parser.add_argument("--operation", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(child(args.child, args.backend, args.operation, args.users, args.seconds, args.batch_size)))
+        return
+
+    backends = [b.strip() for b in args.backends.split(",") if b.strip()]
+    endpoints = {b: emulators.resolve(b) for b in backends}
+    try:
+        for ep in endpoints.values():
+            emulators.use(ep)  # the children inherit the *_EMULATOR_HOST variables
+        print(f"{args.users} users, {args.rounds} rounds of {args.seconds:.0f} s per case, batch size "
+              f"{args.batch_size}; ops/s median [min..max], ratio = keybench / bare of each pair")
+        for backend in backends:
+            for operation in [o.strip() for o in args.operations.split(",") if o.strip()]:
+                figures = {case: [] for case in CASES}
+                cpu = {case: [] for case in CASES}
+                notes = []
+                for _ in range(args.rounds):
+                    for case in CASES:  # A B C A B C
+                        result = run_case(case, backend, operation, args)
+                        figures[case].append(result["ops"] / result["seconds"])
+                        cpu[case].append(result["cpu_us_per_op"])
+                        if result.get("failures") or result.get("integrity", "ok").split()[0] != "ok":
+                            notes.append(f"{case}: {result.get('failures', 0)} failures, {result.get('integrity')}")
+                label = f"{backend} {STRATEGIES[backend]} {operation}"
+                print(f"{label}  ({endpoints[backend].address})")
+                print(f"  bare loop, {args.users} OS threads            {spread(figures['bare'])}")
+                print(f"  bare loop, {args.users} greenlets (gevent)    {spread(figures['bare_gevent'])}")
+                print(f"  keybench, {args.users} Locust users           {spread(figures['keybench'])}")
+                print("  client CPU per operation, us: " + ";  ".join(
+                    f"{case} {spread(cpu[case])}" for case in CASES))
+                for a, b in (("keybench", "bare"), ("bare_gevent", "bare"), ("keybench", "bare_gevent")):
+                    ratios = [x / y for x, y in zip(figures[a], figures[b])]
+                    print(f"  {a + ' / ' + b:37}  {spread(ratios, '.2f')}")
+                for note in notes:
+                    print(f"  NOTE {note}")
+    finally:
+        for ep in endpoints.values():
+            ep.stop()
+
+
+if __name__ == "__main__":
+    main()
