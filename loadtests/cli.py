@@ -42,6 +42,7 @@ def _run(args: argparse.Namespace) -> int:
         workers=args.workers,
         report=not args.no_report,
         nodes=args.nodes,
+        model=_model_params(args),
         target=args.target,
         project=args.project,
         instance=args.instance,
@@ -97,10 +98,12 @@ def _simulate(args: argparse.Namespace) -> int:
 
     from loadtests.simulate import simulate_strategy
 
-    if args.rows < 1 or args.nodes < 1:
-        raise KeybenchError("--rows and --nodes must be positive")
+    if args.rows < 1:
+        raise KeybenchError(f"--rows must be at least 1, got {args.rows}")
+    params = _model_params(args)
     strategy = strategies.select(args.backend, [args.strategy], args.dialect)[0]
     result = simulate_strategy(strategy, args.rows, nodes=args.nodes, seed=args.seed, population=args.population,
+                               params=params,
                                reads_per_operation=args.reads)
     metrics = {"backend": args.backend, "strategy": strategy.name, "rows": args.rows, **result.summary()}
     if args.format == "csv":
@@ -117,17 +120,16 @@ def _analyze(args: argparse.Namespace) -> int:
     """The split model again over a saved run's key streams, with other parameters."""
     import csv
 
-    from loadtests.splitmodel import SplitParams, analyze_file
+    from loadtests.splitmodel import analyze_file
 
-    if args.nodes < 1:
-        raise KeybenchError(f"--nodes must be at least 1, got {args.nodes}")
+    params = _model_params(args)
     streams = sorted((Path(args.run) / "keystream").glob("*.npz"))
     if not streams:
         raise KeybenchError(f"{args.run} has no keystream/*.npz: not a keybench run directory, or one from before "
                             "key streams were recorded")
     rows = []
     for path in streams:
-        s = analyze_file(path, SplitParams(nodes=args.nodes)).summary()
+        s = analyze_file(path, params).summary()
         rows.append({"unit": path.stem, **{k: s[k] for k in (
             "nodes", "hot_space", "hot_node_share", "effective_nodes", "write_throughput_vs_ideal",
             "read_ranges_touched", "mean_key_bytes", "windows", "writes")}})
@@ -145,6 +147,34 @@ def _analyze(args: argparse.Namespace) -> int:
         print(f"{r['unit']:44} {r['hot_space']:24} {r['hot_node_share']:14.3f} {r['effective_nodes']:15.2f} "
               f"{r['write_throughput_vs_ideal']:8.3f} {touched:>11} {r['mean_key_bytes']:9.1f} {r['windows']:7}")
     return 0
+
+
+def _model_options(p: argparse.ArgumentParser, nodes_help: str = "nodes serving the key ranges (default 8)") -> None:
+    """The split model's parameters, shared by run, simulate and analyze (see results/README.md)."""
+    p.add_argument("--nodes", type=int, default=8, help=nodes_help)
+    p.add_argument("--window-writes", type=int,
+                   help="model: writes per window (default: max(50 x nodes, writes / 50))")
+    p.add_argument("--load-split-share", type=float, default=1.0,
+                   help="model: a range splits by load above this share of one node's fair load (default 1.0)")
+    p.add_argument("--size-split-rows", type=int,
+                   help="model: a range splits by size above this many rows (default max(1000, rows / (4 x nodes)))")
+    p.add_argument("--warmup-windows", type=int,
+                   help="model: first windows left out of the figures (default ceil(log2(nodes)) + 1)")
+
+
+def _model_params(args: argparse.Namespace):
+    from loadtests.splitmodel import SplitParams
+
+    for name in ("nodes", "window_writes", "size_split_rows"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise KeybenchError(f"--{name.replace('_', '-')} must be at least 1, got {value}")
+    if args.warmup_windows is not None and args.warmup_windows < 0:
+        raise KeybenchError(f"--warmup-windows must not be negative, got {args.warmup_windows}")
+    if not args.load_split_share > 0:
+        raise KeybenchError(f"--load-split-share must be positive, got {args.load_split_share:g}")
+    return SplitParams(nodes=args.nodes, window_writes=args.window_writes, load_split_share=args.load_split_share,
+                       size_split_rows=args.size_split_rows, warmup_windows=args.warmup_windows)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -180,7 +210,7 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--workers", type=int, default=0,
                    help="run each stage's users in N Locust worker processes under a master (default 0: in-process)")
     r.add_argument("--no-report", action="store_true", help="do not write report.html and the heatmaps at the end")
-    r.add_argument("--nodes", type=int, default=8, help="nodes of the split model over the recorded keys (default 8)")
+    _model_options(r, "nodes of the split model over the recorded keys (default 8)")
     r.add_argument("--buckets", type=int, help="shard or salt count N of hash_shard, salted, ... (default: each fixture's)")
     r.add_argument("--op-timeout", default="30s",
                    help="Bigtable: deadline of one data operation, retries included (default 30s); an operation cut "
@@ -208,7 +238,7 @@ def parser() -> argparse.ArgumentParser:
 
     a = sub.add_parser("analyze", help="re-run the split model on a saved run's key streams, e.g. with more nodes")
     a.add_argument("run", help="a run directory, e.g. results/20261122T101500Z")
-    a.add_argument("--nodes", type=int, default=8, help="nodes of the model (default 8)")
+    _model_options(a, "nodes of the model (default 8)")
     a.add_argument("--format", choices=("text", "csv"), default="text")
     a.set_defaults(func=_analyze)
 
@@ -231,7 +261,7 @@ def parser() -> argparse.ArgumentParser:
     m.add_argument("--strategy", required=True, help="canonical strategy name (see keybench strategies)")
     m.add_argument("--dialect", help="Spanner dialect whose fixture to use (default googlesql)")
     m.add_argument("--rows", type=int, default=1_000_000, help="inserts to simulate (default 1000000)")
-    m.add_argument("--nodes", type=int, default=8, help="nodes serving the key ranges (default 8)")
+    _model_options(m)
     m.add_argument("--seed", type=int, default=1, help="seed of every random choice (default 1)")
     m.add_argument("--population", "--users", type=int, default=1000,
                    help="users (Spanner) or devices (Bigtable) the inserts are spread over (default 1000)")

@@ -85,6 +85,7 @@ class RunOptions:
     workers: int = 0  # Locust worker processes per stage; 0 runs the users in this process
     report: bool = True  # write report.html (and the heatmaps) at the end
     nodes: int = 8  # the split model's nodes
+    model: SplitParams | None = None  # the split model's other parameters (defaults if None)
     target: str = "emulator"  # or "real": an existing instance named by project and instance (see target.py)
     project: str | None = None
     instance: str | None = None
@@ -226,9 +227,14 @@ def drive(stage: Stage, options: RunOptions, label: str, ep: emulators.Endpoint)
             _progress(f"  {label}  interrupted: stopping the users, then auditing what they wrote")
         if ended_early or interrupted:
             env.stop_timeout = FORCED_STOP_S  # operations stuck on a dead emulator would wait for minutes
-        runner.stop()  # lets every user finish its operation in flight
+        if workers:
+            # Stops the workers' users and takes their final reports. Locust's own stop would
+            # also make each worker sleep for its stop timeout before it heeds the quit.
+            per_worker = master.gather()
+        else:
+            runner.stop()  # lets every user finish its operation in flight
+            per_worker = {}
         elapsed = time.monotonic() - started
-        per_worker = master.gather() if workers else {}
         runner.quit()
     finally:
         if workers:
@@ -400,7 +406,7 @@ def model_stage(runs: list[StageOutcome], rows: list[dict], options: RunOptions,
     name = unit_name(strategy)
     run_dir.partial.joinpath("keystream").mkdir(exist_ok=True)
     stream.save(run_dir.partial / "keystream" / f"{name}.npz")
-    result = model_stream(stream, SplitParams(nodes=options.nodes))
+    result = model_stream(stream, dataclasses.replace(options.model or SplitParams(), nodes=options.nodes))
     for row in rows:
         row.update(model_columns(result, row["operation"]))
     if options.report and stream.spaces():

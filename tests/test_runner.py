@@ -27,7 +27,8 @@ def test_a_name_shared_by_both_backends_runs_on_each():
 
 
 def test_smoke_run_of_every_strategy_writes_a_clean_summary(emulator_hosts, tmp_path):
-    options = RunOptions(users=4, duration_s=2.0, results_dir=tmp_path, smoke=True, run_id="smoke")
+    # report=False: the report and heatmaps have their own tests
+    options = RunOptions(users=4, duration_s=2.0, results_dir=tmp_path, smoke=True, run_id="smoke", report=False)
     assert run(options) == 0
     rows = read_summary(tmp_path / "smoke" / "summary.csv")
     seen = {(r["backend"], r["strategy"], r["operation"]) for r in rows}
@@ -57,6 +58,10 @@ def test_smoke_run_of_every_strategy_writes_a_clean_summary(emulator_hosts, tmp_
         "bigtable-field_promoted_failures.csv", "bigtable-field_promoted_stats.csv",
     ]
     assert [p.name for p in tmp_path.iterdir()] == ["smoke"]
+    # the split model's (modelled) columns, from a key stream saved per unit
+    assert all(0 < float(r["hot_node_share"]) <= 1 and float(r["mean_key_bytes"]) > 0 for r in inserts)
+    assert len(list((tmp_path / "smoke" / "keystream").glob("*.npz"))) == len(spanner_units) + sum(
+        1 for s in plan_stages(options) if s.backend == "bigtable")
     per_second = read_summary(tmp_path / "smoke" / "timeseries.csv")
     for r in rows:  # the time series adds up to the summary, series by series
         if r["operation"] != "tenant_drop":

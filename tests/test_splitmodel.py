@@ -152,3 +152,16 @@ def test_cli_simulate_refuses_an_unknown_strategy(capsys):
     assert main(["simulate", "--backend", "bigtable", "--strategy", "sequential_int", "--rows", "10"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("keybench: error:")
+
+
+def test_cli_model_parameters_reach_the_model_and_bad_ones_are_refused(capsys):
+    assert main(["simulate", "--backend", "spanner", "--strategy", "uuid4_string", "--rows", "6000", "--reads", "1",
+                 "--window-writes", "500", "--warmup-windows", "2"]) == 0
+    metrics = dict(line.split(": ", 1) for line in capsys.readouterr().out.strip().splitlines())
+    assert int(metrics["window_writes"]) == 500 and int(metrics["windows"]) == 6000 // 500 - 2
+    for flag, value in (("--load-split-share", "0"), ("--window-writes", "0"), ("--warmup-windows", "-1"),
+                        ("--nodes", "0"), ("--size-split-rows", "0")):
+        assert main(["simulate", "--backend", "spanner", "--strategy", "uuid4_string", "--rows", "100",
+                     flag, value]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and flag in err[0], err
