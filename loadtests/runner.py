@@ -433,9 +433,13 @@ class RunState:
     records: list = field(default_factory=list)  # per stage, for run.json
     series_rows: list = field(default_factory=list)
     problems: list = field(default_factory=list)  # stages that could not run
+    _unit_rows: dict = field(default_factory=dict)
+    _versions: dict = field(default_factory=_versions)
 
     def add(self, strategy: strategies.Strategy, outcome: StageOutcome, repetition: int) -> None:
-        self.outcomes.setdefault((strategy.backend, strategy.name, strategy.dialect), []).append(outcome)
+        key = (strategy.backend, strategy.name, strategy.dialect)
+        self.outcomes.setdefault(key, []).append(outcome)
+        self._unit_rows.pop(key, None)  # a new repetition changes that unit's rows
         self.series_rows.extend(outcome.timeseries)
         self.records.append({**outcome.record, "repetition": repetition})
 
@@ -444,17 +448,27 @@ class RunState:
         self.records.append({"backend": strategy.backend, "strategy": strategy.name, "dialect": strategy.dialect,
                              "repetition": repetition, "error": cause})
 
+    def _unit(self, key: tuple) -> tuple[list[dict], list[str]]:
+        """One unit's summary rows and problems, computed once per repetition added (reading
+        percentiles out of the histograms is the costly part)."""
+        if key not in self._unit_rows:
+            runs = self.outcomes[key]
+            rows, integrity, tenant_drop = repeated_rows(
+                [(o.stage, o.seconds, o.integrity, o.tenant_drop, o.fresh) for o in runs])
+            self._unit_rows[key] = (rows, stage_problems(runs[0].stage, rows, integrity, tenant_drop))
+        return self._unit_rows[key]
+
     def rows(self, run_dir: RunDirectory | None = None) -> tuple[list[dict], list[str]]:
         """Summary rows and the problems that fail the run; with run_dir, the split model's
         columns too (and its key streams and heatmaps written there)."""
         rows, problems = [], list(self.problems)
-        for runs in self.outcomes.values():
-            stage_summary, integrity, tenant_drop = repeated_rows(
-                [(o.stage, o.seconds, o.integrity, o.tenant_drop, o.fresh) for o in runs])
+        for key, runs in self.outcomes.items():
+            unit_rows, unit_problems = self._unit(key)
             if run_dir is not None:
-                model_stage(runs, stage_summary, self.options, run_dir)
-            rows.extend(stage_summary)
-            problems.extend(stage_problems(runs[0].stage, stage_summary, integrity, tenant_drop))
+                unit_rows = [dict(r) for r in unit_rows]
+                model_stage(runs, unit_rows, self.options, run_dir)
+            rows.extend(unit_rows)
+            problems.extend(unit_problems)
         return rows, problems
 
     def write(self, run_dir: RunDirectory, status: str, rows: list[dict]) -> None:
@@ -470,7 +484,7 @@ class RunState:
             "endpoints": {b: _endpoint_record(e) for b, e in self.endpoints.items()},
             "machine": _machine(),
             "seed": options.seed,
-            "versions": _versions(),
+            "versions": self._versions,
             "stages": self.records,
         }, indent=2, default=str) + "\n")
 
