@@ -28,7 +28,9 @@ from locust.event import Events
 from loadtests import strategies
 from loadtests.backends.base import Backend
 from loadtests.collector import Collector, Series
-from loadtests.runner import StageUser
+from loadtests.keys import Event
+from loadtests.keyspace import KeyEncoder
+from loadtests.users import StageUser
 from loadtests.stage import Stage
 from loadtests.workload import INSERT, WorkloadSettings
 
@@ -73,23 +75,29 @@ def per_operation_us(run, operations: int) -> float:
 
 
 def collector_case(operations: int) -> float:
+    """Everything the collector does for one insert: ledger, histograms and per-second series,
+    the Locust request event, and the key stream entry of the split model."""
     collector = Collector(locust_events())
     collector.register(SERIES, "write")
+    strategy = strategies.catalogue("spanner", "googlesql")["timestamp_first"]
+    encoder, generator = KeyEncoder(strategy), strategy.key_generator(1)
+    events = [Event(i % 1000 + 1, 1_763_000_000_000_000 + i, f"w-{i}", i + 1) for i in range(operations)]
+    keys = [generator.key(e) for e in events]
 
     def run(n: int) -> None:
-        for i in range(n):
-            write_id = f"w-{i}"
-            collector.attempt(write_id)
+        for key, event in zip(keys[:n], events[:n]):
+            collector.attempt(event.write_id)
             with collector.timed(SERIES) as m:
                 m.rows, m.fanout = 1, 1
-            collector.acknowledge(write_id)
+            collector.acknowledge(event.write_id)
+            collector.keys.record_insert(encoder, key, event, 0.0)
 
     return per_operation_us(run, operations)
 
 
 def stage_insert_case(operations: int, batch_size: int = 1) -> float:
     strategy = strategies.catalogue("bigtable")["reverse_timestamp"]
-    stage = Stage(strategy, NoOpBackend(strategy, "noop"), WorkloadSettings(batch_size=batch_size), seed=1,
+    stage = Stage(strategy, NoOpBackend(strategy, "noop", "keybench-local", "noop"), WorkloadSettings(batch_size=batch_size), seed=1,
                   events=locust_events())
     user = stage.new_user()
 
@@ -105,7 +113,7 @@ def main() -> None:
     parser.add_argument("--operations", type=int, default=50_000, help="operations per repetition")
     parser.add_argument("--repetitions", type=int, default=5)
     args = parser.parse_args()
-    cases = {"collector (ledger + timed + Locust event)": collector_case,
+    cases = {"collector (ledger, histograms, Locust event, key stream)": collector_case,
              "stage insert, no-op backend": stage_insert_case,
              "stage insert --batch-size 10, no-op, per row": lambda n: stage_insert_case(n, 10)}
     figures = {name: [] for name in cases}
