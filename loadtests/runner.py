@@ -18,6 +18,7 @@ import json
 import os
 import platform
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -153,6 +154,36 @@ def _progress(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
+class CtrlC:
+    """Ctrl-C as a request, not an exception: a KeyboardInterrupt raised wherever the signal
+    lands (inside gRPC's gevent poller, a Locust user, the audit) can leave the clients hung.
+    The first Ctrl-C is noted and acted on at the next check (within a second during a
+    stage); a second one interrupts at once."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._handler = None
+
+    def listen(self) -> None:
+        self.requested = False
+        self._handler = gevent.signal_handler(signal.SIGINT, self._on_sigint)
+
+    def ignore(self) -> None:
+        if self._handler is not None:
+            self._handler.cancel()
+            self._handler = None
+
+    def _on_sigint(self) -> None:
+        if self.requested:
+            self.ignore()  # the next Ctrl-C gets Python's own KeyboardInterrupt
+            gevent.get_hub().parent.throw(KeyboardInterrupt)
+        self.requested = True
+        _progress("keybench: Ctrl-C: ending the run after this stage's audit (Ctrl-C again to stop at once)")
+
+
+CTRL_C = CtrlC()
+
+
 @dataclass
 class Driven:
     env: Environment
@@ -212,6 +243,8 @@ def drive(stage: Stage, options: RunOptions, label: str, ep: emulators.Endpoint)
         try:
             while (now := time.monotonic()) < started + options.duration_s:
                 gevent.sleep(min(1.0, next_report - now, started + options.duration_s - now))
+                if CTRL_C.requested:
+                    raise KeyboardInterrupt
                 ended_early = lifeline.gone()
                 if ended_early:
                     _progress(f"  {label}  {ended_early}: ending the stage")
@@ -512,6 +545,7 @@ def run(options: RunOptions) -> int:
     saved_env = {v: os.environ.get(v) for v in emulators.ENV_VARS.values()}
     state = RunState(options, run_id, now, endpoints)
     interrupted = False
+    CTRL_C.listen()
     try:
         for backend in dict.fromkeys(s.backend for s in stages):
             endpoints[backend] = target.endpoint(options, backend)
@@ -531,6 +565,8 @@ def run(options: RunOptions) -> int:
                 for number, strategy in enumerate(stages, 1):
                     label = f"[{(repetition - 1) * len(stages) + number}/{total}] {strategy.label}"
                     ep = endpoints[strategy.backend]
+                    if CTRL_C.requested:
+                        raise KeyboardInterrupt
                     _progress(f"{label}: {strategy.summary}")
                     try:
                         if ep.restartable and served[strategy.backend] > 0:
@@ -545,7 +581,7 @@ def run(options: RunOptions) -> int:
                         continue
                     state.add(strategy, outcome, repetition)
                     state.write(run_dir, "running", state.rows()[0])
-                    if outcome.interrupted:
+                    if outcome.interrupted or CTRL_C.requested:
                         raise KeyboardInterrupt
         except KeyboardInterrupt:
             interrupted = True
@@ -564,6 +600,7 @@ def run(options: RunOptions) -> int:
             _progress(f"keybench: run cut off ({_one_line(exc)}); what it finished is in {run_dir.partial}")
         raise
     finally:
+        CTRL_C.ignore()
         for ep in endpoints.values():
             ep.stop()
         for name, value in saved_env.items():  # emulators.use() pointed this process at them
