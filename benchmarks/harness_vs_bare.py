@@ -206,10 +206,13 @@ def prefill_bare(stage: Stage, users: int) -> None:
 
 
 def run_keybench(stage: Stage, operation: str, users: int, seconds: float) -> dict:
-    from loadtests.runner import drive
+    from loadtests.runner import RunOptions, drive
 
+    backend = stage.strategy.backend
+    options = RunOptions(backends=(backend,), users=users, duration_s=seconds, settings=stage.settings)
+    endpoint = emulators.Endpoint(backend, os.environ[emulators.ENV_VARS[backend]], "environment")
     cpu_before = _cpu_seconds()
-    _, elapsed = drive(stage, users, 0, seconds, f"keybench {stage.strategy.backend} {operation}")
+    elapsed = drive(stage, options, f"keybench {backend} {operation}", endpoint).seconds
     cpu = _cpu_seconds() - cpu_before
     stats = stage.collector.stats[stage.series[operation]]
     result = {"ops": stats.requests, "seconds": elapsed, "cpu_us_per_op": cpu / max(stats.requests, 1) * 1e6, "rows": stats.rows if operation == INSERT else stats.requests,
