@@ -184,10 +184,11 @@ class Collector:
         return (sum(s.requests for s in self.stats.values()), sum(s.failures for s in self.stats.values()))
 
     # shipping between Locust workers and the master
-    def snapshot(self) -> dict:
+    def snapshot(self, with_keys: bool = True) -> dict:
         """Everything recorded so far, in plain types (histograms encoded): a worker sends its
         whole state each time, so the master keeps the latest per worker and loses nothing if
-        a report is superseded."""
+        a report is superseded. The key stream, the bulk of it, only when `with_keys` (a
+        worker's final report)."""
         return {
             "stats": [
                 [_series_fields(series), st.access, st.histogram.encode().decode(), st.intended.encode().decode(),
@@ -196,10 +197,9 @@ class Collector:
             ],
             "seconds": [[second, _series_fields(series), s.histogram.encode().decode(), s.ops, s.failures]
                         for (second, series), s in self.seconds.items()],
-            "ledger": {name: sorted(getattr(self.ledger, name)) for name in ("attempted", "acknowledged", "failed")},
+            "ledger": {name: list(getattr(self.ledger, name)) for name in ("attempted", "acknowledged", "failed")},
             "active_seconds": self.active_seconds(),
-            "keystream": base64.b64encode(self.keys.to_bytes()).decode(),
-        }
+        } | ({"keystream": base64.b64encode(self.keys.to_bytes()).decode()} if with_keys else {})
 
     def absorb(self, snapshot: dict) -> None:
         """Add a worker's snapshot to this collector (the master's)."""
@@ -221,7 +221,8 @@ class Collector:
             mine.failures += failures
         for name in ("attempted", "acknowledged", "failed"):
             getattr(self.ledger, name).update(snapshot["ledger"][name])
-        self.keys.merge(KeyStream.from_bytes(base64.b64decode(snapshot["keystream"])))
+        if "keystream" in snapshot:
+            self.keys.merge(KeyStream.from_bytes(base64.b64decode(snapshot["keystream"])))
         # The workers ran side by side: the stage was active as long as the longest of them.
         self.absorbed_seconds = max(self.absorbed_seconds, snapshot["active_seconds"])
 

@@ -146,10 +146,11 @@ def attach_worker(environment) -> None:
         stage: Stage | None = state.get("stage")
         if stage is None:
             return
+        final = environment.runner.user_count == 0
         data["keybench"] = {
             "index": state["index"],
-            "final": environment.runner.user_count == 0,
-            "snapshot": stage.collector.snapshot(),
+            "final": final,
+            "snapshot": stage.collector.snapshot(with_keys=final),  # the key stream only once it is whole
             "aborted_commits": getattr(stage.backend, "aborted_commits", 0),
         }
 

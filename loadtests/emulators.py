@@ -85,16 +85,24 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def answers(address: str, timeout: float = PROBE_TIMEOUT_S) -> tuple[bool, str]:
-    """Whether a gRPC server completes a connection at `address`; on no, why not."""
+def connect_error(address: str, timeout: float = 2.0) -> OSError | None:
+    """Why a TCP connection to `address` (host:port) fails, or None if it succeeds."""
     host, _, port = address.rpartition(":")
     try:
-        with socket.create_connection((host or HOST, int(port)), timeout=min(timeout, 2.0)):
-            pass
+        with socket.create_connection((host or HOST, int(port)), timeout=timeout):
+            return None
+    except OSError as exc:
+        return exc
+
+
+def answers(address: str, timeout: float = PROBE_TIMEOUT_S) -> tuple[bool, str]:
+    """Whether a gRPC server completes a connection at `address`; on no, why not."""
+    try:
+        error = connect_error(address, min(timeout, 2.0))
     except ValueError:
         return False, f"{address!r} is not host:port"
-    except OSError as exc:
-        return False, exc.strerror or str(exc)
+    if error is not None:
+        return False, error.strerror or str(error)
     channel = grpc.insecure_channel(address)
     try:
         grpc.channel_ready_future(channel).result(timeout=timeout)

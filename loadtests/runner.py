@@ -19,7 +19,6 @@ import os
 import platform
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -206,13 +205,12 @@ class Lifeline:
     def gone(self) -> str | None:
         if self.address is None:
             return None
-        host, _, port = self.address.rpartition(":")
-        try:
-            with socket.create_connection((host or "127.0.0.1", int(port)), timeout=1.0):
-                self.refusals = 0
-        except ConnectionRefusedError:
+        error = emulators.connect_error(self.address, timeout=1.0)
+        if error is None:
+            self.refusals = 0
+        elif isinstance(error, ConnectionRefusedError):
             self.refusals += 1
-        except OSError:
+        else:
             return None  # slow or unroutable: not proof that it is gone
         if self.refusals >= self.REFUSALS:
             return f"the emulator at {self.address} stopped accepting connections"
