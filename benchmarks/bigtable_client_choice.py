@@ -3,16 +3,19 @@
     .venv/bin/python benchmarks/bigtable_client_choice.py [--greenlets 8] [--seconds 3] [--rounds 3]
 
 Compares, on the same emulator and with the same greenlet concurrency as a keybench stage:
-single-row writes through the data client (`google.cloud.bigtable.data`, `mutate_row`)
-against the legacy `Table.mutate_rows([row])`; and 100-row batches through
-`bulk_mutate_rows` against legacy `Table.mutate_rows(rows)`. The APIs alternate A B A B, and
-the medians of the rounds are printed with the min and max.
+single-row writes through the data client (`google.cloud.bigtable.data`, `mutate_row`),
+the legacy `Table.mutate_rows([row])` and keybench's `MutateRowCall` (the MutateRow RPC with
+plain protobuf messages on the data client's channel); and 100-row batches through
+`bulk_mutate_rows` against legacy `Table.mutate_rows(rows)`. The APIs alternate A B C A B C,
+and the medians of the rounds are printed with the min and max, with the client process's
+CPU time per row.
 """
 
 import loadtests.runtime  # noqa: F401  (gevent and gRPC set-up, before any client exists)
 
 import argparse
 import itertools
+import resource
 import statistics
 import time
 import uuid
@@ -24,14 +27,21 @@ from google.cloud.bigtable import column_family
 from google.cloud.bigtable.data import BigtableDataClient, RowMutationEntry, SetCell
 
 from loadtests import emulators
+from loadtests.backends.bigtable import MutateRowCall
 
 warnings.filterwarnings("ignore", message="Connecting to Bigtable emulator")
 PROJECT, INSTANCE = "keybench-bench", "bench"
 VALUE = b"x" * 100
 
 
-def timed_rows(write, greenlets: int, seconds: float, rows_per_call: int) -> float:
-    """Rows per second that `greenlets` greenlets write with `write(keys)` in `seconds`."""
+def _cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed_rows(write, greenlets: int, seconds: float, rows_per_call: int) -> tuple[float, float]:
+    """Rows per second that `greenlets` greenlets write with `write(keys)` in `seconds`, and
+    the client's CPU time per row in microseconds."""
     counter = itertools.count()
     done = [0]
     deadline = time.monotonic() + seconds
@@ -42,9 +52,9 @@ def timed_rows(write, greenlets: int, seconds: float, rows_per_call: int) -> flo
             write(keys)
             done[0] += rows_per_call
 
-    started = time.monotonic()
+    started, cpu_before = time.monotonic(), _cpu_seconds()
     gevent.joinall([gevent.spawn(loop) for _ in range(greenlets)], raise_error=True)
-    return done[0] / (time.monotonic() - started)
+    return done[0] / (time.monotonic() - started), (_cpu_seconds() - cpu_before) / done[0] * 1e6
 
 
 def main() -> None:
@@ -60,7 +70,9 @@ def main() -> None:
         admin = bigtable.Client(project=PROJECT, admin=True)
         table = admin.instance(INSTANCE).table(f"bench-{uuid.uuid4().hex[:8]}")
         table.create(column_families={"cf": column_family.MaxVersionsGCRule(1)})
-        data = BigtableDataClient(project=PROJECT).get_table(INSTANCE, table.table_id)
+        client = BigtableDataClient(project=PROJECT)
+        data = client.get_table(INSTANCE, table.table_id)
+        mutate_row_call = MutateRowCall(client, data.table_name, timeout_s=30.0)
 
         def legacy(keys):
             rows = []
@@ -74,28 +86,40 @@ def main() -> None:
         def data_single(keys):
             data.mutate_row(keys[0], [SetCell("cf", b"v", VALUE)])
 
+        def keybench_single(keys):
+            mutate_row_call(keys[0], "cf", [(b"v", VALUE)], int(time.time() * 1000) * 1000)
+
         def data_bulk(keys):
             data.bulk_mutate_rows([RowMutationEntry(k, [SetCell("cf", b"v", VALUE)]) for k in keys])
 
         cases = {
             "single-row  legacy Table.mutate_rows([row])": (legacy, 1),
             "single-row  data client mutate_row": (data_single, 1),
+            "single-row  keybench MutateRowCall": (keybench_single, 1),
             "100-row     legacy Table.mutate_rows(rows)": (legacy, 100),
             "100-row     data client bulk_mutate_rows": (data_bulk, 100),
         }
         results = {name: [] for name in cases}
+        cpu = {name: [] for name in cases}
         for _ in range(args.rounds):
             for name, (write, size) in cases.items():
-                results[name].append(timed_rows(write, args.greenlets, args.seconds, size))
+                rate, cpu_us = timed_rows(write, args.greenlets, args.seconds, size)
+                results[name].append(rate)
+                cpu[name].append(cpu_us)
         print(f"Bigtable emulator at {endpoint.address}, {args.greenlets} greenlets, "
-              f"{args.rounds} rounds of {args.seconds:.0f} s, rows/s (median [min..max]):")
+              f"{args.rounds} rounds of {args.seconds:.0f} s, rows/s and client CPU us per row (median [min..max]):")
         for name, figures in results.items():
-            print(f"  {name:46} {statistics.median(figures):9,.0f}  [{min(figures):,.0f}..{max(figures):,.0f}]")
-        for size in ("single-row", "100-row"):
-            legacy_rate = statistics.median(next(v for k, v in results.items() if k.startswith(size) and "legacy" in k))
-            data_rate = statistics.median(next(v for k, v in results.items() if k.startswith(size) and "data" in k))
-            print(f"  {size}: data client / legacy = {data_rate / legacy_rate:.2f}")
+            print(f"  {name:46} {statistics.median(figures):9,.0f}  [{min(figures):,.0f}..{max(figures):,.0f}]"
+                  f"   CPU {statistics.median(cpu[name]):6,.0f} us  [{min(cpu[name]):,.0f}..{max(cpu[name]):,.0f}]")
+
+        def rate_of(prefix: str) -> float:
+            return statistics.median(results[next(k for k in results if k.startswith(prefix))])
+
+        print(f"  single-row: data client / legacy = {rate_of('single-row  data') / rate_of('single-row  legacy'):.2f}, "
+              f"MutateRowCall / data client = {rate_of('single-row  keybench') / rate_of('single-row  data'):.2f}")
+        print(f"  100-row: data client / legacy = {rate_of('100-row     data') / rate_of('100-row     legacy'):.2f}")
         table.delete()
+        client.close()
     finally:
         endpoint.stop()
 

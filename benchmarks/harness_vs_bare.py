@@ -3,12 +3,18 @@
     .venv/bin/python benchmarks/harness_vs_bare.py [--backends spanner,bigtable] [--operations insert,latest_n]
         [--users 8] [--seconds 5] [--rounds 3] [--batch-size 1]
 
-For each backend and operation, the same concurrency is driven two ways on the same emulator:
+For each backend and operation, the same concurrency is driven several ways on the same emulator:
 
-- bare: OS threads in a plain loop of the client library, no gevent, no keybench code on
-  the hot path (Spanner: `database.batch()` single-row insert commits, or `snapshot.read`
-  of one user's KeyRange with a limit; Bigtable: data-client `mutate_row`, or `read_rows`
-  of one device's row range with a limit);
+- bare: OS threads in a plain loop of the client library's public API, no gevent, no
+  keybench code on the hot path (Spanner: `database.batch()` single-row insert commits, or
+  `snapshot.read` of one user's KeyRange with a limit; Bigtable: data-client `mutate_row`,
+  or `read_rows` of one device's row range with a limit). This is the ceiling the issue
+  sets, and the loop `emulator-facts.md` measured;
+- bare_gevent: the same loop in a process set up as keybench's (gevent monkey-patching and
+  init_gevent), its threads greenlets: what gevent and gRPC's gevent mode cost;
+- bare_rpc (Bigtable single-row inserts only): OS threads calling the write keybench uses,
+  `MutateRowCall` (MutateRow with plain protobuf messages on the data client's channel):
+  the bare loop with keybench's choice of client API;
 - keybench: Locust users through `Stage.step` and the collector, run by `runner.drive`,
   the function `keybench run` uses, with a single-operation mix (`WorkloadSettings.mix`).
 
@@ -17,16 +23,17 @@ and Bigtable `reverse_timestamp`, whose latest_n reads are one key range that st
 N rows. The bare loop builds its row keys with keybench's key functions so the rows are
 identical; that costs a few microseconds per row. Every case runs in its own process
 (the bare one must not be monkey-patched by gevent), on a fresh database or table; the
-cases alternate A B A B, and the printout gives each case's ops/s with min/median/max
-and the keybench/bare ratio of each pair.
+cases alternate A B C A B C, and the printout gives each case's ops/s with min/median/max
+and the ratios of each round's pairs.
 """
 
 import os
 import sys
 
+GEVENT_CASES = ("keybench", "bare_gevent")  # processes set up as keybench's: gevent, then gRPC
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")  # before grpc is imported: see loadtests.runtime
 CHILD_FLAG = "--child"
-if CHILD_FLAG in sys.argv and sys.argv[sys.argv.index(CHILD_FLAG) + 1] in ("keybench", "bare_gevent"):
+if CHILD_FLAG in sys.argv and sys.argv[sys.argv.index(CHILD_FLAG) + 1] in GEVENT_CASES:
     import loadtests.runtime  # noqa: F401  (gevent and gRPC set-up, before any client exists)
 
 import argparse  # noqa: E402
@@ -48,9 +55,16 @@ POPULATION = 100  # users or devices: a prefilled table then holds ~PREFILL_ROWS
 PREFILL_ROWS = 2000  # rows written before a latest_n case, so each read returns a full N
 LATEST_N = 10
 CHILD_TIMEOUT_S = 180
-# bare_gevent: the bare loop in a process set up as keybench's (gevent monkey-patching and
-# init_gevent), its threads greenlets: what gevent and gRPC cost, without keybench's code.
-CASES = ("bare", "bare_gevent", "keybench")
+CASES = ("bare", "bare_gevent", "bare_rpc", "keybench")
+CASE_LABELS = {"bare": "bare loop, {n} OS threads", "bare_gevent": "bare loop, {n} greenlets (gevent)",
+               "bare_rpc": "bare loop, {n} OS threads, MutateRowCall", "keybench": "keybench, {n} Locust users"}
+RATIOS = (("keybench", "bare"), ("keybench", "bare_rpc"), ("keybench", "bare_gevent"), ("bare_gevent", "bare"))
+
+
+def cases_for(backend: str, operation: str, batch_size: int) -> tuple[str, ...]:
+    """bare_rpc exists where keybench writes through MutateRowCall: Bigtable single-row inserts."""
+    rpc = backend == "bigtable" and operation == INSERT and batch_size == 1
+    return tuple(c for c in CASES if c != "bare_rpc" or rpc)
 
 
 def _settings(operation: str, batch_size: int) -> WorkloadSettings:
@@ -79,7 +93,7 @@ def _cpu_seconds() -> float:
 class BareClient:
     """The client library and nothing else: one insert or one latest_n read per call."""
 
-    def __init__(self, stage: Stage, batch_size: int):
+    def __init__(self, stage: Stage, batch_size: int, rpc: bool = False):
         self.stage, self.batch_size = stage, batch_size
         self.generator = stage.strategy.key_generator(1)
         self.payload = "x" * stage.settings.payload_bytes
@@ -110,6 +124,11 @@ class BareClient:
 
             self.client = BigtableDataClient(project=PROJECT)
             self.table = self.client.get_table(INSTANCE, stage.backend.location)
+            self.write_row = None
+            if rpc:
+                from loadtests.backends.bigtable import MutateRowCall
+
+                self.write_row = MutateRowCall(self.client, self.table.table_name, 30.0)
             self.device_queries = self._device_queries()
             self.insert, self.latest_n = self._bigtable_insert, self._bigtable_latest_n
 
@@ -139,12 +158,13 @@ class BareClient:
         family, entries = "cf", []
         for e in self._events():
             at = e.ts_us // 1000 * 1000
-            cells = [SetCell(family, b"u", f"{e.entity:010d}".encode(), at),
-                     SetCell(family, b"t", f"{e.ts_us:016d}".encode(), at),
-                     SetCell(family, b"n", f"{e.seq:012d}".encode(), at),
-                     SetCell(family, b"w", e.write_id.encode(), at),
-                     SetCell(family, b"p", self.payload.encode(), at)]
-            entries.append((self.stage.backend.row_key(self.generator.key(e)), cells))
+            values = [(b"u", f"{e.entity:010d}".encode()), (b"t", f"{e.ts_us:016d}".encode()),
+                      (b"n", f"{e.seq:012d}".encode()), (b"w", e.write_id.encode()), (b"p", self.payload.encode())]
+            key = self.stage.backend.row_key(self.generator.key(e))
+            if self.write_row:
+                self.write_row(key, family, values, at)
+                return 1
+            entries.append((key, [SetCell(family, q, v, at) for q, v in values]))
         if len(entries) == 1:
             self.table.mutate_row(*entries[0])
         else:
@@ -164,8 +184,8 @@ class BareClient:
                               row_filter=READ_CELLS) for device in range(1, POPULATION + 1)]
 
 
-def run_bare(stage: Stage, operation: str, users: int, seconds: float, batch_size: int) -> dict:
-    bare = BareClient(stage, batch_size)
+def run_bare(stage: Stage, operation: str, users: int, seconds: float, batch_size: int, rpc: bool = False) -> dict:
+    bare = BareClient(stage, batch_size, rpc)
     call = bare.insert if operation == INSERT else bare.latest_n
     counts, errors = [0] * users, []
     deadline = time.monotonic() + seconds
@@ -242,7 +262,8 @@ def child(case: str, backend: str, operation: str, users: int, seconds: float, b
             (prefill_keybench if case == "keybench" else prefill_bare)(stage, users)
         if case == "keybench":
             return run_keybench(stage, operation, users, seconds)
-        return run_bare(stage, operation, users, seconds, batch_size)  # bare_gevent: threads are greenlets
+        # bare_gevent: the threads are greenlets
+        return run_bare(stage, operation, users, seconds, batch_size, rpc=case == "bare_rpc")
     finally:
         stage.teardown(drop=True)
 
@@ -288,11 +309,12 @@ def main() -> None:
               f"{args.batch_size}; ops/s median [min..max], ratio = keybench / bare of each pair")
         for backend in backends:
             for operation in [o.strip() for o in args.operations.split(",") if o.strip()]:
-                figures = {case: [] for case in CASES}
-                cpu = {case: [] for case in CASES}
+                cases = cases_for(backend, operation, args.batch_size)
+                figures = {case: [] for case in cases}
+                cpu = {case: [] for case in cases}
                 notes = []
                 for _ in range(args.rounds):
-                    for case in CASES:  # A B C A B C
+                    for case in cases:  # A B C A B C
                         result = run_case(case, backend, operation, args)
                         figures[case].append(result["ops"] / result["seconds"])
                         cpu[case].append(result["cpu_us_per_op"])
@@ -300,12 +322,11 @@ def main() -> None:
                             notes.append(f"{case}: {result.get('failures', 0)} failures, {result.get('integrity')}")
                 label = f"{backend} {STRATEGIES[backend]} {operation}"
                 print(f"{label}  ({endpoints[backend].address})")
-                print(f"  bare loop, {args.users} OS threads            {spread(figures['bare'])}")
-                print(f"  bare loop, {args.users} greenlets (gevent)    {spread(figures['bare_gevent'])}")
-                print(f"  keybench, {args.users} Locust users           {spread(figures['keybench'])}")
+                for case in cases:
+                    print(f"  {CASE_LABELS[case].format(n=args.users):42} {spread(figures[case])}")
                 print("  client CPU per operation, us: " + ";  ".join(
-                    f"{case} {spread(cpu[case])}" for case in CASES))
-                for a, b in (("keybench", "bare"), ("bare_gevent", "bare"), ("keybench", "bare_gevent")):
+                    f"{case} {spread(cpu[case])}" for case in cases))
+                for a, b in (r for r in RATIOS if r[1] in cases):
                     ratios = [x / y for x, y in zip(figures[a], figures[b])]
                     print(f"  {a + ' / ' + b:37}  {spread(ratios, '.2f')}")
                 for note in notes:

@@ -128,3 +128,56 @@ def test_bigtable_drop_removes_the_table(emulator_hosts):
     db.drop()
     assert not db.admin_table.exists()
     db.close()
+
+
+def test_bigtable_insert_stores_exactly_the_cells_the_data_clients_mutate_row_stores(emulator_hosts):
+    """Single-row inserts go through MutateRowCall, not the data client's mutate_row: the
+    stored row must be the same, cell for cell, as the library would have stored."""
+    db = backend_for(strategies.catalogue("bigtable")["salted"])
+    db.create()
+    try:
+        event = events(1)[0]
+        db.insert(("a",), event)
+        db.table.mutate_row(db.row_key(("b",)), db._cells(event))
+
+        def cells(key):
+            row = db.table.read_row(db.row_key(key))
+            return [(c.family, c.qualifier, c.value, c.timestamp_micros) for c in row.cells]
+
+        assert cells(("a",)) == cells(("b",))
+        assert len(cells(("a",))) == 5
+    finally:
+        db.drop()
+        db.close()
+
+
+def test_mutate_row_call_retries_an_unreachable_server_until_its_deadline_then_raises_as_the_library_does(
+        monkeypatch):
+    import socket
+    import time
+
+    from google.api_core import exceptions as gexc
+    from google.cloud.bigtable.data import BigtableDataClient
+
+    from loadtests.backends.bigtable import MutateRowCall
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("BIGTABLE_EMULATOR_HOST", f"127.0.0.1:{port}")
+    client = BigtableDataClient(project=PROJECT)
+    call = MutateRowCall(client, f"projects/{PROJECT}/instances/{INSTANCE}/tables/t", timeout_s=1.0)
+    attempts, rpc_of = [], call._current_rpc
+
+    def counted():
+        attempts.append(1)
+        return rpc_of()
+
+    call._current_rpc = counted
+    started = time.monotonic()
+    with pytest.raises((gexc.ServiceUnavailable, gexc.DeadlineExceeded)):
+        call(b"k", "cf", [(b"q", b"v")], 1000)
+    elapsed = time.monotonic() - started
+    client.close()
+    assert len(attempts) >= 2  # UNAVAILABLE is retried
+    assert 0.5 <= elapsed < 3.0  # within about the deadline, not at once and not forever
