@@ -72,7 +72,7 @@ def main() -> None:
         table.create(column_families={"cf": column_family.MaxVersionsGCRule(1)})
         client = BigtableDataClient(project=PROJECT)
         data = client.get_table(INSTANCE, table.table_id)
-        mutate_row_call = MutateRowCall(client, data.table_name, timeout_s=30.0)
+        mutate_row_call = MutateRowCall(data, timeout_s=30.0)
 
         def legacy(keys):
             rows = []

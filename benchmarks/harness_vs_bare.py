@@ -128,7 +128,9 @@ class BareClient:
             if rpc:
                 from loadtests.backends.bigtable import MutateRowCall
 
-                self.write_row = MutateRowCall(self.client, self.table.table_name, 30.0)
+                if batch_size != 1:
+                    raise ValueError("bare_rpc writes one row per call: MutateRowCall has no batches")
+                self.write_row = MutateRowCall(self.table, 30.0)
             self.device_queries = self._device_queries()
             self.insert, self.latest_n = self._bigtable_insert, self._bigtable_latest_n
 
@@ -306,7 +308,7 @@ def main() -> None:
         for ep in endpoints.values():
             emulators.use(ep)  # the children inherit the *_EMULATOR_HOST variables
         print(f"{args.users} users, {args.rounds} rounds of {args.seconds:.0f} s per case, batch size "
-              f"{args.batch_size}; ops/s median [min..max], ratio = keybench / bare of each pair")
+              f"{args.batch_size}; ops/s median [min..max]; ratios are per round, median [min..max]")
         for backend in backends:
             for operation in [o.strip() for o in args.operations.split(",") if o.strip()]:
                 cases = cases_for(backend, operation, args.batch_size)
