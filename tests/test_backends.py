@@ -206,7 +206,7 @@ def test_mutate_row_call_retries_an_unreachable_server_until_its_deadline_then_r
             call(b"k", "cf", [(b"q", b"v")], 1000)
         elapsed = time.monotonic() - started
         assert len(attempts) >= 2  # UNAVAILABLE is retried
-        assert 0.5 <= elapsed < 3.0  # within about the deadline, not at once and not forever
+        assert 0.95 <= elapsed < 3.0  # at its deadline: not before it, and not long after
         with pytest.raises(ValueError, match="explicit cell time"):
             call(b"k", "cf", [(b"q", b"v")], -1)  # the server's time: a retry could store it twice
     finally:

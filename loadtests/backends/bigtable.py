@@ -117,12 +117,14 @@ class MutateRowCall:
             except grpc.RpcError as exc:
                 if exc.code() not in self.RETRYABLE:
                     raise gexc.from_grpc_error(exc) from None
-                pause = random.uniform(0, backoff)
-                if deadline - time.monotonic() <= pause:
+                left = deadline - time.monotonic()
+                if left <= 0:
                     raise gexc.DeadlineExceeded(
                         f"operation_timeout of {self.timeout_s:.1f}s exceeded; last attempt: "
                         f"{exc.code().name} {exc.details()}") from None
-            time.sleep(pause)
+            # A pause cut short by the deadline still leaves a last attempt: the call gives up
+            # at its deadline, not before it.
+            time.sleep(min(random.uniform(0, backoff), left))
             backoff = min(backoff * 2, self.MAX_BACKOFF_S)
 
 
