@@ -15,7 +15,6 @@ import loadtests.runtime  # noqa: F401  (gevent and gRPC set-up, before any clie
 
 import argparse
 import itertools
-import resource
 import statistics
 import time
 import uuid
@@ -26,17 +25,14 @@ from google.cloud import bigtable
 from google.cloud.bigtable import column_family
 from google.cloud.bigtable.data import BigtableDataClient, RowMutationEntry, SetCell
 
+from _common import cpu_seconds, spread
 from loadtests import emulators
+from loadtests.backends.base import DEFAULT_TIMEOUT_S
 from loadtests.backends.bigtable import MutateRowCall
 
 warnings.filterwarnings("ignore", message="Connecting to Bigtable emulator")
 PROJECT, INSTANCE = "keybench-bench", "bench"
 VALUE = b"x" * 100
-
-
-def _cpu_seconds() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
 def timed_rows(write, greenlets: int, seconds: float, rows_per_call: int) -> tuple[float, float]:
@@ -52,9 +48,9 @@ def timed_rows(write, greenlets: int, seconds: float, rows_per_call: int) -> tup
             write(keys)
             done[0] += rows_per_call
 
-    started, cpu_before = time.monotonic(), _cpu_seconds()
+    started, cpu_before = time.monotonic(), cpu_seconds()
     gevent.joinall([gevent.spawn(loop) for _ in range(greenlets)], raise_error=True)
-    return done[0] / (time.monotonic() - started), (_cpu_seconds() - cpu_before) / done[0] * 1e6
+    return done[0] / (time.monotonic() - started), (cpu_seconds() - cpu_before) / done[0] * 1e6
 
 
 def main() -> None:
@@ -72,7 +68,7 @@ def main() -> None:
         table.create(column_families={"cf": column_family.MaxVersionsGCRule(1)})
         client = BigtableDataClient(project=PROJECT)
         data = client.get_table(INSTANCE, table.table_id)
-        mutate_row_call = MutateRowCall(data, timeout_s=30.0)
+        mutate_row_call = MutateRowCall(data, DEFAULT_TIMEOUT_S)
 
         def legacy(keys):
             rows = []
@@ -109,8 +105,7 @@ def main() -> None:
         print(f"Bigtable emulator at {endpoint.address}, {args.greenlets} greenlets, "
               f"{args.rounds} rounds of {args.seconds:.0f} s, rows/s and client CPU us per row (median [min..max]):")
         for name, figures in results.items():
-            print(f"  {name:46} {statistics.median(figures):9,.0f}  [{min(figures):,.0f}..{max(figures):,.0f}]"
-                  f"   CPU {statistics.median(cpu[name]):6,.0f} us  [{min(cpu[name]):,.0f}..{max(cpu[name]):,.0f}]")
+            print(f"  {name:46} {spread(figures):>24}   CPU us {spread(cpu[name])}")
 
         def rate_of(prefix: str) -> float:
             return statistics.median(results[next(k for k in results if k.startswith(prefix))])

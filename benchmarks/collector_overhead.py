@@ -19,12 +19,12 @@ Target (issue 7): under 50 us per operation for the collector. Needs no emulator
 import loadtests.runtime  # noqa: F401  (the same process set-up as a keybench run)
 
 import argparse
-import statistics
 import time
 
 from locust.env import Environment
 from locust.event import Events
 
+from _common import spread
 from loadtests import strategies
 from loadtests.backends.base import Backend
 from loadtests.collector import Collector, Series
@@ -123,7 +123,7 @@ def main() -> None:
     print(f"{args.repetitions} repetitions of {args.operations:,} no-op operations; us per operation, "
           "median [min..max]:")
     for name, values in figures.items():
-        print(f"  {name:44} {statistics.median(values):6.1f}  [{min(values):.1f}..{max(values):.1f}]")
+        print(f"  {name:44} {spread(values, '.1f')}")
 
 
 if __name__ == "__main__":

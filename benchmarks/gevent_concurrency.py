@@ -44,6 +44,8 @@ import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import time  # noqa: E402
 
+from _common import spread  # noqa: E402
+
 KINDS = ("spanner snapshot.read (streaming)", "bigtable mutate_row (unary)", "bigtable read_rows (streaming)")
 PROJECT, INSTANCE = "keybench-local", "keybench"  # as loadtests.stage, without importing it in the child
 ROWS = 200
@@ -190,8 +192,7 @@ def main() -> None:
                 continue
 
             def fig(name, fmt, runs=runs):
-                values = [r[name] for r in runs]
-                return f"{statistics.median(values):{fmt}} [{min(values):{fmt}}..{max(values):{fmt}}]"
+                return spread([r[name] for r in runs], fmt)
 
             print(f"  {setup:24} one call {fig('one_ms', '.1f')} ms; {args.calls} together {fig('together_ms', '.1f')}"
                   f" ms; peak in flight {fig('peak_in_flight', '.0f')}; overlap {fig('overlap', '.2f')}")

@@ -39,13 +39,13 @@ if CHILD_FLAG in sys.argv and sys.argv[sys.argv.index(CHILD_FLAG) + 1] in GEVENT
 import argparse  # noqa: E402
 import itertools  # noqa: E402
 import json  # noqa: E402
-import resource  # noqa: E402
-import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
 
+from _common import cpu_seconds, spread  # noqa: E402
 from loadtests import emulators, strategies  # noqa: E402
+from loadtests.backends.base import DEFAULT_TIMEOUT_S  # noqa: E402
 from loadtests.keys import Event, timestamp  # noqa: E402
 from loadtests.stage import INSTANCE, PROJECT, Stage, location_name, make_backend, run_tag  # noqa: E402
 from loadtests.workload import INSERT, WorkloadSettings  # noqa: E402
@@ -78,13 +78,6 @@ def _stage(backend: str, operation: str, batch_size: int) -> Stage:
     stage = Stage(strategy, store, _settings(operation, batch_size), seed=1, tag=tag)
     stage.setup()
     return stage
-
-
-def _cpu_seconds() -> float:
-    """CPU time of this process, all threads: per operation it is far less noisy than
-    throughput on a shared machine."""
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
 # ---------------------------------------------------------------- the bare loop (OS threads)
@@ -130,7 +123,7 @@ class BareClient:
 
                 if batch_size != 1:
                     raise ValueError("bare_rpc writes one row per call: MutateRowCall has no batches")
-                self.write_row = MutateRowCall(self.table, 30.0)
+                self.write_row = MutateRowCall(self.table, DEFAULT_TIMEOUT_S)
             self.device_queries = self._device_queries()
             self.insert, self.latest_n = self._bigtable_insert, self._bigtable_latest_n
 
@@ -157,16 +150,14 @@ class BareClient:
     def _bigtable_insert(self, worker: int) -> int:
         from google.cloud.bigtable.data import RowMutationEntry, SetCell
 
-        family, entries = "cf", []
+        # The backend's own cells (its helpers cost what a bare loop's literals would).
+        backend, entries = self.stage.backend, []
         for e in self._events():
-            at = e.ts_us // 1000 * 1000
-            values = [(b"u", f"{e.entity:010d}".encode()), (b"t", f"{e.ts_us:016d}".encode()),
-                      (b"n", f"{e.seq:012d}".encode()), (b"w", e.write_id.encode()), (b"p", self.payload.encode())]
-            key = self.stage.backend.row_key(self.generator.key(e))
+            key, values, at = backend.row_key(self.generator.key(e)), backend._cell_values(e), backend._cell_time(e)
             if self.write_row:
-                self.write_row(key, family, values, at)
+                self.write_row(key, backend.family, values, at)
                 return 1
-            entries.append((key, [SetCell(family, q, v, at) for q, v in values]))
+            entries.append((key, [SetCell(backend.family, q, v, at) for q, v in values]))
         if len(entries) == 1:
             self.table.mutate_row(*entries[0])
         else:
@@ -203,12 +194,12 @@ def run_bare(stage: Stage, operation: str, users: int, seconds: float, batch_siz
             errors.append(exc)
 
     threads = [threading.Thread(target=loop, args=(w,)) for w in range(users)]
-    cpu_before, started = _cpu_seconds(), time.monotonic()
+    cpu_before, started = cpu_seconds(), time.monotonic()
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    elapsed, cpu = time.monotonic() - started, _cpu_seconds() - cpu_before
+    elapsed, cpu = time.monotonic() - started, cpu_seconds() - cpu_before
     if errors:
         raise errors[0]
     return {"ops": sum(counts), "seconds": elapsed, "cpu_us_per_op": cpu / max(sum(counts), 1) * 1e6, "aborts": getattr(bare, "aborts", 0), "rows": sum(counts) * (batch_size if operation == INSERT else 1)}
@@ -233,9 +224,9 @@ def run_keybench(stage: Stage, operation: str, users: int, seconds: float) -> di
     backend = stage.strategy.backend
     options = RunOptions(backends=(backend,), users=users, duration_s=seconds, settings=stage.settings)
     endpoint = emulators.Endpoint(backend, os.environ[emulators.ENV_VARS[backend]], "environment")
-    cpu_before = _cpu_seconds()
+    cpu_before = cpu_seconds()
     elapsed = drive(stage, options, f"keybench {backend} {operation}", endpoint).seconds
-    cpu = _cpu_seconds() - cpu_before
+    cpu = cpu_seconds() - cpu_before
     stats = stage.collector.stats[stage.series[operation]]
     result = {"ops": stats.requests, "seconds": elapsed, "cpu_us_per_op": cpu / max(stats.requests, 1) * 1e6, "rows": stats.rows if operation == INSERT else stats.requests,
               "failures": stats.failures, "aborts": getattr(stage.backend, "aborted_commits", 0),
@@ -280,10 +271,6 @@ def run_case(case: str, backend: str, operation: str, args) -> dict:
     if done.returncode != 0:
         raise SystemExit(f"{case} {backend} {operation} failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def spread(values: list[float], fmt: str = ",.0f") -> str:
-    return f"{statistics.median(values):{fmt}}  [{min(values):{fmt}}..{max(values):{fmt}}]"
 
 
 def main() -> None:

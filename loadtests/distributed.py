@@ -47,23 +47,22 @@ class StageSpec:
     location: str
     project: str
     instance: str
-    payload_bytes: int
-    settings: dict
+    settings: dict  # WorkloadSettings: payload size and deadline included
     seed: int
     tag: str
 
     @classmethod
     def of(cls, stage: Stage, buckets: int | None) -> StageSpec:
         s, b = stage.strategy, stage.backend
-        return cls(s.backend, s.name, s.dialect, buckets, b.location, b.project, b.instance_id, len(b.payload), dataclasses.asdict(stage.settings), stage.seed,
+        return cls(s.backend, s.name, s.dialect, buckets, b.location, b.project, b.instance_id, dataclasses.asdict(stage.settings), stage.seed,
                    stage.tag)
 
     def build(self, partition: Partition, events) -> Stage:
         strategy = strategies.catalogue(self.backend, self.dialect or None, buckets=self.buckets)[self.strategy]
-        backend = make_backend(strategy, self.location, self.project, self.instance, self.payload_bytes,
-                               self.settings.get("timeout_s", 30.0))
-        return Stage(strategy, backend, WorkloadSettings(**self.settings), self.seed, events=events, tag=self.tag,
-                     partition=partition)
+        settings = WorkloadSettings(**self.settings)
+        backend = make_backend(strategy, self.location, self.project, self.instance, settings.payload_bytes,
+                               settings.timeout_s)
+        return Stage(strategy, backend, settings, self.seed, events=events, tag=self.tag, partition=partition)
 
 
 class MasterSide:

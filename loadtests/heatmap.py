@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from loadtests.keyspace import TABLE_SPACE, KeyStream
-from loadtests.splitmodel import interval_ranks, rank_keys
+from loadtests.splitmodel import interval_ranks, range_span, rank_keys
 
 WRITES, READS = "writes", "reads"
 PROVENANCE = "modelled from the recorded key stream"
@@ -59,10 +59,8 @@ def intensity(stream: KeyStream, space: str = TABLE_SPACE, kind: str = WRITES, b
         for t, _, intervals in read_list:
             covered = []
             for start, end in intervals:
-                lo, hi = interval_ranks(distinct, start, end)
-                first = np.searchsorted(edges, lo, side="right") - 1
-                last = np.searchsorted(edges, max(lo, hi - 1), side="right") - 1
-                covered.extend(range(max(first, 0), max(last, 0) + 1))
+                first, last = range_span(edges, *interval_ranks(distinct, start, end))
+                covered.extend(range(first, last + 1))
             if covered:
                 matrix[covered, int(time_bin(t))] += 1.0 / len(covered)
     else:

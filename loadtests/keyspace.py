@@ -25,6 +25,7 @@ import io
 import random
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -52,9 +53,12 @@ def encode_bytes(value: bytes) -> bytes:
     return value.replace(b"\x00", b"\x00\xff") + _STRING_END
 
 
+_INVERTED = bytes(range(255, -1, -1))
+
+
 def invert(encoded: bytes) -> bytes:
     """A DESC column: every byte inverted, so byte order runs backwards."""
-    return bytes(255 - b for b in encoded) if encoded else encoded
+    return encoded.translate(_INVERTED)
 
 
 def encode_value(value) -> bytes:
@@ -121,11 +125,21 @@ class KeyEncoder:
     def spaces(self) -> tuple[str, ...]:
         return (TABLE_SPACE,) + tuple(i.name for i in getattr(self.strategy, "indexes", ()))
 
+    @cached_property
+    def _index_layouts(self) -> dict[str, tuple[tuple[Part, ...], tuple[int, ...]]]:
+        """Per index, worked out once (every insert writes its entries): the entry's key parts,
+        and where in a row's key the primary-key columns it appends sit."""
+        layouts = {}
+        for index in getattr(self.strategy, "indexes", ()):
+            held = {p.column for p in index.parts}
+            appended = tuple(i for i, p in enumerate(self.strategy.parts) if p.column not in held)
+            layouts[index.name] = (index_key_parts(self.strategy, index), appended)
+        return layouts
+
     def parts_of(self, space: str) -> tuple[Part, ...]:
         if space == TABLE_SPACE:
             return self.strategy.parts
-        index = next(i for i in self.strategy.indexes if i.name == space)
-        return index_key_parts(self.strategy, index)
+        return self._index_layouts[space][0]
 
     def table_key(self, key: tuple) -> bytes:
         """The stored key of a row: `key` as the backend's insert returned it (generated values filled in)."""
@@ -133,18 +147,13 @@ class KeyEncoder:
             return join_segments(self.strategy.parts, key, self.strategy.separator or "")
         return spanner_key_bytes(self.strategy.parts, key)
 
-    def index_values(self, index, key: tuple, event: Event) -> tuple:
-        by_column = dict(zip((p.column for p in self.strategy.parts), key, strict=True))
-        values = tuple(p.compute(event, _INDEX_RNG) for p in index.parts)
-        held = {p.column for p in index.parts}
-        return values + tuple(by_column[p.column] for p in self.strategy.parts if p.column not in held)
-
     def write_keys(self, key: tuple, event: Event) -> list[tuple[str, bytes]]:
         """(space, key bytes) of every entry one insert writes: the row and each index entry."""
         out = [(TABLE_SPACE, self.table_key(key))]
         for index in getattr(self.strategy, "indexes", ()):
-            parts = index_key_parts(self.strategy, index)
-            out.append((index.name, spanner_key_bytes(parts, self.index_values(index, key, event))))
+            parts, appended = self._index_layouts[index.name]
+            values = tuple(p.compute(event, _INDEX_RNG) for p in index.parts) + tuple(key[i] for i in appended)
+            out.append((index.name, spanner_key_bytes(parts, values)))
         return out
 
     def span_interval(self, span: Span, space: str = TABLE_SPACE) -> tuple[bytes, bytes] | None:

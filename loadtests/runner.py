@@ -329,12 +329,12 @@ def _machine() -> dict:
             "platform": platform.platform()}
 
 
-def _endpoint_record(ep: emulators.Endpoint) -> dict:
+def _endpoint_record(ep: emulators.Endpoint, sdk_version: str | None) -> dict:
     started_by_keybench = ep.target == "emulator" and ep.source not in ("environment", "already running")
     return {
         "address": ep.address, "source": ep.source, "target": ep.target,
         # Only for emulators keybench started: others may be any version (Docker images, ...).
-        "emulator_version": f"google-cloud-cli {emulators.sdk_version()}" if started_by_keybench else "unknown",
+        "emulator_version": f"google-cloud-cli {sdk_version}" if started_by_keybench else "unknown",
     }
 
 
@@ -465,7 +465,10 @@ class RunState:
     series_rows: list = field(default_factory=list)
     problems: list = field(default_factory=list)  # stages that could not run
     _unit_rows: dict = field(default_factory=dict)
+    # Facts of the machine, looked up once: run.json is rewritten after every stage.
     _versions: dict = field(default_factory=_versions)
+    _machine: dict = field(default_factory=_machine)
+    _sdk_version: str | None = field(default_factory=emulators.sdk_version)
 
     def add(self, strategy: strategies.Strategy, outcome: StageOutcome, repetition: int) -> None:
         key = (strategy.backend, strategy.name, strategy.dialect)
@@ -512,8 +515,8 @@ class RunState:
             "settings": {**{k: v for k, v in asdict(options).items() if k not in ("settings", "results_dir")},
                          "results_dir": str(options.results_dir), "workload": asdict(options.settings)},
             "target": target.record(options),
-            "endpoints": {b: _endpoint_record(e) for b, e in self.endpoints.items()},
-            "machine": _machine(),
+            "endpoints": {b: _endpoint_record(e, self._sdk_version) for b, e in self.endpoints.items()},
+            "machine": self._machine,
             "seed": options.seed,
             "versions": self._versions,
             "stages": self.records,

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from loadtests.keys import LONG_MAX, TS_DIGITS, Event, Part, device_id
+from loadtests.keys import _UUID1_EPOCH_OFFSET, LONG_MAX, TS_DIGITS, Event, Part, device_id, separator_after
 from loadtests.keyspace import (
+    _STRING_END,
     TABLE_SPACE,
     KeyEncoder,
     KeyStream,
@@ -109,7 +110,7 @@ def _uuid7_raw(ts_us: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def _uuid1_raw(ts_us: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    t = ts_us.astype(np.uint64) * np.uint64(10) + np.uint64(0x01B21DD213814000)
+    t = ts_us.astype(np.uint64) * np.uint64(10) + np.uint64(_UUID1_EPOCH_OFFSET)
     raw = _uuid4_raw(rng, len(ts_us))
     raw[:, 0:4] = _be_bytes(t & np.uint64(0xFFFFFFFF), 4)
     raw[:, 4:6] = _be_bytes((t >> np.uint64(32)) & np.uint64(0xFFFF), 2)
@@ -130,12 +131,12 @@ def _column(encoded: list[bytes]) -> np.ndarray | list[bytes]:
     return encoded
 
 
-_STRING_END = np.array([[0, 1]], dtype=np.uint8)
+_STRING_END_ROW = np.frombuffer(_STRING_END, dtype=np.uint8).reshape(1, -1)
 
 
 def _with_end(matrix: np.ndarray) -> np.ndarray:
     """A STRING column without NUL bytes: the text and the 0x00 0x01 terminator."""
-    return np.hstack([matrix, np.repeat(_STRING_END, len(matrix), axis=0)])
+    return np.hstack([matrix, np.repeat(_STRING_END_ROW, len(matrix), axis=0)])
 
 
 def _per_event(part: Part, events: Events, rng: random.Random) -> list:
@@ -232,7 +233,7 @@ def encode_events(strategy, events: Events, seed: int) -> dict[str, tuple[np.nda
         for i, part in enumerate(strategy.parts):
             columns.append(bigtable_column(part, events, seed, specs[i]))
             if i < len(strategy.parts) - 1:
-                sep = strategy.separator if part.separator is None else part.separator
+                sep = separator_after(part, strategy.separator)
                 if sep:
                     columns.append(_separator_column(sep, rows))
         return {TABLE_SPACE: _join(columns, rows)}

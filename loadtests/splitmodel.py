@@ -221,12 +221,16 @@ def size_split_points(written: np.ndarray, starts: np.ndarray, ends: np.ndarray,
 # --- the replay ------------------------------------------------------------------------------
 
 
+def range_span(bounds: np.ndarray, lo: int, hi: int) -> tuple[int, int]:
+    """First and last of the ranges starting at `bounds` (sorted, from rank 0) that an interval
+    of ranks [lo, hi) spans; an empty interval still asks the range holding lo."""
+    first, last = np.searchsorted(bounds, [lo, max(lo, hi - 1)], side="right") - 1
+    return int(first), int(last)
+
+
 def _touched(bounds: np.ndarray, lo: int, hi: int) -> int:
-    """Ranges an interval of ranks [lo, hi) spans; an empty interval still asks one range."""
-    if hi <= lo:
-        return 1
-    first, last = np.searchsorted(bounds, [lo, hi - 1], side="right") - 1
-    return int(last - first + 1)
+    first, last = range_span(bounds, lo, hi)
+    return last - first + 1
 
 
 def model_space(times: np.ndarray, keys: np.ndarray, lengths: np.ndarray, reads: list, params: SplitParams,

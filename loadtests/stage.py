@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from loadtests.backends.base import DEFAULT_TIMEOUT_S, Backend, KeyCollision
+from loadtests.backends.base import DEFAULT_PAYLOAD_BYTES, DEFAULT_TIMEOUT_S, Backend, KeyCollision
 from loadtests.collector import Collector, Series
 from loadtests.keys import Event, preload_keys, stable_hash
 from loadtests.keyspace import KeyEncoder
@@ -71,7 +71,8 @@ class Integrity:
         return text + ")"
 
 
-def make_backend(strategy: Strategy, location: str, project: str, instance: str, payload_bytes: int = 100,
+def make_backend(strategy: Strategy, location: str, project: str, instance: str,
+                 payload_bytes: int = DEFAULT_PAYLOAD_BYTES,
                  timeout_s: float = DEFAULT_TIMEOUT_S) -> Backend:
     if strategy.backend == "spanner":
         from loadtests.backends.spanner import SpannerBackend
@@ -183,15 +184,13 @@ class Stage:
                     keys = [self.backend.insert(keys[0], events[0])]
                 else:
                     keys = self.backend.insert_batch(list(zip(keys, events)))
-            except KeyCollision:
-                # A batch is refused whole or stored in part: its rows' outcome is for the audit to read back.
+            except BaseException as exc:
+                # Refused whole, stored in part, or unanswered: each row's outcome is for the audit to read back.
                 for e in events:
                     self.collector.fail(e.write_id)
+                if not isinstance(exc, KeyCollision):
+                    raise
                 m.collision = True
-            except BaseException:
-                for e in events:
-                    self.collector.fail(e.write_id)
-                raise
             else:
                 for e in events:
                     self.collector.acknowledge(e.write_id)

@@ -12,6 +12,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from loadtests.backends.base import DEFAULT_PAYLOAD_BYTES, DEFAULT_TIMEOUT_S
 from loadtests.errors import KeybenchError
 from loadtests.plans import READ_OPERATIONS
 
@@ -25,17 +26,21 @@ class WorkloadSettings:
     latest_n: int = 10  # rows a latest_n read returns
     window_s: float = 2.0  # a time_window read covers the last window_s seconds
     number_span: int = 100  # a number_range read covers this many consecutive insert numbers
-    payload_bytes: int = 100  # the non-key column every row carries
+    payload_bytes: int = DEFAULT_PAYLOAD_BYTES  # the non-key column every row carries
     mix: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_MIX))
     user_rate: float = 0.0  # open loop: operations per second each user is due to start; 0 = closed loop
-    timeout_s: float = 30.0  # Bigtable: a data operation's deadline, retries included (--op-timeout)
+    timeout_s: float = DEFAULT_TIMEOUT_S  # Bigtable: a data operation's deadline, retries included (--op-timeout)
     batch_size: int = 1  # rows per insert operation: one commit (Spanner) or one mutate_rows call (Bigtable)
 
     def operations(self, backend: str) -> tuple[str, ...]:
-        return (INSERT,) + READ_OPERATIONS[backend]
+        return backend_operations(backend)
 
     def weights(self, backend: str) -> list[int]:
         return [self.mix.get(op, 0) for op in self.operations(backend)]
+
+
+def backend_operations(backend: str) -> tuple[str, ...]:
+    return (INSERT,) + READ_OPERATIONS[backend]
 
 
 def all_operations() -> tuple[str, ...]:
@@ -62,7 +67,7 @@ def parse_mix(text: str) -> dict[str, int]:
 def check_mix(mix: dict[str, int], backends) -> None:
     """Each chosen backend needs some operation of positive weight: an all-zero mix picks nothing."""
     for backend in backends:
-        operations = (INSERT,) + READ_OPERATIONS[backend]
+        operations = backend_operations(backend)
         if not any(mix.get(op, 0) > 0 for op in operations):
             raise KeybenchError(f"--mix gives every {backend} operation weight 0; give at least one of "
                                 f"{', '.join(operations)} a positive weight")

@@ -190,17 +190,7 @@ class SpannerBackend(Backend):
     def insert(self, key: tuple, event: Event) -> tuple:
         if self.generated:
             return self._insert_returning(key, event)
-        values = self._row(key, event)
-        try:
-            with self.database.batch() as batch:
-                if self.strategy.parent_table:
-                    # An interleaved row needs its parent: upsert the user in the same commit.
-                    batch.insert_or_update(self._n(self.strategy.parent_table), [self._n("UserId")], [[event.entity]])
-                batch.insert(self._n(self.strategy.table), self._names(self.columns),
-                             [[_wire(values[c]) for c in self.columns]])
-        except gexc.AlreadyExists as exc:
-            raise KeyCollision(exc.message) from None
-        return key
+        return self.insert_batch([(key, event)])[0]
 
     def insert_batch(self, rows: list[tuple[tuple, Event]]) -> list[tuple]:
         """All rows in one mutation commit, which the database applies whole or not at all."""
@@ -210,6 +200,7 @@ class SpannerBackend(Backend):
         try:
             with self.database.batch() as batch:
                 if self.strategy.parent_table:
+                    # An interleaved row needs its parent: upsert the users in the same commit.
                     users = sorted({e.entity for _, e in rows})
                     batch.insert_or_update(self._n(self.strategy.parent_table), [self._n("UserId")], [[u] for u in users])
                 batch.insert(self._n(self.strategy.table), self._names(self.columns),
