@@ -62,7 +62,8 @@ def intensity(stream: KeyStream, space: str = TABLE_SPACE, kind: str = WRITES, b
                 first, last = range_span(edges, *interval_ranks(distinct, start, end))
                 covered.extend(range(first, last + 1))
             if covered:
-                matrix[covered, int(time_bin(t))] += 1.0 / len(covered)
+                # add.at: intervals that share a bucket add up (`+=` would keep only one of them).
+                np.add.at(matrix, (covered, int(time_bin(t))), 1.0 / len(covered))
     else:
         raise ValueError(f"kind must be {WRITES!r} or {READS!r}, not {kind!r}")
     return matrix, t0, t1

@@ -391,7 +391,9 @@ def run_stage(strategy: strategies.Strategy, ep: emulators.Endpoint, options: Ru
                 integrity, tenant_drop = Integrity.unverifiable(stage.collector.ledger, _one_line(exc)), None
     finally:
         try:
-            stage.teardown(drop=driven is not None and not driven.ended_early)
+            # What this run created goes, even when the stage failed before its load (its
+            # ledger knows); only an emulator that went away mid-stage cannot be asked.
+            stage.teardown(drop=not (driven and driven.ended_early))
         except Exception as exc:  # noqa: BLE001 - a database that went away cannot be dropped either
             _progress(f"  {label}  could not drop {backend.location}: {_one_line(exc)}")
     seconds = driven.seconds

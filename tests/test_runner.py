@@ -121,6 +121,26 @@ def test_smoke_fails_on_failed_operations_where_a_full_run_reports_them(emulator
         assert int(insert["failures"]) > 0 and insert["integrity"] == "ok"
 
 
+def test_a_stage_that_fails_after_creating_its_table_still_drops_it(emulator_hosts, tmp_path, monkeypatch, capsys):
+    from google.cloud import bigtable
+
+    from loadtests.stage import INSTANCE, PROJECT, Stage
+
+    def tables():
+        return {t.table_id for t in bigtable.Client(project=PROJECT, admin=True).instance(INSTANCE).list_tables()}
+
+    def failing_preload(self):
+        raise RuntimeError("preload refused")
+
+    monkeypatch.setattr(Stage, "preload", failing_preload)  # after create(), before the load
+    before = tables()
+    options = RunOptions(backends=("bigtable",), strategies=("salted",), users=1, duration_s=1.0,
+                         results_dir=tmp_path, run_id="failed-start", report=False)
+    assert run(options) == 1
+    assert "bigtable:salted could not start: RuntimeError: preload refused" in capsys.readouterr().err
+    assert tables() == before
+
+
 def test_repetitions_interleave_and_the_summary_shows_their_spread(emulator_hosts, tmp_path):
     options = RunOptions(backends=("bigtable",), strategies=("salted", "timestamp_first"), users=2, duration_s=1.5,
                          results_dir=tmp_path, run_id="rep", repeat=2)

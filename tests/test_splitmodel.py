@@ -134,6 +134,18 @@ def test_heatmap_counts_every_write_and_says_it_is_modelled(tmp_path):
     assert "modelled" in PROVENANCE
 
 
+def test_a_read_whose_intervals_share_a_heatmap_bucket_still_weighs_one():
+    from loadtests.heatmap import intensity
+    from loadtests.keyspace import KeyStream
+
+    stream = KeyStream()
+    for i, letter in enumerate(b"abcdefgh"):
+        stream.add_write(TABLE_SPACE, float(i), bytes([letter]))
+    stream.add_read(3.0, [(b"b", b"c"), (b"e", b"f")])  # two ranges, one bucket
+    reads, _, _ = intensity(stream, TABLE_SPACE, "reads", buckets=1, time_bins=4)
+    assert reads.sum() == pytest.approx(1.0)
+
+
 def test_cli_simulate_prints_every_metric(capsys):
     assert main(["simulate", "--backend", "spanner", "--strategy", "hash_shard", "--rows", "5000", "--reads", "5"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
