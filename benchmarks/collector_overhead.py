@@ -16,7 +16,7 @@ Two no-op measurements, each repeated and printed as min/median/max:
 Target (issue 7): under 50 us per operation for the collector. Needs no emulator.
 """
 
-import loadtests.runtime  # noqa: F401  (the same process set-up as a keybench run)
+import loadtests.infra.runtime  # noqa: F401  (the same process set-up as a keybench run)
 
 import argparse
 import time
@@ -25,14 +25,14 @@ from locust.env import Environment
 from locust.event import Events
 
 from _common import spread
-from loadtests import strategies
+from loadtests.design import strategies
 from loadtests.backends.base import Backend
-from loadtests.collector import Collector, Series
-from loadtests.keys import Event
-from loadtests.keyspace import KeyEncoder
-from loadtests.users import StageUser
-from loadtests.stage import Stage
-from loadtests.workload import INSERT, WorkloadSettings
+from loadtests.measure.collector import Collector, Series
+from loadtests.design.keys import WriteEvent
+from loadtests.design.byteorder import KeyEncoder
+from loadtests.drive.users import StageSlot, user_class
+from loadtests.drive.stage import Stage
+from loadtests.drive.workload import INSERT, WorkloadSettings
 
 SERIES = Series("bigtable", "reverse_timestamp", "", INSERT)
 
@@ -63,7 +63,7 @@ class NoOpBackend(Backend):
 
 def locust_events() -> Events:
     """Events with the request listener a Locust local runner attaches, as during a run."""
-    env = Environment(user_classes=[StageUser], events=Events())
+    env = Environment(user_classes=[user_class(StageSlot())], events=Events())
     env.create_local_runner()
     return env.events
 
@@ -81,7 +81,7 @@ def collector_case(operations: int) -> float:
     collector.register(SERIES, "write")
     strategy = strategies.catalogue("spanner", "googlesql")["timestamp_first"]
     encoder, generator = KeyEncoder(strategy), strategy.key_generator(1)
-    events = [Event(i % 1000 + 1, 1_763_000_000_000_000 + i, f"w-{i}", i + 1) for i in range(operations)]
+    events = [WriteEvent(i % 1000 + 1, 1_763_000_000_000_000 + i, f"w-{i}", i + 1) for i in range(operations)]
     keys = [generator.key(e) for e in events]
 
     def run(n: int) -> None:
@@ -90,7 +90,7 @@ def collector_case(operations: int) -> float:
             with collector.timed(SERIES) as m:
                 m.rows, m.fanout = 1, 1
             collector.acknowledge(event.write_id)
-            collector.keys.record_insert(encoder, key, event, 0.0)
+            collector.key_stream.record_insert(encoder, key, event, 0.0)
 
     return per_operation_us(run, operations)
 

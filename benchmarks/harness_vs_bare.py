@@ -31,10 +31,10 @@ import os
 import sys
 
 GEVENT_CASES = ("keybench", "bare_gevent")  # processes set up as keybench's: gevent, then gRPC
-os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")  # before grpc is imported: see loadtests.runtime
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")  # before grpc is imported: see loadtests.infra.runtime
 CHILD_FLAG = "--child"
 if CHILD_FLAG in sys.argv and sys.argv[sys.argv.index(CHILD_FLAG) + 1] in GEVENT_CASES:
-    import loadtests.runtime  # noqa: F401  (gevent and gRPC set-up, before any client exists)
+    import loadtests.infra.runtime  # noqa: F401  (gevent and gRPC set-up, before any client exists)
 
 import argparse  # noqa: E402
 import itertools  # noqa: E402
@@ -44,11 +44,13 @@ import threading  # noqa: E402
 import time  # noqa: E402
 
 from _common import cpu_seconds, spread  # noqa: E402
-from loadtests import emulators, strategies  # noqa: E402
+from loadtests.design import strategies  # noqa: E402
+from loadtests.infra import emulators  # noqa: E402
 from loadtests.backends.base import DEFAULT_TIMEOUT_S  # noqa: E402
-from loadtests.keys import Event, timestamp  # noqa: E402
-from loadtests.stage import INSTANCE, PROJECT, Stage, location_name, make_backend, run_tag  # noqa: E402
-from loadtests.workload import INSERT, WorkloadSettings  # noqa: E402
+from loadtests.design.keys import WriteEvent, timestamp  # noqa: E402
+from loadtests.drive.locust_driver import LoadPlan, LocustStage  # noqa: E402
+from loadtests.drive.stage import Stage, StageSpec  # noqa: E402
+from loadtests.drive.workload import INSERT, WorkloadSettings  # noqa: E402
 
 STRATEGIES = {"spanner": "desc_timestamp", "bigtable": "reverse_timestamp"}
 POPULATION = 100  # users or devices: a prefilled table then holds ~PREFILL_ROWS/POPULATION rows each
@@ -71,13 +73,13 @@ def _settings(operation: str, batch_size: int) -> WorkloadSettings:
     return WorkloadSettings(population=POPULATION, latest_n=LATEST_N, mix={operation: 1}, batch_size=batch_size)
 
 
-def _stage(backend: str, operation: str, batch_size: int) -> Stage:
+def _stage(backend: str, operation: str, batch_size: int) -> LocustStage:
+    """keybench's own stage, built the way `keybench run` builds it; the bare cases use its
+    table and its settings."""
     strategy = strategies.catalogue(backend)[STRATEGIES[backend]]
-    tag = run_tag()
-    store = make_backend(strategy, location_name(tag, strategy), PROJECT, INSTANCE)
-    stage = Stage(strategy, store, _settings(operation, batch_size), seed=1, tag=tag)
-    stage.setup()
-    return stage
+    locust_stage = LocustStage(StageSpec.of(strategy, _settings(operation, batch_size), seed=1))
+    locust_stage.stage.setup()
+    return locust_stage
 
 
 # ---------------------------------------------------------------- the bare loop (OS threads)
@@ -127,12 +129,12 @@ class BareClient:
             self.device_queries = self._device_queries()
             self.insert, self.latest_n = self._bigtable_insert, self._bigtable_latest_n
 
-    def _events(self) -> list[Event]:
+    def _events(self) -> list[WriteEvent]:
         # A process-wide counter makes every row's time distinct: no two rows share a key.
         out = []
         for _ in range(self.batch_size):
             n = next(self.numbers)
-            out.append(Event(n % POPULATION + 1, self.first_us + n * 1000, f"bare-{n}", n))
+            out.append(WriteEvent(n % POPULATION + 1, self.first_us + n * 1000, f"bare-{n}", n))
         return out
 
     def _spanner_insert(self, worker: int) -> int:
@@ -218,18 +220,16 @@ def prefill_bare(stage: Stage, users: int) -> None:
 # ---------------------------------------------------------------- keybench (Locust users)
 
 
-def run_keybench(stage: Stage, operation: str, users: int, seconds: float) -> dict:
-    from loadtests.runner import RunOptions, drive
-
+def run_keybench(locust_stage: LocustStage, operation: str, users: int, seconds: float) -> dict:
+    stage = locust_stage.stage
     backend = stage.strategy.backend
-    options = RunOptions(backends=(backend,), users=users, duration_s=seconds, settings=stage.settings)
     endpoint = emulators.Endpoint(backend, os.environ[emulators.ENV_VARS[backend]], "environment")
     cpu_before = cpu_seconds()
-    elapsed = drive(stage, options, f"keybench {backend} {operation}", endpoint).seconds
+    elapsed = locust_stage.drive(LoadPlan(users, 0.0, seconds), f"keybench {backend} {operation}", endpoint).seconds
     cpu = cpu_seconds() - cpu_before
     stats = stage.collector.stats[stage.series[operation]]
     result = {"ops": stats.requests, "seconds": elapsed, "cpu_us_per_op": cpu / max(stats.requests, 1) * 1e6, "rows": stats.rows if operation == INSERT else stats.requests,
-              "failures": stats.failures, "aborts": getattr(stage.backend, "aborted_commits", 0),
+              "failures": stats.failures, "aborts": stats.aborts,
               "p50_ms": stats.histogram.get_value_at_percentile(50) / 1000,
               "max_ms": stats.histogram.get_max_value() / 1000}
     if operation == INSERT:
@@ -248,13 +248,14 @@ def prefill_keybench(stage: Stage, users: int) -> None:
 
 
 def child(case: str, backend: str, operation: str, users: int, seconds: float, batch_size: int) -> dict:
-    stage = _stage(backend, operation, batch_size)
+    locust_stage = _stage(backend, operation, batch_size)
+    stage = locust_stage.stage
     try:
         if operation != INSERT:
             # The same rows in both cases, written through each case's own path.
             (prefill_keybench if case == "keybench" else prefill_bare)(stage, users)
         if case == "keybench":
-            return run_keybench(stage, operation, users, seconds)
+            return run_keybench(locust_stage, operation, users, seconds)
         # bare_gevent: the threads are greenlets
         return run_bare(stage, operation, users, seconds, batch_size, rpc=case == "bare_rpc")
     finally:

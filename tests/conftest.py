@@ -5,7 +5,7 @@ needs them skipped, with the reason."""
 
 from __future__ import annotations
 
-import loadtests.runtime  # noqa: F401  (gevent and gRPC set-up before any client exists)
+import loadtests.infra.runtime  # noqa: F401  (gevent and gRPC set-up before any client exists)
 
 import os
 import subprocess
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from loadtests import emulators
+from loadtests.infra import emulators
 
 REPO = Path(__file__).resolve().parent.parent
 IMAGES = {

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from loadtests.keys import Event
-from loadtests.plans import Span, StoredRow
-from loadtests.strategies import Strategy
+from loadtests.design.keys import WriteEvent
+from loadtests.design.plans import Span, StoredRow
+from loadtests.design.strategies import Strategy
 
 DEFAULT_PAYLOAD_BYTES = 100  # the same small non-key column in every design
 DEFAULT_TIMEOUT_S = 30.0  # a data operation's deadline, retries included
@@ -21,7 +21,7 @@ class Backend(ABC):
     """One strategy's table in one database, seen through one client."""
 
     name: str
-    absorbed_aborts = 0  # distributed runs: aborted commits the workers' clients counted
+    counts_aborts = False  # whether take_aborts() counts anything (the summary leaves the column empty if not)
 
     def __init__(self, strategy: Strategy, location: str, project: str, instance: str,
                  payload_bytes: int = DEFAULT_PAYLOAD_BYTES):
@@ -41,17 +41,17 @@ class Backend(ABC):
     emulator_bound_inserts = False  # inserts through SQL/DML, whose emulator cost grows with the table
 
     @abstractmethod
-    def insert(self, key: tuple, event: Event) -> tuple:
+    def insert(self, key: tuple, event: WriteEvent) -> tuple:
         """Write one row; return once the database acknowledged it, with the key it stored
         (the given one, or the database's own for generated key parts). Raise KeyCollision
         when the key is taken."""
 
-    def insert_batch(self, rows: list[tuple[tuple, Event]]) -> list[tuple]:
+    def insert_batch(self, rows: list[tuple[tuple, WriteEvent]]) -> list[tuple]:
         """Write the rows in one call (`--batch-size`); return their stored keys in order.
         Raise KeyCollision when the database refused the call because a key was taken."""
         raise NotImplementedError(f"{self.name} has no batched insert")
 
-    def preload(self, rows: list[tuple[tuple, Event]]) -> None:
+    def preload(self, rows: list[tuple[tuple, WriteEvent]]) -> None:
         """Write rows in bulk before the load (a migrated source's data)."""
         raise NotImplementedError(f"{self.name} has no preload")
 
@@ -72,6 +72,11 @@ class Backend(ABC):
     @abstractmethod
     def write_ids(self) -> list[str]:
         """The WriteId of every row stored, duplicates included (for the integrity audit)."""
+
+    def take_aborts(self) -> int:
+        """Aborted attempts the client retried, silently, since the last call: the stage hands
+        them to the collector with each insert, so they are counted like everything else."""
+        return 0
 
     def close(self) -> None:
         """Release clients."""

@@ -16,6 +16,7 @@ from google.cloud import bigtable
 from google.cloud.bigtable import column_family
 from google.cloud.bigtable.data import BigtableDataClient, ReadRowsQuery, RowMutationEntry, RowRange, SetCell
 from google.cloud.bigtable_v2.types import bigtable as bigtable_types
+from google.cloud.bigtable.data._sync_autogen._swappable_channel import SwappableChannel
 from google.cloud.bigtable.data.row_filters import (
     ColumnQualifierRegexFilter,
     ConditionalRowFilter,
@@ -25,10 +26,10 @@ from google.cloud.bigtable.data.row_filters import (
 
 from loadtests.backends.base import DEFAULT_TIMEOUT_S, DEFAULT_PAYLOAD_BYTES, Backend
 from loadtests.errors import KeybenchError
-from loadtests.keys import Event, join_segments
-from loadtests.keyspace import bigtable_row_range
-from loadtests.plans import Span, StoredRow
-from loadtests.strategies import Strategy
+from loadtests.design.keys import WriteEvent, join_segments
+from loadtests.design.byteorder import bigtable_row_range
+from loadtests.design.plans import Span, StoredRow
+from loadtests.design.strategies import Strategy
 
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
 # Reads fetch the three cells a StoredRow needs, not the payload.
@@ -90,7 +91,7 @@ class MutateRowCall:
     def _current_rpc(self):
         # The data client swaps the channel inside its SwappableChannel every 35-45 minutes
         # (real instances), and closes the old one later: follow it.
-        current = getattr(self.channel, "_channel", self.channel)
+        current = self.channel._channel if isinstance(self.channel, SwappableChannel) else self.channel
         if current is not self._bound_to:
             self._rpc = current.unary_unary(
                 self.METHOD, request_serializer=self.Request.SerializeToString,
@@ -183,7 +184,7 @@ class BigtableBackend(Backend):
     def row_key(self, values: tuple, open_end: bool = False) -> bytes:
         return join_segments(self.strategy.parts, values, self.strategy.separator, open_end)
 
-    def _cell_values(self, event: Event) -> list[tuple[bytes, bytes]]:
+    def _cell_values(self, event: WriteEvent) -> list[tuple[bytes, bytes]]:
         return [
             (b"u", _fixed("entity", event.entity)),
             (b"t", _fixed("ts_us", event.ts_us)),
@@ -193,21 +194,21 @@ class BigtableBackend(Backend):
         ]
 
     @staticmethod
-    def _cell_time(event: Event) -> int:
+    def _cell_time(event: WriteEvent) -> int:
         # Explicit cell times at the millisecond granularity Bigtable requires. The workload's
         # clock never gives one device two writes in the same millisecond, so a design that
         # rewrites one row keeps every reading as its own version.
         return event.ts_us // 1000 * 1000
 
-    def _cells(self, event: Event) -> list[SetCell]:
+    def _cells(self, event: WriteEvent) -> list[SetCell]:
         at = self._cell_time(event)
         return [SetCell(self.family, q, v, at) for q, v in self._cell_values(event)]
 
-    def insert(self, key: tuple, event: Event) -> tuple:
+    def insert(self, key: tuple, event: WriteEvent) -> tuple:
         self.write_row(self.row_key(key), self.family, self._cell_values(event), self._cell_time(event))
         return key
 
-    def insert_batch(self, rows: list[tuple[tuple, Event]]) -> list[tuple]:
+    def insert_batch(self, rows: list[tuple[tuple, WriteEvent]]) -> list[tuple]:
         """One `bulk_mutate_rows` call. Rows are applied one by one: when some fail, the
         exception says which, and the stage leaves all of them to the audit's read-back."""
         self.table.bulk_mutate_rows([RowMutationEntry(self.row_key(k), self._cells(e)) for k, e in rows])
@@ -215,7 +216,7 @@ class BigtableBackend(Backend):
 
     def _row_range(self, span: Span) -> RowRange | None:
         """The row range of a span; None when it is empty because its ends are inverted
-        (unpadded numbers: "95" sorts after "105"). The bounds are keyspace's, which the
+        (unpadded numbers: "95" sorts after "105"). The bounds are byteorder's, which the
         split model uses too."""
         bounds = bigtable_row_range(self.strategy.parts, self.strategy.separator, span)
         if bounds is None:

@@ -14,9 +14,9 @@ from google.cloud.spanner_admin_database_v1 import DatabaseDialect
 
 from loadtests.backends.base import DEFAULT_PAYLOAD_BYTES, Backend, KeyCollision
 from loadtests.errors import KeybenchError
-from loadtests.keys import Event, timestamp, ts_us_of
-from loadtests.plans import Span, StoredRow
-from loadtests.strategies import Strategy
+from loadtests.design.keys import WriteEvent, timestamp, ts_us_of
+from loadtests.design.plans import Span, StoredRow
+from loadtests.design.strategies import Strategy
 
 EMULATOR_CONFIG = "emulator-config"
 READ_COLUMNS = ("UserId", "LastAccess", "WriteId")
@@ -119,10 +119,14 @@ class SpannerBackend(Backend):
         return (text.format(*(f"${i}" for i in range(1, len(names) + 1))),
                 {k: values[n] for k, n in zip(keys, names)}, {k: self.param_types[n] for k, n in zip(keys, names)})
 
-    @property
-    def aborted_commits(self) -> int:
-        """Retried ABORTED work: commits of mutation inserts, or whole DML transactions."""
-        return (self.aborted_transactions if self.generated else self.commit_aborts) + self.absorbed_aborts
+    counts_aborts = True
+
+    def take_aborts(self) -> int:
+        """Retried ABORTED work since the last call: commits of mutation inserts, or whole DML
+        transactions (whose commits the commit counter also sees, so it is not added)."""
+        taken = self.aborted_transactions if self.generated else self.commit_aborts
+        self.aborted_transactions = self.commit_aborts = 0
+        return taken
 
     def _count_aborted_commits(self) -> None:
         """The client retries an ABORTED commit inside `database.batch()`, with seconds of
@@ -178,7 +182,7 @@ class SpannerBackend(Backend):
         except gexc.NotFound:
             pass
 
-    def _row(self, key: tuple, event: Event) -> dict:
+    def _row(self, key: tuple, event: WriteEvent) -> dict:
         values = dict(zip(self.key_columns, key))
         values.update((p.column, p.compute(event, None)) for p in self.strategy.extra_parts)
         values.setdefault("UserId", event.entity)
@@ -187,12 +191,12 @@ class SpannerBackend(Backend):
         values["Payload"] = self.payload
         return values
 
-    def insert(self, key: tuple, event: Event) -> tuple:
+    def insert(self, key: tuple, event: WriteEvent) -> tuple:
         if self.generated:
             return self._insert_returning(key, event)
         return self.insert_batch([(key, event)])[0]
 
-    def insert_batch(self, rows: list[tuple[tuple, Event]]) -> list[tuple]:
+    def insert_batch(self, rows: list[tuple[tuple, WriteEvent]]) -> list[tuple]:
         """All rows in one mutation commit, which the database applies whole or not at all."""
         if self.generated:
             raise KeybenchError(f"{self.strategy.name}: keys the database generates cannot be batch-inserted")
@@ -209,7 +213,7 @@ class SpannerBackend(Backend):
             raise KeyCollision(exc.message) from None
         return [k for k, _ in rows]
 
-    def _insert_returning(self, key: tuple, event: Event) -> tuple:
+    def _insert_returning(self, key: tuple, event: WriteEvent) -> tuple:
         """A key the database generates is known only from the insert itself, so this
         insert is DML with THEN RETURN in a read-write transaction. On the emulator DML
         cost grows with the table and transactions run one at a time: the results mark
@@ -239,7 +243,7 @@ class SpannerBackend(Backend):
         made = dict(zip(self.generated, returned))
         return tuple(made.get(c, v) for c, v in zip(self.key_columns, key))
 
-    def preload(self, rows: list[tuple[tuple, Event]]) -> None:
+    def preload(self, rows: list[tuple[tuple, WriteEvent]]) -> None:
         for start in range(0, len(rows), 500):
             with self.database.batch() as batch:
                 batch.insert(self._n(self.strategy.table), self._names(self.columns), [

@@ -1,0 +1,226 @@
+"""Order-preserving byte encodings of keys: the order the database keeps its rows in.
+
+The emulators never split data, so keybench models splits from the keys a run writes
+(`model/splitmodel.py`). The model needs every key as bytes that sort exactly as the database
+sorts its rows:
+
+- Spanner: each primary-key column in declared order, ASC or DESC. INT64 and TIMESTAMP
+  (microseconds since the epoch) are 8 big-endian bytes with the sign bit flipped; STRING
+  (UTF-8) and BYTES escape 0x00 as 0x00 0xFF and end with 0x00 0x01, so that a prefix sorts
+  before its extensions and a column's encoding never runs into the next column's. A DESC
+  column is the bitwise inverse of its ASC encoding, which reverses its byte order.
+- Bigtable: the row key's raw bytes.
+
+A Spanner secondary index is its own key space: an entry's key is the index key columns
+followed by the table's primary-key columns the index does not already hold.
+
+Read spans (`plans.Span`, prefix-closed and inclusive) become half-open byte intervals
+[start, end); an empty `end` means "to the end of the space", as in Bigtable's RowRange.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from loadtests.design.keys import WriteEvent, Part, join_segments, ts_us_of
+from loadtests.design.plans import ReadRequest, Span
+from loadtests.design.strategies import Strategy
+
+TABLE_SPACE = "table"  # the key space of the strategy's table; an index's space is its name
+FULL_SPACE = (b"", b"")  # a full scan: from the first key to the end of the space
+
+_SIGN = 1 << 63
+STRING_END = b"\x00\x01"
+
+
+def encode_int64(value: int) -> bytes:
+    """Two's complement with the sign bit flipped: byte order is numeric order."""
+    if not -_SIGN <= value < _SIGN:
+        raise ValueError(f"{value} does not fit in INT64")
+    return ((value + _SIGN) & 0xFFFF_FFFF_FFFF_FFFF).to_bytes(8, "big")
+
+
+def encode_bytes(value: bytes) -> bytes:
+    """0x00 escaped as 0x00 0xFF and a 0x00 0x01 terminator: "ab" < "ab\\x00" < "abc"."""
+    return value.replace(b"\x00", b"\x00\xff") + STRING_END
+
+
+_INVERTED = bytes(range(255, -1, -1))
+
+
+def invert(encoded: bytes) -> bytes:
+    """A DESC column: every byte inverted, so byte order runs backwards."""
+    return encoded.translate(_INVERTED)
+
+
+def encode_value(value) -> bytes:
+    """One Spanner key column value, ascending; the type follows the Python value."""
+    if isinstance(value, bool) or value is None:
+        raise TypeError(f"cannot encode key value {value!r}")
+    if isinstance(value, int):
+        return encode_int64(value)
+    if isinstance(value, str):
+        return encode_bytes(value.encode())
+    if isinstance(value, bytes | bytearray):
+        return encode_bytes(bytes(value))
+    if isinstance(value, dt.datetime):
+        return encode_int64(ts_us_of(value))
+    raise TypeError(f"cannot encode key value of type {type(value).__name__}")
+
+
+def spanner_key_bytes(parts: tuple[Part, ...], values: tuple) -> bytes:
+    """The leading `values` of a Spanner key; a shorter tuple gives the prefix every longer
+    key starting with those values begins with (the encoding of each column is prefix-free)."""
+    out = []
+    for part, value in zip(parts, values, strict=False):
+        encoded = encode_value(value)
+        out.append(invert(encoded) if part.descending else encoded)
+    return b"".join(out)
+
+
+def prefix_successor(prefix: bytes) -> bytes:
+    """The smallest key greater than every key that starts with `prefix` (b"": none is)."""
+    stripped = prefix.rstrip(b"\xff")
+    return stripped[:-1] + bytes([stripped[-1] + 1]) if stripped else b""
+
+
+def bigtable_row_range(parts: tuple[Part, ...], separator: str, span: Span) -> tuple[bytes, bytes, bool] | None:
+    """(start, end, end_inclusive) of a span over Bigtable row keys; end b"" is open.
+    None when the span is empty because its ends are inverted (unpadded numbers: "95" > "105")."""
+    nparts = len(parts)
+    start = join_segments(parts, span.lo, separator, open_end=len(span.lo) < nparts)
+    if len(span.hi) < nparts:
+        end, inclusive = prefix_successor(join_segments(parts, span.hi, separator, open_end=True)), False
+    else:
+        end, inclusive = join_segments(parts, span.hi, separator), True
+    if end and (start > end or (start == end and not inclusive)):
+        return None
+    return start, end, inclusive
+
+
+def index_key_parts(strategy, index) -> tuple[Part, ...]:
+    """An index entry's key: the index columns, then the primary-key columns it lacks."""
+    held = {p.column for p in index.parts}
+    return tuple(index.parts) + tuple(p for p in strategy.parts if p.column not in held)
+
+
+_INDEX_RNG = random.Random(0)  # index key parts (time, user, shard) never draw from it
+
+
+@dataclass(frozen=True)
+class KeyEncoder:
+    """Turns a strategy's keys, index entries and read requests into bytes of its key spaces."""
+
+    strategy: Strategy
+
+    @property
+    def spaces(self) -> tuple[str, ...]:
+        return (TABLE_SPACE,) + tuple(i.name for i in self.strategy.indexes)
+
+    @cached_property
+    def _index_layouts(self) -> dict[str, tuple[tuple[Part, ...], tuple[int, ...]]]:
+        """Per index, worked out once (every insert writes its entries): the entry's key parts,
+        and where in a row's key the primary-key columns it appends sit."""
+        layouts = {}
+        for index in self.strategy.indexes:
+            held = {p.column for p in index.parts}
+            appended = tuple(i for i, p in enumerate(self.strategy.parts) if p.column not in held)
+            layouts[index.name] = (index_key_parts(self.strategy, index), appended)
+        return layouts
+
+    def parts_of(self, space: str) -> tuple[Part, ...]:
+        if space == TABLE_SPACE:
+            return self.strategy.parts
+        return self._index_layouts[space][0]
+
+    def table_key(self, key: tuple) -> bytes:
+        """The stored key of a row: `key` as the backend's insert returned it (generated values filled in)."""
+        if self.strategy.backend == "bigtable":
+            return join_segments(self.strategy.parts, key, self.strategy.separator or "")
+        return spanner_key_bytes(self.strategy.parts, key)
+
+    def write_keys(self, key: tuple, event: WriteEvent) -> list[tuple[str, bytes]]:
+        """(space, key bytes) of every entry one insert writes: the row and each index entry."""
+        out = [(TABLE_SPACE, self.table_key(key))]
+        for index in self.strategy.indexes:
+            parts, appended = self._index_layouts[index.name]
+            values = tuple(p.compute(event, _INDEX_RNG) for p in index.parts) + tuple(key[i] for i in appended)
+            out.append((index.name, spanner_key_bytes(parts, values)))
+        return out
+
+    def span_interval(self, span: Span, space: str = TABLE_SPACE) -> tuple[bytes, bytes] | None:
+        """A prefix-closed span as [start, end) bytes; None when the span is empty."""
+        parts = self.parts_of(space)
+        if self.strategy.backend == "bigtable":
+            bounds = bigtable_row_range(parts, self.strategy.separator or "", span)
+            if bounds is None:
+                return None
+            start, end, inclusive = bounds
+            return start, (end + b"\x00" if inclusive else end)  # the next key after an inclusive end
+        start = spanner_key_bytes(parts, span.lo)
+        end = prefix_successor(spanner_key_bytes(parts, span.hi))
+        if end and start >= end:
+            return None
+        return start, end
+
+    def read_intervals(self, request: ReadRequest) -> tuple[str, list[tuple[bytes, bytes]]]:
+        """The key space a read touches and its byte intervals; a full scan is the whole space."""
+        space = request.index or TABLE_SPACE
+        if request.spans is None:
+            return space, [FULL_SPACE]
+        intervals = [self.span_interval(s, space) for s in request.spans]
+        return space, [i for i in intervals if i is not None]
+
+
+# --- database-generated keys -------------------------------------------------------------
+
+_OPTION = r"{}\s*=\s*(-?\d+)"
+
+
+def sequence_options(ddl: tuple[str, ...]) -> tuple[int, int | None, int | None]:
+    """(start_with_counter, skip_range_min, skip_range_max) of a strategy's bit_reversed_positive
+    sequence, read from its DDL (CREATE SEQUENCE ... OPTIONS, ALTER SEQUENCE ... SET OPTIONS)."""
+    text = " ".join(s for s in ddl if re.search(r"\bSEQUENCE\b", s, re.IGNORECASE))
+
+    def option(name: str) -> int | None:
+        found = re.findall(_OPTION.format(name), text, re.IGNORECASE)
+        return int(found[-1]) if found else None
+
+    start = option("start_with_counter")
+    return (1 if start is None else start), option("skip_range_min"), option("skip_range_max")
+
+
+def bit_reversed_array(n: np.ndarray) -> np.ndarray:
+    """keys.bit_reversed for a uint64/int64 array: the 63 value bits in reverse order."""
+    n = np.asarray(n, dtype=np.uint64)
+    table = np.array([int(f"{b:08b}"[::-1], 2) for b in range(256)], dtype=np.uint8)
+    as_bytes = n.astype("<u8").view(np.uint8).reshape(-1, 8)
+    reversed64 = table[as_bytes].view(">u8").ravel()  # little-endian bytes reversed, read big-endian
+    return (reversed64 >> np.uint64(1)).astype(np.int64)
+
+
+def generated_values(ddl: tuple[str, ...], seq: np.ndarray) -> np.ndarray:
+    """What a bit_reversed_positive sequence returns for the inserts numbered `seq` (1, 2, ...):
+    bit_reversed(counter), counting from start_with_counter and passing over counters whose
+    value falls in the skip range, as the emulator's sequence does."""
+    start, skip_min, skip_max = sequence_options(ddl)
+    seq = np.asarray(seq, dtype=np.int64)
+    if len(seq) == 0:
+        return seq
+    last = int(seq.max())
+    counters = np.arange(start, start + last + 64, dtype=np.int64)
+    values = bit_reversed_array(counters)
+    if skip_min is not None and skip_max is not None:
+        keep = (values < skip_min) | (values > skip_max)
+        while keep.sum() < last:  # a huge skip range: count further
+            counters = np.arange(start, start + 2 * len(counters), dtype=np.int64)
+            values = bit_reversed_array(counters)
+            keep = (values < skip_min) | (values > skip_max)
+        values = values[keep]
+    return values[seq - 1]

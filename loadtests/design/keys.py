@@ -1,0 +1,324 @@
+"""Key generators: small, pure, seeded objects that turn a write event into a key.
+
+A key is a tuple of parts. Each part is one of a fixed vocabulary (the event's time,
+its user or device, a shard or salt bucket, a UUID, ...). A strategy declares its key as
+an ordered list of parts in its `strategy.toml`; this module knows how to compute each
+part and what a read planner may assume about it (is it the entity, the time, a small
+enumerable set of buckets, or opaque).
+
+Spanner parts produce typed column values (int, str, datetime); Bigtable parts produce
+string segments that are joined with a separator into the row key. Nothing here talks to
+a database or reads a clock.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import random
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+from collections.abc import Callable
+
+EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+DEVICE_TYPES = ("phone", "tablet", "watch")
+TS_DIGITS = 16  # microseconds since the epoch, zero-padded so that text order is time order
+LONG_MAX = 2**63 - 1  # Java's Long.MAX_VALUE, which the documents subtract timestamps from
+SUBDOMAINS = ("www", "maps", "mail", "docs", "news", "shop", "api", "blog")
+TENANTS = 20  # tenants the devices are spread over
+DEFAULT_POPULATION = 1000  # users (Spanner) or devices (Bigtable) the writes are spread over
+
+
+@dataclass(frozen=True, slots=True)
+class WriteEvent:
+    """One write as the workload decides it, before any key design is applied."""
+
+    entity: int  # user id (Spanner) or device number (Bigtable), 1..population
+    ts_us: int  # microseconds since the epoch
+    write_id: str  # unique per acknowledged write; the integrity audit counts these
+    seq: int = 0  # the stage's insert number, 1, 2, 3, ...: what an auto-increment id would be
+
+
+def stable_hash(*values: Any) -> int:
+    """A hash that is the same in every process and run (Python's hash() is salted)."""
+    text = "\x1f".join(str(v) for v in values).encode()
+    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big")
+
+
+def device_id(entity: int) -> str:
+    """An 8-hex-digit device id such as the documents' `4c410523`; one-to-one for entities
+    below 2^32 (an odd multiplier permutes 32-bit numbers), so two devices never share one."""
+    return f"{(entity * 0x9E3779B1) & 0xFFFFFFFF:08x}"
+
+
+def device_type(entity: int) -> str:
+    return DEVICE_TYPES[stable_hash("type", entity) % len(DEVICE_TYPES)]
+
+
+def domain(entity: int) -> str:
+    """A registered domain per entity: example0042.com, ..."""
+    return f"example{entity:04d}.{('com', 'org', 'net')[entity % 3]}"
+
+
+def tenant(entity: int) -> str:
+    return f"tenant{entity % TENANTS:02d}"
+
+
+def subdomain(event: WriteEvent) -> str:
+    return SUBDOMAINS[stable_hash("sub", event.ts_us) % len(SUBDOMAINS)]
+
+
+def timestamp(ts_us: int) -> dt.datetime:
+    return EPOCH + dt.timedelta(microseconds=ts_us)
+
+
+def ts_us_of(value: dt.datetime) -> int:
+    delta = value - EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+# What a read planner may assume about a part.
+ENTITY = "entity"  # equals the user / device: a prefix read can fix it
+TIME = "time"  # the event time: a range read can bound it
+NUMBER = "number"  # the insert number: a range read can bound it (correctly only if zero-padded)
+BUCKET = "bucket"  # one of a few values: a planner can enumerate them all
+DERIVED = "derived"  # computed from the entity alone: known once the entity is known
+OPAQUE = "opaque"  # random or hashed: no read can use it as a bound
+
+
+@dataclass(frozen=True)
+class Part:
+    """One component of a key."""
+
+    name: str  # vocabulary word, e.g. "ts", "shard"
+    role: str  # ENTITY, TIME, BUCKET, DERIVED or OPAQUE
+    compute: Callable[[WriteEvent, random.Random], Any]
+    column: str | None = None  # Spanner key column; None for Bigtable segments
+    descending: bool = False  # Spanner: the column is declared DESC
+    buckets: tuple[Any, ...] = ()  # every value a BUCKET part can take
+    of_entity: Callable[[int], Any] | None = None  # DERIVED: value from the entity
+    separator: str | None = None  # Bigtable: what follows this segment, if not the key's separator
+    generated: bool = False  # Spanner: the database makes the value (a sequence default)
+    computed_by_database: bool = False  # Spanner: a stored generated column keybench can also compute
+
+
+def _bucket_of(fields: tuple[str, ...], count: int) -> Callable[[WriteEvent], int]:
+    def bucket(event: WriteEvent) -> int:
+        return stable_hash(*(getattr(event, f) for f in fields)) % count
+
+    return bucket
+
+
+_EVENT_FIELDS = {"entity": "entity", "user": "entity", "device": "entity", "ts": "ts_us"}
+
+
+def _fields(spec: dict) -> tuple[str, ...]:
+    names = spec.get("of", ["ts", "entity"])
+    try:
+        return tuple(_EVENT_FIELDS[n] for n in names)
+    except KeyError as exc:
+        raise ValueError(f"'of' may name only {sorted(_EVENT_FIELDS)}, not {exc.args[0]!r}") from None
+
+
+def _buckets(spec: dict) -> int:
+    count = spec.get("buckets")
+    if not isinstance(count, int) or count < 1:
+        raise ValueError(f"part {spec.get('value')!r} needs 'buckets', a positive integer")
+    return count
+
+
+def _uuid4(rng: random.Random) -> uuid.UUID:
+    return uuid.UUID(int=rng.getrandbits(128), version=4)
+
+
+UUID1_EPOCH_OFFSET = 0x01B21DD213814000  # 100-ns intervals from 1582-10-15 to 1970-01-01
+
+
+def uuid1_at(ts_us: int, rng: random.Random) -> uuid.UUID:
+    """A version-1 UUID for a moment: its text starts with the timestamp's low 32 bits."""
+    t = ts_us * 10 + UUID1_EPOCH_OFFSET
+    clock_seq, node = rng.getrandbits(14), rng.getrandbits(48) | (1 << 40)  # multicast bit: not a MAC
+    return uuid.UUID(fields=(t & 0xFFFFFFFF, (t >> 32) & 0xFFFF, ((t >> 48) & 0x0FFF) | 0x1000,
+                             0x80 | (clock_seq >> 8), clock_seq & 0xFF, node))
+
+
+def uuid7_at(ts_us: int, rng: random.Random) -> uuid.UUID:
+    """A version-7 UUID (RFC 9562): 48 bits of Unix milliseconds first, then random bits."""
+    value = (ts_us // 1000) << 80 | 0x7 << 76 | rng.getrandbits(12) << 64 | 0b10 << 62 | rng.getrandbits(62)
+    return uuid.UUID(int=value)
+
+
+LOS_ANGELES = None  # loaded on first use: the time zone Spanner's CAST(TIMESTAMP AS STRING) uses
+
+
+def spanner_timestamp_text(ts_us: int) -> str:
+    """CAST(ts AS STRING) as Spanner writes it: America/Los_Angeles, fractional seconds in
+    groups of three digits, the offset in hours: `2026-11-21 23:00:00.120-08`."""
+    global LOS_ANGELES
+    if LOS_ANGELES is None:
+        from zoneinfo import ZoneInfo
+
+        LOS_ANGELES = ZoneInfo("America/Los_Angeles")
+    local = timestamp(ts_us).astimezone(LOS_ANGELES)
+    micros = local.microsecond
+    fraction = "" if micros == 0 else f".{micros // 1000:03d}" if micros % 1000 == 0 else f".{micros:06d}"
+    offset = int(local.utcoffset().total_seconds())
+    sign, offset = ("-" if offset < 0 else "+"), abs(offset)
+    zone = f"{sign}{offset // 3600:02d}" + (f":{offset % 3600 // 60:02d}" if offset % 3600 else "")
+    return f"{local:%Y-%m-%d %H:%M:%S}{fraction}{zone}"
+
+
+def farm_fingerprint_shard(ts_us: int, count: int) -> int:
+    """MOD(FARM_FINGERPRINT(CAST(ts AS STRING)), count), as the database computes it: the
+    fingerprint is a signed INT64 and MOD keeps the dividend's sign, so -count < shard < count."""
+    import farmhash
+
+    fingerprint = farmhash.fingerprint64(spanner_timestamp_text(ts_us))
+    fingerprint -= 2**64 if fingerprint >= 2**63 else 0
+    shard = abs(fingerprint) % count
+    return shard if fingerprint >= 0 else -shard
+
+
+def bit_reversed(n: int) -> int:
+    """The 63 value bits of a positive INT64 in reverse order, as a bit_reversed_positive
+    sequence returns them: consecutive counters land far apart."""
+    return int(f"{n:063b}"[::-1], 2)
+
+
+def spanner_part(spec: dict) -> Part:
+    """A Spanner key column from its declaration: {column, value, order?, ...}."""
+    value, column = spec.get("value"), spec.get("column")
+    if not column:
+        raise ValueError("every Spanner key part needs a 'column'")
+    desc = str(spec.get("order", "asc")).lower() == "desc"
+    if value == "user":
+        return Part("user", ENTITY, lambda e, r: e.entity, column, desc)
+    if value == "ts":
+        return Part("ts", TIME, lambda e, r: timestamp(e.ts_us), column, desc)
+    if value == "shard":
+        count, bucket = _buckets(spec), _bucket_of(_fields(spec), _buckets(spec))
+        return Part("shard", BUCKET, lambda e, r: bucket(e), column, desc, tuple(range(count)))
+    if value == "uuid4_string":
+        return Part("uuid4_string", OPAQUE, lambda e, r: str(_uuid4(r)), column, desc)
+    if value == "uuid4_bytes":
+        return Part("uuid4_bytes", OPAQUE, lambda e, r: _uuid4(r).bytes, column, desc)
+    if value == "uuid1":
+        return Part("uuid1", OPAQUE, lambda e, r: str(uuid1_at(e.ts_us, r)), column, desc)
+    if value == "uuid7":
+        return Part("uuid7", OPAQUE, lambda e, r: str(uuid7_at(e.ts_us, r)), column, desc)
+    if value == "sequence":
+        return Part("sequence", NUMBER, lambda e, r: e.seq, column, desc)
+    if value == "bit_reversed_sequence":
+        return Part("bit_reversed_sequence", OPAQUE, lambda e, r: bit_reversed(e.seq), column, desc)
+    if value == "farm_fingerprint_shard":
+        count = _buckets(spec)
+        return Part("farm_fingerprint_shard", BUCKET, lambda e, r: farm_fingerprint_shard(e.ts_us, count), column,
+                    desc, tuple(range(-count + 1, count)), computed_by_database=True)
+    if value == "generated":
+        # Known only once the database returns it (DML ... THEN RETURN).
+        return Part("generated", OPAQUE, lambda e, r: None, column, desc, generated=True)
+    raise ValueError(
+        f"unknown Spanner key value {value!r}; known: user, ts, shard, uuid4_string, uuid4_bytes, uuid1, uuid7, "
+        "sequence, bit_reversed_sequence, generated, farm_fingerprint_shard"
+    )
+
+
+def _derived(name: str, fn: Callable[[int], Any], **kw) -> Part:
+    return Part(name, DERIVED, lambda e, r: fn(e.entity), of_entity=fn, **kw)
+
+
+def bigtable_part(spec: dict | str) -> Part:
+    """A Bigtable row-key segment from its declaration: a word or {value, ...}."""
+    spec = {"value": spec} if isinstance(spec, str) else spec
+    value, sep = spec.get("value"), spec.get("separator")
+    width = spec.get("width", 10)
+    if value == "device":
+        return Part("device", ENTITY, lambda e, r: device_id(e.entity), separator=sep)
+    if value == "device_type":
+        return _derived("device_type", device_type, buckets=DEVICE_TYPES, separator=sep)
+    if value == "tenant":
+        return _derived("tenant", tenant, separator=sep)
+    if value == "domain":
+        return Part("domain", ENTITY, lambda e, r: domain(e.entity), separator=sep)
+    if value == "reverse_domain":
+        return Part("reverse_domain", ENTITY, lambda e, r: ".".join(reversed(domain(e.entity).split("."))),
+                    separator=sep)
+    if value == "subdomain":
+        # A site's subdomains are an open set: no reader can enumerate them.
+        return Part("subdomain", OPAQUE, lambda e, r: subdomain(e), separator=sep)
+    if value == "ts":
+        return Part("ts", TIME, lambda e, r: f"{e.ts_us:0{TS_DIGITS}d}", separator=sep)
+    if value == "reverse_ts":
+        return Part("reverse_ts", TIME, lambda e, r: f"{LONG_MAX - e.ts_us:019d}", descending=True, separator=sep)
+    if value == "sequence":
+        return Part("sequence", NUMBER, lambda e, r: f"{e.seq:0{width}d}", separator=sep)
+    if value == "number":
+        # Written as text without padding: "3" sorts after "20".
+        return Part("number", NUMBER, lambda e, r: str(e.seq), separator=sep)
+    if value == "reversed_sequence":
+        return Part("reversed_sequence", OPAQUE, lambda e, r: f"{e.seq:0{width}d}"[::-1], separator=sep)
+    if value == "hash":
+        return Part("hash", OPAQUE, lambda e, r: f"{stable_hash('row', e.entity, e.ts_us):016x}", separator=sep)
+    if value == "label":
+        text = spec.get("text")
+        if not isinstance(text, str) or not text:
+            raise ValueError("part 'label' needs 'text', the fixed string it writes")
+        return Part("label", BUCKET, lambda e, r: text, buckets=(text,), separator=sep)
+    if value == "salt":
+        count, bucket = _buckets(spec), _bucket_of(_fields(spec), _buckets(spec))
+        digits = len(str(count - 1))
+        return Part(
+            "salt", BUCKET, lambda e, r: f"{bucket(e):0{digits}d}",
+            buckets=tuple(f"{i:0{digits}d}" for i in range(count)), separator=sep,
+        )
+    raise ValueError(
+        f"unknown Bigtable key value {value!r}; known: device, device_type, tenant, domain, reverse_domain, "
+        "subdomain, ts, reverse_ts, sequence, number, reversed_sequence, hash, label, salt"
+    )
+
+
+@dataclass
+class KeyGenerator:
+    """Turns events into keys for one strategy. Seeded, so a run can be replayed."""
+
+    parts: tuple[Part, ...]
+    seed: int = 0
+    separator: str | None = None  # Bigtable: segments are joined into one row key
+    _rng: random.Random = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._rng = random.Random(self.seed)
+
+    def key(self, event: WriteEvent) -> tuple:
+        return tuple(p.compute(event, self._rng) for p in self.parts)
+
+    def row_key(self, key: tuple) -> bytes:
+        """Bigtable: the row key bytes of a key tuple."""
+        return join_segments(self.parts, key, self.separator or "")
+
+
+def separator_after(part: Part, default: str) -> str:
+    return default if part.separator is None else part.separator
+
+
+def join_segments(parts: tuple[Part, ...], values: tuple, default_separator: str, open_end: bool = False) -> bytes:
+    """Bigtable row-key bytes of the leading `values`; open_end appends the separator that
+    follows the last one, so the result is the prefix of every key that starts with them."""
+    out = []
+    for i, value in enumerate(values):
+        out.append(value)
+        if i < len(values) - 1 or open_end:
+            out.append(separator_after(parts[i], default_separator))
+    return "".join(out).encode()
+
+
+def preload_keys(kind: str, rows: int, seed: int) -> list[int]:
+    """Keys of a migrated source: `uint32` spread over 1..2^32 as its own counter or hash
+    left them; `bit_reversed_counter` the bit-reversed values of 1..rows."""
+    if kind == "uint32":
+        rng = random.Random(f"preload:{seed}")
+        return rng.sample(range(1, 2**32 + 1), rows)
+    if kind == "bit_reversed_counter":
+        return [bit_reversed(n) for n in range(1, rows + 1)]
+    raise ValueError(f"unknown preload keys {kind!r}; known: uint32, bit_reversed_counter")

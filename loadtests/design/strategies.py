@@ -1,0 +1,263 @@
+"""Strategy units: one folder under `schemas/<backend>/<name>/` is one key design.
+
+A unit holds the schema fixture (Spanner: `googlesql.sql`; Bigtable: `table.toml` with
+column families and GC rules) and `strategy.toml`, which declares the key as an ordered
+list of parts (see `keys.py`). The read plan follows from the key (see `plans.py`).
+Adding a strategy means adding one folder.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from loadtests.errors import KeybenchError
+from loadtests.design.keys import KeyGenerator, Part, bigtable_part, spanner_part
+
+BACKENDS = ("spanner", "bigtable")
+DIALECTS = {"spanner": ("googlesql", "postgresql"), "bigtable": ("",)}
+NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
+
+
+def schemas_root() -> Path:
+    configured = os.environ.get("KEYBENCH_SCHEMAS")
+    return Path(configured) if configured else Path(__file__).resolve().parents[2] / "schemas"
+
+
+@dataclass(frozen=True)
+class Index:
+    """A Spanner secondary index a strategy declares, to serve reads its table key cannot."""
+
+    name: str
+    parts: tuple[Part, ...]  # the index key, in the same vocabulary as a table key
+    stores: tuple[str, ...] = ()  # STORING / INCLUDE columns
+
+
+@dataclass(frozen=True)
+class Strategy:
+    backend: str
+    name: str
+    dialect: str
+    directory: Path
+    summary: str
+    claim: str  # what the documents predict: "hotspot" or "spread"
+    table: str
+    parts: tuple[Part, ...]
+    separator: str | None = None
+    ddl: tuple[str, ...] = ()  # Spanner statements, in order
+    column_families: dict = field(default_factory=dict)  # Bigtable: family -> GC rule spec
+    order: int = 1000
+    expect_wrong_rows: bool = False  # the design's documented trap: range reads return wrong rows
+    parent_table: str | None = None  # Spanner: an interleaving parent keyed by UserId, upserted with each insert
+    preload: dict | None = None  # a migration's source rows: {rows: N, keys: "uint32" | "bit_reversed_counter"}
+    indexes: tuple[Index, ...] = ()  # Spanner secondary indexes the reads may use
+    extra_parts: tuple[Part, ...] = ()  # Spanner: non-key columns the application computes (an index's ShardId)
+    note: str = ""  # where this dialect's fixture departs from the documented design, and why
+
+    @property
+    def label(self) -> str:
+        return f"{self.backend}:{self.name}" + (f"[{self.dialect}]" if self.dialect not in ("", "googlesql") else "")
+
+    def key_generator(self, seed: int) -> KeyGenerator:
+        return KeyGenerator(self.parts, seed=seed, separator=self.separator)
+
+
+def split_ddl(text: str) -> list[str]:
+    """Statements of a DDL file: `--` comments dropped, split on `;` outside quotes."""
+    statements, current, quote = [], [], None
+    for line in text.splitlines():
+        out, i = [], 0
+        while i < len(line):
+            ch = line[i]
+            if quote:
+                if ch == quote:
+                    quote = None
+            elif ch in "'\"`":
+                quote = ch
+            elif line.startswith("--", i):
+                break
+            elif ch == ";":
+                current.append("".join(out))
+                statements.append(" ".join("\n".join(current).split()))
+                current, out = [], []
+                i += 1
+                continue
+            out.append(ch)
+            i += 1
+        current.append("".join(out))
+    tail = " ".join("\n".join(current).split())
+    if tail:
+        statements.append(tail)
+    return [s for s in statements if s]
+
+
+def _fixture_error(path: Path, what: str) -> KeybenchError:
+    return KeybenchError(f"malformed schema fixture {path}: {what}")
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        return tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise _fixture_error(path, "file is missing") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise _fixture_error(path, f"not valid TOML ({exc})") from None
+
+
+GC_KEYS = {"max_versions", "max_age", "union", "intersection"}
+
+
+def _check_gc_rule(path: Path, family: str, rule: dict) -> None:
+    if not isinstance(rule, dict) or len(rule) != 1 or not set(rule) <= GC_KEYS:
+        raise _fixture_error(
+            path, f"column family {family!r}: gc must be one of {sorted(GC_KEYS)}, got {rule!r}"
+        )
+    (kind, value), = rule.items()
+    if kind in ("union", "intersection"):
+        if not isinstance(value, list) or not value:
+            raise _fixture_error(path, f"column family {family!r}: {kind} needs a list of rules")
+        for sub in value:
+            _check_gc_rule(path, family, sub)
+    elif kind == "max_versions" and (not isinstance(value, int) or value < 1):
+        raise _fixture_error(path, f"column family {family!r}: max_versions must be a positive integer")
+    elif kind == "max_age" and not re.fullmatch(r"\d+[smhd]", str(value)):
+        raise _fixture_error(path, f"column family {family!r}: max_age must look like 30s, 10m, 12h or 7d")
+
+
+def _with_buckets(spec, buckets: int | None):
+    """A key part declaration with its bucket count replaced (`--buckets`)."""
+    if buckets is None or not isinstance(spec, dict) or "buckets" not in spec:
+        return spec
+    return {**spec, "buckets": buckets}
+
+
+def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | None = None) -> Strategy:
+    meta_path = directory / "strategy.toml"
+    meta = _read_toml(meta_path)
+    # A dialect may override parts of the design, e.g. where the emulator refuses a form.
+    meta = {**meta, **meta.get(dialect, {})} if dialect in DIALECTS["spanner"] else meta
+    name = directory.name
+    if not NAME_RE.match(name):
+        raise _fixture_error(directory, "a strategy folder name is lower_snake_case")
+    make_part = spanner_part if backend == "spanner" else bigtable_part
+    try:
+        parts = tuple(make_part(_with_buckets(p, buckets)) for p in meta.get("key", []))
+    except ValueError as exc:
+        raise _fixture_error(meta_path, str(exc)) from None
+    if not parts:
+        raise _fixture_error(meta_path, "'key' lists no parts")
+    common = dict(
+        backend=backend, name=name, dialect=dialect, directory=directory,
+        summary=str(meta.get("summary", "")), claim=str(meta.get("claim", "")),
+        parts=parts, order=int(meta.get("order", 1000)),
+        expect_wrong_rows=bool(meta.get("expect_wrong_rows", False)),
+        note=" ".join(str(meta.get("note", "")).split()),
+    )
+    if backend == "spanner":
+        ddl_path = directory / f"{dialect}.sql"
+        if not ddl_path.exists():
+            raise _fixture_error(ddl_path, "file is missing")
+        ddl = tuple(split_ddl(ddl_path.read_text()))
+        table = str(meta.get("table", ""))
+        parent = meta.get("parent_table")
+        for name, role in ((table, "table"), (parent, "parent_table")):
+            if (name or role == "table") and not any(
+                re.match(rf"CREATE TABLE\s+{re.escape(name or '')}\b", st, re.IGNORECASE) for st in ddl
+            ):  # names compare without case: the PostgreSQL dialect folds them to lower case
+                raise _fixture_error(ddl_path, f"no CREATE TABLE {name or '<table>'} (strategy.toml names {role} {name!r})")
+        preload = meta.get("preload")
+        if preload is not None and (
+            not isinstance(preload, dict) or not isinstance(preload.get("rows"), int) or preload["rows"] < 1
+            or preload.get("keys") not in ("uint32", "bit_reversed_counter") or len(parts) != 1
+        ):
+            raise _fixture_error(meta_path, '[preload] needs rows = N > 0 and keys = "uint32" or '
+                                            '"bit_reversed_counter", on a one-column key')
+        try:
+            extra = tuple(spanner_part(p) for p in meta.get("column", []))
+            indexes = tuple(
+                Index(str(i["name"]), tuple(spanner_part(p) for p in i["key"]), tuple(i.get("stores", ())))
+                for i in meta.get("index", [])
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise _fixture_error(meta_path, f"[[column]] / [[index]]: {exc}") from None
+        for index in indexes:
+            if not any(re.match(rf"CREATE\s+(NULL_FILTERED\s+)?INDEX\s+{re.escape(index.name)}\b", st, re.IGNORECASE)
+                       for st in ddl):
+                raise _fixture_error(ddl_path, f"no CREATE INDEX {index.name} (strategy.toml declares it)")
+        return Strategy(table=table, ddl=ddl, parent_table=parent, preload=preload, indexes=indexes,
+                        extra_parts=extra, **common)
+    table_path = directory / "table.toml"
+    table_spec = _read_toml(table_path)
+    families = table_spec.get("column_families")
+    if not isinstance(families, dict) or not families:
+        raise _fixture_error(table_path, "needs at least one [column_families.<name>] table")
+    for family, spec in families.items():
+        unknown = set(spec) - {"gc"}
+        if unknown:
+            raise _fixture_error(table_path, f"column family {family!r}: unknown option(s) {sorted(unknown)}")
+        _check_gc_rule(table_path, family, spec.get("gc", {"max_versions": 1}))
+    separator = str(meta.get("separator", "#"))
+    return Strategy(table=name, separator=separator, column_families=families, **common)
+
+
+def catalogue(backend: str, dialect: str | None = None, buckets: int | None = None) -> dict[str, Strategy]:
+    """Every strategy of a backend, in catalogue order; `buckets` overrides every shard or salt count."""
+    if backend not in BACKENDS:
+        raise KeybenchError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}, all")
+    dialect = DIALECTS[backend][0] if dialect is None else dialect
+    if dialect not in DIALECTS[backend]:
+        raise KeybenchError(f"unknown {backend} dialect {dialect!r}; valid: {', '.join(DIALECTS[backend])}")
+    root = schemas_root() / backend
+    if not root.is_dir():
+        raise KeybenchError(f"schema fixtures not found at {root}; set KEYBENCH_SCHEMAS to the schemas/ folder")
+    found = [load_strategy(d, backend, dialect, buckets) for d in sorted(root.iterdir()) if (d / "strategy.toml").exists()]
+    return {s.name: s for s in sorted(found, key=lambda s: (s.order, s.name))}
+
+
+def select(backend: str, names: list[str] | None, dialect: str | None = None) -> list[Strategy]:
+    """The chosen strategies of one backend, or all of them; unknown names are an error."""
+    available = catalogue(backend, dialect)
+    if not names:
+        return list(available.values())
+    unknown = [n for n in names if n not in available]
+    if unknown:
+        raise KeybenchError(
+            f"unknown {backend} strategy {', '.join(map(repr, unknown))}; valid: {', '.join(available)}"
+        )
+    return [available[n] for n in names]
+
+
+# Bigtable's limits, as the schema-design guide (seed 002) gives them.
+BIGTABLE_MAX_ROW_KEY_BYTES = 4 * 1024
+BIGTABLE_MAX_COLUMN_FAMILIES = 100
+BIGTABLE_MAX_CELL_BYTES = 10 * 1024 * 1024
+
+
+def check_rules(strategy: Strategy, population: int, payload_bytes: int) -> None:
+    """Refuse, before any load, a design that breaks a documented limit."""
+    if strategy.backend != "bigtable":
+        return
+    where = strategy.directory
+    families = len(strategy.column_families)
+    if families > BIGTABLE_MAX_COLUMN_FAMILIES:
+        raise KeybenchError(
+            f"{where}: {families} column families; Bigtable's rule is about "
+            f"{BIGTABLE_MAX_COLUMN_FAMILIES} at most (seed 002: keep column families few)"
+        )
+    if payload_bytes > BIGTABLE_MAX_CELL_BYTES:
+        raise KeybenchError(
+            f"{strategy.label}: a {payload_bytes:,}-byte payload cell; Bigtable's rule is a cell under 10 MB"
+        )
+    # The longest key the workload can write: the largest entity, a late time, a big insert number.
+    from loadtests.design.keys import WriteEvent
+
+    generator = strategy.key_generator(0)
+    probe = WriteEvent(entity=population, ts_us=9_999_999_999_999_999, write_id="", seq=10**12)
+    size = len(generator.row_key(generator.key(probe)))
+    if size > BIGTABLE_MAX_ROW_KEY_BYTES:
+        raise KeybenchError(
+            f"{where}: row keys of {size:,} bytes; Bigtable's rule is a row key of at most 4 KB"
+        )

@@ -1,0 +1,184 @@
+"""Locust users against one stage for the stage's duration: in this process, or spread over
+worker processes under a master. The stage ends early if its emulator goes away, and on
+Ctrl-C; either way the users stop and the collector keeps what they did."""
+
+from __future__ import annotations
+
+import csv
+import io
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+
+import gevent
+from locust.env import Environment
+from locust.stats import PERCENTILES_TO_REPORT, StatsCSV
+
+from loadtests.drive.distributed import MasterSide
+from loadtests.drive.stage import Stage, StageSpec
+from loadtests.drive.users import StageSlot, user_class
+from loadtests.errors import KeybenchError
+from loadtests.infra import emulators
+from loadtests.infra.interrupt import CTRL_C
+
+PROGRESS_EVERY_S = 5.0
+STOP_TIMEOUT_S = 30.0  # users finish the operation in flight before a stage ends
+FORCED_STOP_S = 3.0  # ... unless the stage was cut short: then operations still in flight are cut off
+
+
+def progress(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+@dataclass(frozen=True)
+class LoadPlan:
+    """How hard and how long one stage is driven."""
+
+    users: int
+    spawn_rate: float  # users started per second; 0: all at once
+    duration_s: float
+    workers: int = 0  # Locust worker processes; 0 runs the users in this process
+
+
+@dataclass
+class Driven:
+    seconds: float
+    per_worker: dict[int, int]
+    locust_csvs: dict[str, str]  # "stats" / "failures" -> Locust's own CSV text
+    ended_early: str | None = None  # why the stage stopped before its time: its emulator went away
+    interrupted: bool = False  # Ctrl-C
+
+
+class Lifeline:
+    """Notices an emulator that has gone away: its port refuses connections. A paused
+    emulator still accepts them (the kernel does), so a stall never ends a stage."""
+
+    REFUSALS = 2  # in a row, a second apart
+
+    def __init__(self, ep: emulators.Endpoint):
+        self.address = ep.address if ep.target == "emulator" else None
+        self.refusals = 0
+
+    def gone(self) -> str | None:
+        if self.address is None:
+            return None
+        error = emulators.connect_error(self.address, timeout=1.0)
+        if error is None:
+            self.refusals = 0
+        elif isinstance(error, ConnectionRefusedError):
+            self.refusals += 1
+        else:
+            return None  # slow or unroutable: not proof that it is gone
+        if self.refusals >= self.REFUSALS:
+            return f"the emulator at {self.address} stopped accepting connections"
+        return None
+
+
+class LocustStage:
+    """One stage's Locust environment: the stage is built into it, so the collector reports
+    to Locust's events from the start."""
+
+    def __init__(self, spec: StageSpec):
+        self.spec = spec
+        self.slot = StageSlot()
+        self.env = Environment(user_classes=[user_class(self.slot)], stop_timeout=STOP_TIMEOUT_S)
+        self.stage: Stage = spec.build(events=self.env.events)
+        self.slot.put(self.stage)
+
+    def drive(self, plan: LoadPlan, label: str, ep: emulators.Endpoint) -> Driven:
+        env, stage = self.env, self.stage
+        workers = None
+        if plan.workers:
+            port = emulators.free_port()
+            runner = env.create_master_runner("127.0.0.1", port)
+            master = MasterSide(env, stage, self.spec)
+            workers = WorkerProcesses(plan.workers, port)
+            workers.wait_connected(runner, label)
+        else:
+            runner = env.create_local_runner()
+        lifeline, ended_early, interrupted = Lifeline(ep), None, False
+        try:
+            started = time.monotonic()
+            runner.start(plan.users, spawn_rate=plan.spawn_rate or plan.users)
+            next_report = started + PROGRESS_EVERY_S
+            try:
+                while (now := time.monotonic()) < started + plan.duration_s:
+                    gevent.sleep(min(1.0, next_report - now, started + plan.duration_s - now))
+                    if CTRL_C.requested:
+                        raise KeyboardInterrupt
+                    ended_early = lifeline.gone()
+                    if ended_early:
+                        progress(f"  {label}  {ended_early}: ending the stage")
+                        break
+                    if time.monotonic() >= next_report:
+                        ops, failures = runner.stats.total.num_requests, runner.stats.total.num_failures
+                        elapsed = time.monotonic() - started
+                        progress(f"  {label}  {elapsed:4.0f}s/{plan.duration_s:.0f}s  ops {ops:,}  "
+                                 f"failures {failures}  ({ops / elapsed:,.0f} ops/s)")
+                        next_report += PROGRESS_EVERY_S
+            except KeyboardInterrupt:
+                interrupted = True
+                progress(f"  {label}  interrupted: stopping the users, then auditing what they wrote")
+            if ended_early or interrupted:
+                env.stop_timeout = FORCED_STOP_S  # operations stuck on a dead emulator would wait for minutes
+            if workers:
+                # Stops the workers' users and takes their final reports. Locust's own stop would
+                # also make each worker sleep for its stop timeout before it heeds the quit.
+                per_worker = master.gather()
+            else:
+                runner.stop()  # lets every user finish its operation in flight
+                per_worker = {}
+            elapsed = time.monotonic() - started
+            runner.quit()
+        finally:
+            if workers:
+                workers.close()
+        return Driven(elapsed, per_worker, locust_csvs(env), ended_early, interrupted)
+
+
+def locust_csvs(env: Environment) -> dict[str, str]:
+    """Locust's own stats and failures CSVs of the stage, as text."""
+    stats = StatsCSV(env, PERCENTILES_TO_REPORT)
+    out = {}
+    for kind, write in (("stats", stats.requests_csv), ("failures", stats.failures_csv)):
+        buffer = io.StringIO()
+        write(csv.writer(buffer, lineterminator="\n"))
+        out[kind] = buffer.getvalue()
+    return out
+
+
+class WorkerProcesses:
+    """`python -m loadtests.drive.worker` processes of one stage, started and stopped by PID."""
+
+    CONNECT_TIMEOUT_S = 60.0
+
+    def __init__(self, count: int, port: int):
+        cmd = [sys.executable, "-m", "loadtests.drive.worker", "--master-port", str(port)]
+        # Own session (Ctrl-C is for keybench, which stops them in order), but gone with keybench.
+        self.procs = [subprocess.Popen(cmd, stdin=subprocess.DEVNULL, start_new_session=True,
+                                       preexec_fn=emulators.die_with_parent) for _ in range(count)]
+
+    def wait_connected(self, runner, label: str) -> None:
+        deadline = time.monotonic() + self.CONNECT_TIMEOUT_S
+        while runner.worker_count < len(self.procs):
+            dead = [p for p in self.procs if p.poll() is not None]
+            if dead:
+                raise KeybenchError(f"{label}: worker pid {dead[0].pid} exited with code {dead[0].returncode} "
+                                    "before joining the master")
+            if time.monotonic() > deadline:
+                raise KeybenchError(f"{label}: only {runner.worker_count} of {len(self.procs)} workers joined the "
+                                    f"master within {self.CONNECT_TIMEOUT_S:.0f} s")
+            gevent.sleep(0.2)
+
+    def close(self) -> None:
+        for p in self.procs:
+            try:
+                p.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                p.terminate()
+                try:
+                    p.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()

@@ -1,0 +1,101 @@
+"""What a `locust -f loadtests/<backend>_locustfile.py` scenario needs besides its user class:
+the `--strategy` option, a stage set up once the options are parsed, and the integrity
+audit and keybench summary when Locust quits.
+
+Plain Locust uses the emulator it finds (environment variables, or the default port of
+`keybench emulators up` / `docker compose up`) and starts nothing itself. In Locust's
+distributed mode the master (`--master`) creates the table and audits it; workers
+(`--worker --master-host HOST`) get the stage from the master (see `distributed.py`).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from locust import events
+from locust.runners import MasterRunner, WorkerRunner
+
+from loadtests.design import strategies
+from loadtests.drive.distributed import MasterSide, attach_worker
+from loadtests.drive.stage import Stage, StageSpec
+from loadtests.drive.users import KeybenchUser, StageSlot, user_class
+from loadtests.drive.workload import WorkloadSettings
+from loadtests.errors import KeybenchError
+from loadtests.infra import emulators
+from loadtests.measure.console import side_by_side
+from loadtests.measure.summary import stage_problems, stage_rows
+
+
+def scenario(backend: str) -> type[KeybenchUser]:
+    """Register the listeners of one backend's scenario and return its user class."""
+    state: dict = {}
+    slot = StageSlot()
+
+    @events.init_command_line_parser.add_listener
+    def _options(parser, **_kw):
+        names = ", ".join(strategies.catalogue(backend))
+        parser.add_argument("--strategy", default=None, include_in_web_ui=False,
+                            help=f"{backend} key strategy to load ({names})")
+        parser.add_argument("--dialect", default=strategies.DIALECTS[backend][0], include_in_web_ui=False,
+                            help="Spanner dialect: googlesql or postgresql" if backend == "spanner"
+                            else "(Spanner only)")
+        parser.add_argument("--keybench-seed", type=int, default=1, include_in_web_ui=False,
+                            help="seed of every random choice")
+        parser.add_argument("--population", type=int, default=WorkloadSettings.population, include_in_web_ui=False,
+                            help="users (Spanner) or devices (Bigtable)")
+        parser.add_argument("--keep-data", action="store_true", include_in_web_ui=False,
+                            help="keep the strategy's database or table after the run")
+
+    @events.init.add_listener
+    def _setup(environment, **_kw):
+        if isinstance(environment.runner, WorkerRunner):
+            attach_worker(environment, slot)  # the master sends the stage and this worker's share
+            return
+        opts = environment.parsed_options
+        try:
+            if not opts.strategy:
+                raise KeybenchError(f"--strategy is required; valid: {', '.join(strategies.catalogue(backend))}")
+            strategy = strategies.select(backend, [opts.strategy], opts.dialect or None)[0]
+            settings = WorkloadSettings(population=opts.population)
+            settings.validate((backend,))
+            strategies.check_rules(strategy, settings.population, settings.payload_bytes)
+            emulators.use(emulators.resolve(backend, may_start=False))
+            spec = StageSpec.of(strategy, settings, opts.keybench_seed)
+            stage = spec.build(events=environment.events)
+            stage.setup()
+        except KeybenchError as exc:
+            print(f"keybench: error: {exc}", file=sys.stderr)
+            raise SystemExit(exc.exit_code) from None
+        slot.put(stage)
+        state.update(keep=opts.keep_data, started=time.time())
+        if isinstance(environment.runner, MasterRunner):
+            state["master"] = MasterSide(environment, stage, spec)
+
+    @events.test_stop.add_listener
+    def _gather(environment, **_kw):
+        if "master" in state:
+            state["master"].gather()
+
+    @events.quitting.add_listener
+    def _audit(environment, **_kw):
+        if isinstance(environment.runner, WorkerRunner):
+            return
+        stage: Stage | None = slot.clear()
+        if stage is None:
+            return
+        try:
+            integrity, tenant_drop = stage.finish()
+        finally:
+            stage.teardown(drop=not state["keep"])
+        result = stage.result(stage.collector.active_seconds(), integrity, tenant_drop, fresh=False,
+                              started_epoch_s=state["started"])
+        rows = stage_rows(result)
+        print(side_by_side(rows))
+        print(f"integrity: {integrity.describe()}")
+        problems = stage_problems(result.strategy, rows, integrity, tenant_drop)
+        if problems:
+            print(f"keybench: {'; '.join(problems)}")
+            environment.process_exit_code = 1
+
+    return user_class(slot, f"{backend.title()}User")

@@ -1,0 +1,261 @@
+"""A stage: one strategy's fresh table under the workload, from schema to audit.
+
+`keybench run`, the plain `locust -f` scenarios and the Locust workers all build their
+stages one way, from a `StageSpec`; the Locust users only ask the stage for the next
+operation. A finished stage ends in a plain record (`measure.result.StageResult`).
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from loadtests.backends import open_backend
+from loadtests.backends.base import Backend, KeyCollision
+from loadtests.design.byteorder import KeyEncoder
+from loadtests.design.keys import WriteEvent, preload_keys, stable_hash
+from loadtests.design.plans import WRITE, ReadRequest, Span, StoredRow, strategy_plans
+from loadtests.design.strategies import Strategy, load_strategy
+from loadtests.design.truth import WrittenRows
+from loadtests.drive.workload import CLOCK, INSERT, SOLE, Partition, UserWorkload, WorkloadSettings
+from loadtests.infra.target import INSTANCE, PROJECT, location_name, run_tag
+from loadtests.measure.audit import Integrity, TenantDrop, audit
+from loadtests.measure.collector import Collector, Series
+from loadtests.measure.result import StageResult
+
+RECENT_ROWS = 4096  # acknowledged rows that point and entity reads pick from
+
+
+@dataclass(frozen=True)
+class StageSpec:
+    """Everything needed to build a stage, in plain types: a Locust master sends it to its
+    workers as it is, and every builder of a stage goes through `build`."""
+
+    backend: str
+    strategy: str
+    dialect: str
+    directory: str  # the strategy's folder, so a user's own strategy folder works as well as the catalogue's
+    buckets: int | None
+    location: str
+    project: str
+    instance: str
+    settings: dict  # WorkloadSettings as a dict: payload size and deadline included
+    seed: int
+    tag: str
+
+    @classmethod
+    def of(cls, strategy: Strategy, settings: WorkloadSettings, seed: int, tag: str | None = None,
+           buckets: int | None = None, project: str = PROJECT, instance: str = INSTANCE) -> StageSpec:
+        tag = tag or run_tag()
+        return cls(strategy.backend, strategy.name, strategy.dialect, str(strategy.directory), buckets,
+                   location_name(tag, strategy), project, instance, dataclasses.asdict(settings), seed, tag)
+
+    def build(self, partition: Partition = SOLE, events=None) -> Stage:
+        strategy = load_strategy(Path(self.directory), self.backend, self.dialect, self.buckets)
+        settings = WorkloadSettings(**self.settings)
+        backend = open_backend(strategy, self.location, self.project, self.instance, settings.payload_bytes,
+                               settings.timeout_s)
+        return Stage(strategy, backend, settings, self.seed, events=events, tag=self.tag, partition=partition)
+
+
+class Stage:
+    def __init__(
+        self, strategy: Strategy, backend: Backend, settings: WorkloadSettings, seed: int,
+        events=None, tag: str | None = None, partition: Partition = SOLE,
+    ):
+        self.strategy = strategy
+        self.backend = backend
+        self.settings = settings
+        self.seed = seed
+        self.tag = tag or run_tag()
+        self.partition = partition
+        self.created = False  # teardown drops only what this stage's own setup created
+        self.collector = Collector(events)
+        # Workers draw different random keys (UUIDs, ...) from different seeds.
+        self.generator = strategy.key_generator(seed if partition.count == 1 else stable_hash(seed, partition.index))
+        self.plans = strategy_plans(strategy, settings.latest_n)
+        self.encoder = KeyEncoder(strategy)  # keys as the database orders them, for the split model
+        self.recent: collections.deque[tuple[tuple, StoredRow]] = collections.deque(maxlen=RECENT_ROWS)
+        self.written = WrittenRows()
+        self._seq = partition.insert_numbers()
+        self.users = 0
+        self.series = {}
+        for op in settings.operations(strategy.backend):
+            series = Series(strategy.backend, strategy.name, strategy.dialect, op)
+            self.series[op] = series
+            self.collector.register(series, WRITE if op == INSERT else self.plans[op].access)
+
+    def setup(self) -> None:
+        self.backend.create()
+        self.created = True
+        self.preload()
+
+    def new_user(self) -> UserWorkload:
+        self.users += 1
+        return UserWorkload(self.settings, self.strategy.backend, self.seed, self.partition.user_index(self.users),
+                            self.partition)
+
+    def step(self, user: UserWorkload, intended: float | None = None) -> None:
+        """Run the user's next operation through the collector; `intended` is when an
+        open-loop schedule made it due."""
+        op = user.next_operation()
+        if op != INSERT and not self.recent:
+            op = INSERT  # nothing to read yet
+        if op == INSERT:
+            self.insert(user, intended)
+            return
+        plan, started = self.plans[op], time.monotonic_ns()
+        if op == "point_read":
+            key, row = user.pick(self.recent)
+            self.read(op, plan.build(key, row), lambda answer: {row.write_id}, intended)
+        elif op == "time_window":
+            t1 = CLOCK.now_us()
+            t0 = t1 - int(self.settings.window_s * 1e6)
+            self.read(op, plan.build(t0, t1), lambda answer: self.written.in_time_window(t0, t1, started), intended)
+        elif op == "number_range":
+            last = user.pick(self.recent)[1].seq
+            first = max(1, last - self.settings.number_span + 1)
+            self.read(op, plan.build(first, last),
+                      lambda answer: self.written.in_number_range(first, last, started), intended)
+        elif op == "latest_n":
+            entity, n = user.pick(self.recent)[1].entity, self.settings.latest_n
+            self.read(op, plan.build(entity),
+                      lambda answer: self.written.newest_of_entity(entity, started, answer, n), intended)
+        else:
+            entity = user.pick(self.recent)[1].entity
+            self.read(op, plan.build(entity), lambda answer: self.written.of_entity(entity, started), intended)
+
+    def insert(self, user: UserWorkload, intended: float | None = None) -> None:
+        """One insert operation: `settings.batch_size` rows in one call, timed and recorded
+        once; the ledger still counts every row by its WriteId."""
+        events = []
+        for _ in range(self.settings.batch_size):
+            entity = user.next_entity()
+            events.append(WriteEvent(entity, CLOCK.now_us(entity), user.next_write_id(self.tag), next(self._seq)))
+        keys = [self.generator.key(e) for e in events]
+        for e in events:
+            self.collector.attempt(e.write_id)
+        with self.collector.timed(self.series[INSERT], intended) as m:
+            try:
+                try:
+                    if len(events) == 1:
+                        keys = [self.backend.insert(keys[0], events[0])]
+                    else:
+                        keys = self.backend.insert_batch(list(zip(keys, events)))
+                finally:
+                    m.aborts = self.backend.take_aborts()
+            except BaseException as exc:
+                # Refused whole, stored in part, or unanswered: each row's outcome is for the audit to read back.
+                for e in events:
+                    self.collector.fail(e.write_id)
+                if not isinstance(exc, KeyCollision):
+                    raise
+                m.collision = True
+            else:
+                for e in events:
+                    self.collector.acknowledge(e.write_id)
+                m.rows, m.fanout = len(events), 1
+        if m.error is None and not m.collision:
+            acked, now = time.monotonic_ns(), time.time()
+            for key, e in zip(keys, events):
+                row = StoredRow(e.entity, e.ts_us, e.write_id, e.seq)
+                self.written.add(row, acked)
+                self.collector.key_stream.record_insert(self.encoder, key, e, now)
+                self.recent.append((key, row))
+
+    def preload(self) -> int:
+        """A migration's source rows, written before the load and counted as acknowledged."""
+        spec = self.strategy.preload
+        if not spec:
+            return 0
+        day_ago = CLOCK.now_us() - 86_400_000_000
+        keys = preload_keys(spec["keys"], spec["rows"], self.seed)
+        rows = [(k, WriteEvent(i % self.settings.population + 1, day_ago + i * 1000, f"{self.tag}-pre-{i}"))
+                for i, k in enumerate(keys)]
+        self.backend.preload([((k,), e) for k, e in rows])
+        acked = time.monotonic_ns()
+        for k, e in rows:
+            self.collector.acknowledge(e.write_id)
+            self.written.add(StoredRow(e.entity, e.ts_us, e.write_id), acked)
+        return len(rows)
+
+    def read(self, op: str, request: ReadRequest, expected: Callable[[list[StoredRow]], set[str]],
+             intended: float | None = None) -> None:
+        """Time one read; then count the rows it should not have returned and the
+        acknowledged rows it should have returned but did not."""
+        plan = self.plans[op]
+        with self.collector.timed(self.series[op], intended) as m:
+            if request.limit is not None and request.spans and len(request.spans) > 1:
+                # a per-range row limit needs one request per range
+                raw = [r for span in request.spans for r in self.backend.read((span,), request.limit)]
+            else:
+                raw = self.backend.read(request.spans, request.limit, request.where, request.index, request.join)
+            rows, m.strays = request.answer(raw)
+            m.rows, m.fanout = len(rows), plan.fanout
+            # A full scan reads every row the table holds, whatever the client keeps.
+            m.rows_scanned = max(len(raw), len(self.written)) if request.spans is None else len(raw)
+        if m.error is None:
+            self.collector.key_stream.record_read(self.encoder, request, time.time(), op)
+            self.collector.add_missing(self.series[op], len(expected(rows) - {r.write_id for r in rows}))
+
+    def finish(self) -> tuple[Integrity, TenantDrop | None]:
+        """After the load: the integrity audit, then the strategy's own checks."""
+        integrity = self.audit()
+        return integrity, self.drop_tenant()
+
+    def drop_tenant(self) -> TenantDrop | None:
+        """Multi-tenant designs: drop the first tenant by its row-key prefix, then check that
+        exactly its rows are gone."""
+        if not self.strategy.parts or self.strategy.parts[0].name != "tenant":
+            return None
+        tenant_of = self.strategy.parts[0].of_entity
+        victim = tenant_of(1)
+        prefix = (victim,)
+        # Decided from the rows as stored, not from the ledger: a write whose outcome was
+        # unknown may be stored too.
+        before = {r.write_id: tenant_of(r.entity) for r in self.backend.read(None)}
+        started = time.perf_counter()
+        self.backend.delete_prefix(prefix)
+        seconds = time.perf_counter() - started
+        after = set(self.backend.write_ids())
+        removed = [w for w in before if w not in after]
+        return TenantDrop(
+            tenant=victim, seconds=seconds, tenant_rows=sum(1 for t in before.values() if t == victim),
+            removed=len(removed), left_behind=len(self.backend.read((Span(prefix, prefix),))),
+            others_removed=sum(1 for w in removed if before[w] != victim),
+        )
+
+    def audit(self) -> Integrity:
+        """Read every stored WriteId back and compare with the ledger."""
+        return audit(self.backend.write_ids(), self.collector.ledger)
+
+    def unverifiable(self, cause: str) -> Integrity:
+        """The audit's figures when nothing can be read back."""
+        return Integrity.unverifiable(self.collector.ledger, cause)
+
+    def result(self, seconds: float, integrity: Integrity, tenant_drop: TenantDrop | None, fresh: bool,
+               started_epoch_s: float, ended_early: str | None = None, interrupted: bool = False,
+               per_worker: dict[int, int] | None = None) -> StageResult:
+        """The stage's plain record, once its load and audit are over."""
+        c = self.collector
+        return StageResult(
+            strategy=self.strategy, location=self.backend.location, stats=c.stats, per_second=c.seconds,
+            key_stream=c.key_stream, started_epoch_s=started_epoch_s, seconds=seconds, integrity=integrity,
+            tenant_drop=tenant_drop, fresh=fresh, batch_size=self.settings.batch_size,
+            counts_aborts=self.backend.counts_aborts, emulator_bound_inserts=self.backend.emulator_bound_inserts,
+            ended_early=ended_early, interrupted=interrupted, per_worker=dict(per_worker or {}),
+        )
+
+    def teardown(self, drop: bool = True) -> None:
+        """Close the clients; with `drop`, drop the database or table, but only if this
+        stage created it (a name that was taken belongs to someone else)."""
+        try:
+            if drop and self.created:
+                self.backend.drop()
+                self.created = False
+        finally:
+            self.backend.close()

@@ -1,0 +1,62 @@
+"""The Locust users of every scenario: each asks its stage for the next operation.
+
+A user finds its stage in a `StageSlot`, which whoever builds the stage fills: `keybench
+run` for each stage, the `locust -f` scenario files once their options are parsed, and a
+distributed worker when the master's stage message arrives.
+"""
+
+from __future__ import annotations
+
+import gevent.event
+from locust import User, constant, task
+
+STAGE_WAIT_S = 60.0
+
+
+class StageSlot:
+    """The stage the users of one Locust environment drive."""
+
+    def __init__(self) -> None:
+        self._stage = None
+        self._ready = gevent.event.Event()
+
+    def put(self, stage) -> None:
+        self._stage = stage
+        self._ready.set()
+
+    def take(self, timeout: float = STAGE_WAIT_S):
+        """The stage; a distributed worker's may still be on its way from the master."""
+        if not self._ready.wait(timeout):
+            raise RuntimeError(f"no keybench stage arrived within {timeout:.0f} s")
+        return self._stage
+
+    def clear(self):
+        """Empty the slot and hand back what it held (None if nothing)."""
+        stage, self._stage = self._stage, None
+        self._ready.clear()
+        return stage
+
+
+class KeybenchUser(User):
+    abstract = True
+    slot: StageSlot  # set by `user_class`
+    # Closed loop: each user issues its next operation at once. Open loop (a rate): the
+    # user's pacer sleeps until the next operation is due instead.
+    wait_time = constant(0)
+
+    def on_start(self) -> None:
+        self.stage = self.slot.take()
+        self.workload = self.stage.new_user()
+        self.pacer = self.workload.pacer()
+
+    @task
+    def operate(self) -> None:
+        self.stage.step(self.workload, self.pacer.wait() if self.pacer else None)
+
+
+STAGE_USER = "StageUser"  # the class name `keybench run` and its workers share (Locust matches users by name)
+
+
+def user_class(slot: StageSlot, name: str = STAGE_USER) -> type[KeybenchUser]:
+    """A concrete user class bound to one slot."""
+    return type(name, (KeybenchUser,), {"slot": slot, "__module__": __name__})

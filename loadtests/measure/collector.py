@@ -1,0 +1,256 @@
+"""The collector: times every operation, records it, and keeps the write ledger.
+
+Latency goes into HdrHistograms in microseconds (1 us .. 60 s, 3 significant digits),
+one per (backend, strategy, dialect, operation); Locust's own statistics round to two
+significant digits and would flatten sub-millisecond emulator calls. Every operation is
+also fired as a Locust request event (`request_type` = `<backend>:<strategy>`, `name` =
+the operation), so Locust's UI and CSVs show the same run.
+
+Under open-loop load (`--rate`) each operation also has an intended start, the moment its
+schedule said it was due; the latency from that moment is recorded beside the service
+time, so a stall that delays the operations queued behind it shows (coordinated omission).
+
+The ledger counts every write attempted, acknowledged or failed, by its WriteId, so the
+integrity audit can compare it with what the database holds.
+
+Locust workers ship `snapshot()` to the master, which rebuilds and merges them.
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from collections.abc import Iterator
+
+from greenlet import GreenletExit
+from hdrh.histogram import HdrHistogram
+
+from loadtests.model.keystream import KeyStream
+
+LOWEST_US, HIGHEST_US, SIGNIFICANT_DIGITS = 1, 60_000_000, 3
+
+
+def new_histogram() -> HdrHistogram:
+    return HdrHistogram(LOWEST_US, HIGHEST_US, SIGNIFICANT_DIGITS)
+
+
+@dataclass(frozen=True, slots=True)
+class Series:
+    backend: str
+    strategy: str
+    dialect: str
+    operation: str
+
+    @property
+    def request_type(self) -> str:
+        return f"{self.backend}:{self.strategy}"
+
+
+@dataclass
+class OperationStats:
+    access: str
+    histogram: HdrHistogram = field(default_factory=new_histogram)  # service time
+    intended: HdrHistogram = field(default_factory=new_histogram)  # from the intended start (open loop only)
+    requests: int = 0
+    failures: int = 0
+    rows: int = 0  # rows in the answers
+    rows_scanned: int = 0  # rows the database sent before any client-side filter
+    fanout: int = 0  # key ranges requested, summed over requests
+    strays: int = 0  # rows a range read returned that do not belong to the answer
+    missing: int = 0  # acknowledged rows a read should have returned and did not
+    collisions: int = 0  # inserts refused because their key was taken (ALREADY_EXISTS)
+    aborts: int = 0  # aborted attempts the client retried inside the operations (Spanner)
+    cut_off: int = 0  # operations in flight when the stage was stopped short, never finished
+    errors: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class Measurement:
+    """What the operation tells the collector about itself while it is timed."""
+
+    rows: int = 0
+    rows_scanned: int = 0
+    fanout: int = 0
+    strays: int = 0
+    aborts: int = 0
+    collision: bool = False
+    error: Exception | None = None
+
+
+@dataclass
+class Ledger:
+    attempted: set[str] = field(default_factory=set)  # outcome not yet known
+    acknowledged: set[str] = field(default_factory=set)
+    failed: set[str] = field(default_factory=set)  # the call raised: stored or not, unknown
+
+
+@dataclass
+class SecondStats:
+    """One second of one series, for the time series."""
+
+    histogram: HdrHistogram = field(default_factory=new_histogram)
+    ops: int = 0
+    failures: int = 0
+
+
+class Collector:
+    def __init__(self, events=None):
+        self.events = events  # Locust's Events, or None outside Locust
+        self.stats: dict[Series, OperationStats] = {}
+        self.seconds: dict[tuple[int, Series], SecondStats] = {}  # (epoch second it ended in, series)
+        self.ledger = Ledger()
+        self.first_op: float | None = None  # monotonic time of the first and last recorded operation
+        self.last_op: float | None = None
+        self.absorbed_seconds = 0.0  # the longest active time of the workers absorbed
+        self.key_stream = KeyStream()  # every acknowledged write's key and every read's key ranges, for the split model
+
+    def register(self, series: Series, access: str) -> None:
+        self.stats.setdefault(series, OperationStats(access))
+
+    @contextmanager
+    def timed(self, series: Series, intended: float | None = None) -> Iterator[Measurement]:
+        """Time the block; an exception inside it is recorded as a failure, not raised.
+        `intended`: the time.perf_counter() at which an open-loop schedule made it due."""
+        m = Measurement()
+        start = time.perf_counter()
+        try:
+            yield m
+        except Exception as exc:  # noqa: BLE001 - every failure is data, none may stop the user
+            m.error = exc
+        except GreenletExit:
+            # The stage ended with this operation in flight: no latency, no answer, and an
+            # insert's outcome is unknown (the audit settles it). Counted apart from failures.
+            self.stats[series].cut_off += 1
+            raise
+        end = time.perf_counter()
+        self.record(series, end - start, m, None if intended is None else end - intended)
+
+    def record(self, series: Series, elapsed_s: float, m: Measurement, since_intended_s: float | None = None) -> None:
+        s = self.stats[series]
+        now = time.monotonic()
+        self.first_op = self.first_op if self.first_op is not None else now - elapsed_s
+        self.last_op = now
+        s.requests += 1
+        value = _clamped_us(elapsed_s)
+        s.histogram.record_value(value)
+        if since_intended_s is not None:
+            s.intended.record_value(_clamped_us(max(since_intended_s, elapsed_s)))
+        slot = (int(time.time()), series)
+        second = self.seconds.get(slot)
+        if second is None:
+            second = self.seconds[slot] = SecondStats()
+        second.ops += 1
+        second.histogram.record_value(value)
+        s.aborts += m.aborts
+        if m.collision:
+            s.collisions += 1
+        elif m.error is not None:
+            s.failures += 1
+            second.failures += 1
+            reason = f"{type(m.error).__name__}: {str(m.error).splitlines()[0][:200] if str(m.error) else ''}"
+            s.errors[reason] = s.errors.get(reason, 0) + 1
+        else:
+            s.rows += m.rows
+            s.rows_scanned += m.rows_scanned
+            s.fanout += m.fanout
+            s.strays += m.strays
+        if self.events is not None:
+            self.events.request.fire(
+                request_type=series.request_type, name=series.operation,
+                response_time=elapsed_s * 1000.0, response_length=m.rows,
+                exception=m.error, context={},
+            )
+
+    def add_missing(self, series: Series, count: int) -> None:
+        """Missing rows are known only after the timed read, against what was written."""
+        self.stats[series].missing += count
+
+    # the write ledger
+    def attempt(self, write_id: str) -> None:
+        self.ledger.attempted.add(write_id)
+
+    def acknowledge(self, write_id: str) -> None:
+        self.ledger.attempted.discard(write_id)
+        self.ledger.acknowledged.add(write_id)
+
+    def fail(self, write_id: str) -> None:
+        self.ledger.attempted.discard(write_id)
+        self.ledger.failed.add(write_id)
+
+    def active_seconds(self) -> float:
+        own = 0.0 if self.first_op is None else self.last_op - self.first_op
+        return max(own, self.absorbed_seconds)
+
+    def totals(self) -> tuple[int, int]:
+        return (sum(s.requests for s in self.stats.values()), sum(s.failures for s in self.stats.values()))
+
+    # shipping between Locust workers and the master
+    def snapshot(self, with_keys: bool = True) -> dict:
+        """Everything recorded so far, in plain types (histograms encoded): a worker sends its
+        whole state each time, so the master keeps the latest per worker and loses nothing if
+        a report is superseded. The key stream, the bulk of it, only when `with_keys` (a
+        worker's final report)."""
+        return {
+            "stats": [
+                [_series_fields(series), st.access, st.histogram.encode().decode(), st.intended.encode().decode(),
+                 {name: getattr(st, name) for name in COUNTS}, st.errors]
+                for series, st in self.stats.items()
+            ],
+            "seconds": [[second, _series_fields(series), s.histogram.encode().decode(), s.ops, s.failures]
+                        for (second, series), s in self.seconds.items()],
+            "ledger": {name: list(getattr(self.ledger, name)) for name in ("attempted", "acknowledged", "failed")},
+            "active_seconds": self.active_seconds(),
+        } | ({"keystream": base64.b64encode(self.key_stream.to_bytes()).decode()} if with_keys else {})
+
+    def absorb_all(self, snapshots: list[dict]) -> None:
+        """Hold exactly the merge of these snapshots (the master's view of its workers' latest
+        reports), replacing whatever an earlier merge held; the registered series keep their
+        order, so the summary lists operations as before."""
+        order = {series: stats.access for series, stats in self.stats.items()}
+        fresh = Collector(self.events)
+        for series, access in order.items():
+            fresh.register(series, access)
+        for snapshot in snapshots:
+            fresh.absorb(snapshot)
+        self.stats, self.seconds, self.ledger = fresh.stats, fresh.seconds, fresh.ledger
+        self.first_op, self.last_op = fresh.first_op, fresh.last_op
+        self.absorbed_seconds, self.key_stream = fresh.absorbed_seconds, fresh.key_stream
+
+    def absorb(self, snapshot: dict) -> None:
+        """Add a worker's snapshot to this collector (the master's)."""
+        for fields, access, encoded, intended, counts, errors in snapshot["stats"]:
+            series = Series(*fields)
+            self.register(series, access)
+            st = self.stats[series]
+            st.histogram.add(HdrHistogram.decode(encoded.encode()))
+            st.intended.add(HdrHistogram.decode(intended.encode()))
+            for name in COUNTS:
+                setattr(st, name, getattr(st, name) + counts[name])
+            for reason, count in errors.items():
+                st.errors[reason] = st.errors.get(reason, 0) + count
+        for second, fields, encoded, ops, failures in snapshot["seconds"]:
+            slot = (second, Series(*fields))
+            mine = self.seconds.setdefault(slot, SecondStats())
+            mine.histogram.add(HdrHistogram.decode(encoded.encode()))
+            mine.ops += ops
+            mine.failures += failures
+        for name in ("attempted", "acknowledged", "failed"):
+            getattr(self.ledger, name).update(snapshot["ledger"][name])
+        if "keystream" in snapshot:
+            self.key_stream.merge(KeyStream.from_bytes(base64.b64decode(snapshot["keystream"])))
+        # The workers ran side by side: the stage was active as long as the longest of them.
+        self.absorbed_seconds = max(self.absorbed_seconds, snapshot["active_seconds"])
+
+
+COUNTS = ("requests", "failures", "rows", "rows_scanned", "fanout", "strays", "missing", "collisions", "aborts",
+          "cut_off")
+
+
+def _series_fields(series: Series) -> list[str]:
+    return [series.backend, series.strategy, series.dialect, series.operation]
+
+
+def _clamped_us(seconds: float) -> int:
+    return min(max(int(seconds * 1e6), LOWEST_US), HIGHEST_US)

@@ -1,0 +1,175 @@
+"""`keybench report RUN`: one self-contained `report.html` in the run directory, with the
+PNGs it embeds written beside it.
+
+- latency percentiles per (backend, operation): one row per strategy, its p50, p90, p99
+  and max on a log scale (measured on the emulator);
+- throughput over time per backend and dialect: one line per strategy;
+- key-space heatmaps, where the run recorded them (modelled, see results/README.md);
+- the summary table.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+from collections import defaultdict
+from pathlib import Path
+
+from loadtests.errors import KeybenchError
+from loadtests.measure.summary import read_summary
+
+PERCENTILES = (("p50_ms", "p50", "o"), ("p90_ms", "p90", "s"), ("p99_ms", "p99", "^"), ("max_ms", "max", "x"))
+TABLE_COLUMNS = ("backend", "strategy", "dialect", "operation", "access", "requests", "failures", "rps", "p50_ms",
+                 "p99_ms", "p50_intended_ms", "p99_intended_ms", "fanout", "rows_scanned_per_op", "wrong_rows",
+                 "missing_rows", "integrity", "documented")
+
+
+def _label(row: dict) -> str:
+    return row["strategy"] + (f" [{row['dialect']}]" if row["dialect"] not in ("", "googlesql") else "")
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")  # no display: files only
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def latency_plot(rows: list[dict], title: str, path: Path) -> Path:
+    plt = _pyplot()
+    rows = [r for r in rows if r["p50_ms"] != ""]
+    rows.sort(key=lambda r: float(r["p50_ms"]))
+    fig, ax = plt.subplots(figsize=(9, 1.8 + 0.28 * len(rows)))
+    for y, r in enumerate(rows):
+        values = [float(r[c]) for c, _, _ in PERCENTILES]
+        ax.plot(values, [y] * len(values), color="0.75", zorder=1)
+        for (column, name, marker), value in zip(PERCENTILES, values):
+            ax.scatter([value], [y], marker=marker, label=name if y == 0 else None, zorder=2,
+                       color={"p50": "tab:blue", "p90": "tab:green", "p99": "tab:orange", "max": "tab:red"}[name])
+    ax.set_yticks(range(len(rows)), [_label(r) for r in rows], fontsize=8)
+    ax.set_xscale("log")
+    ax.set_xlabel("latency, ms (measured on the emulator; log scale)")
+    ax.set_title(title)
+    ax.grid(axis="x", which="both", alpha=0.3)
+    if rows:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+    else:
+        ax.text(0.5, 0.5, "no operation completed", ha="center", va="center", transform=ax.transAxes)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def throughput_plot(series: dict[str, list[tuple[int, int]]], title: str, path: Path) -> Path:
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    for label, points in sorted(series.items()):
+        points.sort()
+        ax.plot([p[0] for p in points], [p[1] for p in points], label=label, linewidth=1)
+    ax.set_xlabel("seconds into the stage")
+    ax.set_ylabel("operations per second (all operations)")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, ncol=2, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def _img(path: Path, css_class: str, alt: str) -> str:
+    data = base64.b64encode(path.read_bytes()).decode()
+    return f'<img class="{css_class}" alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
+
+
+def _table(rows: list[dict]) -> str:
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in TABLE_COLUMNS)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(r.get(c, '')))}</td>" for c in TABLE_COLUMNS) + "</tr>"
+                   for r in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def write_report(run_dir: Path) -> Path:
+    """Build report.html (and its PNGs) from a finished run directory."""
+    run_dir = Path(run_dir)
+    summary = run_dir / "summary.csv"
+    if not summary.is_file():
+        raise KeybenchError(f"{run_dir} is not a keybench run directory (no summary.csv)")
+    rows = read_summary(summary)
+    timeseries = read_summary(run_dir / "timeseries.csv") if (run_dir / "timeseries.csv").is_file() else []
+    meta = json.loads((run_dir / "run.json").read_text()) if (run_dir / "run.json").is_file() else {}
+    out = run_dir / "report"
+    out.mkdir(exist_ok=True)
+
+    by_operation: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for r in rows:
+        by_operation[(r["backend"], r["operation"])].append(r)
+    latency = []
+    for (backend, operation), members in by_operation.items():
+        png = latency_plot(members, f"{backend} / {operation}: latency by key strategy",
+                           out / f"latency-{backend}-{operation}.png")
+        latency.append(f'<figure>{_img(png, "latency", f"{backend} {operation} latency")}'
+                       f"<figcaption>{backend} / {operation}</figcaption></figure>")
+
+    per_second: dict[tuple[str, str], dict[str, dict[int, int]]] = defaultdict(lambda: defaultdict(dict))
+    for t in timeseries:
+        group = per_second[(t["backend"], t["dialect"])][_label(t)]
+        second = int(t["elapsed_s"])
+        group[second] = group.get(second, 0) + int(t["ops"])
+    throughput = []
+    for (backend, dialect), strategies in per_second.items():
+        name = backend + (f"-{dialect}" if dialect else "")
+        png = throughput_plot({k: list(v.items()) for k, v in strategies.items()},
+                              f"{backend}{f' ({dialect})' if dialect else ''}: throughput over time",
+                              out / f"throughput-{name}.png")
+        throughput.append(f"<figure>{_img(png, 'throughput', f'{name} throughput')}</figure>")
+
+    heatmaps = [f"<figure>{_img(p, 'heatmap', p.stem)}<figcaption>{html.escape(p.stem)} (modelled)</figcaption></figure>"
+                for p in sorted((run_dir / "heatmaps").glob("*.png"))] if (run_dir / "heatmaps").is_dir() else []
+
+    settings = meta.get("settings", {})
+    facts = ", ".join(f"{k} {settings[k]}" for k in ("users", "duration_s", "rate", "workers", "repeat", "seed")
+                      if k in settings)
+    page = f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>keybench report {html.escape(meta.get('run_id', run_dir.name))}</title>
+<style>
+body {{ font-family: sans-serif; margin: 1.5em; }}
+figure {{ margin: 1em 0; }}
+img {{ max-width: 100%; }}
+table {{ border-collapse: collapse; font-size: 12px; }}
+td, th {{ border: 1px solid #ccc; padding: 2px 6px; text-align: right; }}
+td:nth-child(-n+5) {{ text-align: left; }}
+.note {{ background: #fff8e0; padding: 0.6em; border-left: 4px solid #e0b000; }}
+</style></head><body>
+<h1>keybench run {html.escape(meta.get('run_id', run_dir.name))}</h1>
+<p>{html.escape(meta.get('started', ''))} to {html.escape(meta.get('finished', ''))}; {html.escape(facts)}.</p>
+<p class="note">Latency and throughput are <b>measured</b> on the emulators, which never split data: they show the
+cost of each operation and read fan-out, not a hotspot. Hotspot figures (heatmaps, split model) are
+<b>modelled</b> from the recorded key stream; see results/README.md.</p>
+<h2>Latency percentiles per operation</h2>
+{''.join(latency)}
+<h2>Throughput over time</h2>
+{''.join(throughput)}
+{'<h2>Key-space heatmaps (modelled)</h2>' + ''.join(heatmaps) if heatmaps else ''}
+<h2>Summary</h2>
+{_table(rows)}
+<script>
+// A plot that fails to decode is a console error, so a browser check can see it.
+window.addEventListener("load", () => {{
+  for (const img of document.images) {{
+    if (!img.complete || img.naturalWidth === 0) console.error("plot failed to load: " + img.alt);
+  }}
+}});
+</script>
+</body></html>
+"""
+    path = run_dir / "report.html"
+    tmp = path.with_name(".report.html.tmp")
+    tmp.write_text(page)
+    tmp.replace(path)
+    return path

@@ -1,0 +1,192 @@
+"""The key stream a stage records: every acknowledged write's key and every read's byte
+intervals, per key space (see `design/byteorder.py` for the byte order). The split model
+and the heatmaps read it; a run directory keeps one `.npz` per unit."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+
+from loadtests.design.byteorder import TABLE_SPACE, KeyEncoder
+from loadtests.design.keys import WriteEvent
+from loadtests.design.plans import ReadRequest
+
+KEYSTREAM_FILE = "keystream.npz"  # the file name a run directory keeps the stream under
+
+
+def _as_key_array(keys) -> tuple[np.ndarray, np.ndarray]:
+    """Fixed-width bytes array and true lengths: numpy drops trailing NUL bytes when it
+    hands an item back, so the lengths keep what the width cannot."""
+    if isinstance(keys, np.ndarray) and keys.dtype.kind == "S":
+        # Without lengths, a key is taken to end at its last non-NUL byte.
+        return keys, np.char.str_len(keys).astype(np.uint16)
+    keys = list(keys)
+    lengths = np.fromiter((len(k) for k in keys), dtype=np.uint16, count=len(keys))
+    return np.array(keys, dtype=f"S{max(1, int(lengths.max(initial=1)))}"), lengths
+
+
+class _Chunks:
+    """Arrays appended in pieces and joined on first use: one add per write stays cheap."""
+
+    def __init__(self) -> None:
+        self.times: list[float] = []
+        self.keys: list[bytes] = []
+        self.blocks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+
+    def flush(self) -> None:
+        if self.keys:
+            keys, lengths = _as_key_array(self.keys)
+            self.blocks.append((np.array(self.times, dtype=np.float64), keys, lengths))
+            self.times, self.keys = [], []
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        self.flush()
+        if not self.blocks:
+            return np.zeros(0, np.float64), np.zeros(0, "S1"), np.zeros(0, np.uint16)
+        if len(self.blocks) > 1:
+            self.blocks = [tuple(np.concatenate(c) for c in zip(*self.blocks, strict=True))]
+        return self.blocks[0]
+
+
+class KeyStream:
+    """The keys a run wrote and the byte intervals its reads covered, per key space.
+
+    Writes: per space, time (float seconds) and key bytes. Reads: time, space and a list of
+    [start, end) intervals. Workers each fill one and the runner merges them.
+    """
+
+    def __init__(self) -> None:
+        self._writes: dict[str, _Chunks] = {}
+        self._read_times: list[float] = []
+        self._read_spaces: list[str] = []
+        self._intervals: list[list[tuple[bytes, bytes]]] = []
+        self._read_operations: list[str] = []
+
+    # recording
+    def add_write(self, space: str, time_s: float, key: bytes) -> None:
+        chunks = self._writes.setdefault(space, _Chunks())
+        chunks.times.append(float(time_s))
+        chunks.keys.append(bytes(key))
+
+    def add_writes(self, space: str, times: np.ndarray, keys: np.ndarray, lengths: np.ndarray | None = None) -> None:
+        """Many writes at once: `keys` a numpy 'S' array (or a list of bytes)."""
+        chunks = self._writes.setdefault(space, _Chunks())
+        chunks.flush()
+        keys, default_lengths = _as_key_array(keys)
+        chunks.blocks.append((np.asarray(times, dtype=np.float64), keys,
+                              default_lengths if lengths is None else np.asarray(lengths, dtype=np.uint16)))
+
+    def add_read(self, time_s: float, intervals: list[tuple[bytes, bytes]], space: str = TABLE_SPACE,
+                 operation: str = "") -> None:
+        """One read: its [start, end) byte intervals in `space`; `operation` names it (time_window, ...)."""
+        self._read_times.append(float(time_s))
+        self._read_spaces.append(space)
+        self._intervals.append([(bytes(a), bytes(b)) for a, b in intervals])
+        self._read_operations.append(operation)
+
+    def record_insert(self, encoder: KeyEncoder, key: tuple, event: WriteEvent, time_s: float) -> None:
+        """One acknowledged insert: its row and every index entry. `key` as the backend's
+        insert returned it, so a database-generated value is the real one."""
+        for space, encoded in encoder.write_keys(key, event):
+            self.add_write(space, time_s, encoded)
+
+    def record_read(self, encoder: KeyEncoder, request: ReadRequest, time_s: float, operation: str = "") -> None:
+        """One read request, as the byte intervals its spans (or its full scan) cover."""
+        space, intervals = encoder.read_intervals(request)
+        self.add_read(time_s, intervals, space, operation)
+
+    def merge(self, other: KeyStream) -> KeyStream:
+        """Adds another stream's writes and reads to this one (combining Locust workers)."""
+        for space in other.spaces():
+            times, keys, lengths = other.writes(space)
+            self.add_writes(space, times, keys, lengths)
+        for t, space, intervals, operation in other.reads(with_operation=True):
+            self.add_read(t, intervals, space, operation)
+        return self
+
+    # reading
+    def spaces(self) -> list[str]:
+        names = list(self._writes)
+        return names + [s for s in dict.fromkeys(self._read_spaces) if s not in names]
+
+    def writes(self, space: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(times, keys 'S' array, true key lengths) of a space, in recording order."""
+        chunks = self._writes.get(space)
+        return chunks.arrays() if chunks else _Chunks().arrays()
+
+    def write_count(self, space: str | None = None) -> int:
+        names = self.spaces() if space is None else [space]
+        return sum(len(self.writes(s)[0]) for s in names)
+
+    def key_at(self, space: str, i: int) -> bytes:
+        _, keys, lengths = self.writes(space)
+        return keys[i].ljust(int(lengths[i]), b"\x00")
+
+    def reads(self, space: str | None = None, with_operation: bool = False):
+        """(time, space, intervals[, operation]) of every read, or of one space's reads."""
+        for t, s, intervals, op in zip(self._read_times, self._read_spaces, self._intervals,
+                                       self._read_operations, strict=True):
+            if space is None or s == space:
+                yield (t, s, intervals, op) if with_operation else (t, s, intervals)
+
+    def mean_key_bytes(self, space: str = TABLE_SPACE) -> float:
+        lengths = self.writes(space)[2]
+        return float(lengths.mean()) if len(lengths) else 0.0
+
+    # shipping and storing
+    def _arrays(self) -> dict[str, np.ndarray]:
+        spaces = self.spaces()
+        out = {"spaces": np.array(spaces, dtype=str)}
+        for i, space in enumerate(spaces):
+            out[f"w{i}_t"], out[f"w{i}_k"], out[f"w{i}_n"] = self.writes(space)
+        owner = np.array([r for r, iv in enumerate(self._intervals) for _ in iv], dtype=np.int64)
+        starts = [a for iv in self._intervals for a, _ in iv]
+        ends = [b for iv in self._intervals for _, b in iv]
+        out["r_t"] = np.array(self._read_times, dtype=np.float64)
+        out["r_space"] = np.array([spaces.index(s) for s in self._read_spaces], dtype=np.int32)
+        out["r_op"] = np.array(self._read_operations, dtype=str)
+        out["iv_read"] = owner
+        out["iv_start"], out["iv_start_n"] = _as_key_array(starts)
+        out["iv_end"], out["iv_end_n"] = _as_key_array(ends)
+        return out
+
+    @classmethod
+    def _from_arrays(cls, data) -> KeyStream:
+        stream = cls()
+        spaces = [str(s) for s in data["spaces"]]
+        for i, space in enumerate(spaces):
+            if f"w{i}_t" in data and len(data[f"w{i}_t"]):
+                stream.add_writes(space, data[f"w{i}_t"], data[f"w{i}_k"], data[f"w{i}_n"])
+        intervals: list[list[tuple[bytes, bytes]]] = [[] for _ in range(len(data["r_t"]))]
+        for r, a, an, b, bn in zip(data["iv_read"], data["iv_start"], data["iv_start_n"],
+                                   data["iv_end"], data["iv_end_n"], strict=True):
+            intervals[int(r)].append((a.ljust(int(an), b"\x00"), b.ljust(int(bn), b"\x00")))
+        operations = [str(o) for o in data["r_op"]] if "r_op" in data else [""] * len(intervals)
+        for t, s, iv, op in zip(data["r_t"], data["r_space"], intervals, operations, strict=True):
+            stream.add_read(float(t), iv, spaces[int(s)], op)
+        return stream
+
+    def to_bytes(self) -> bytes:
+        """The whole stream as one compact blob (numpy .npz), e.g. for a Locust worker report."""
+        buffer = io.BytesIO()
+        np.savez(buffer, **self._arrays())
+        return buffer.getvalue()
+
+    @classmethod
+    def from_bytes(cls, blob: bytes) -> KeyStream:
+        with np.load(io.BytesIO(blob), allow_pickle=False) as data:
+            return cls._from_arrays(data)
+
+    def save(self, path: str | Path) -> Path:
+        """One file, e.g. `<run dir>/keystream.npz`."""
+        path = Path(path)
+        with path.open("wb") as f:
+            np.savez(f, **self._arrays())
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> KeyStream:
+        with np.load(Path(path), allow_pickle=False) as data:
+            return cls._from_arrays(data)

@@ -1,0 +1,358 @@
+"""Simulation: a strategy's key stream made by its key generator alone, then modelled.
+
+No database: `rows` events with entities drawn from a population, timestamps advancing at
+a steady synthetic rate and insert numbers 1..rows; the keys encoded as the database
+orders them (`design/byteorder.py`); a sample of the strategy's reads built by its read plans;
+the split model run over it all (`splitmodel.py`).
+
+Key generation is vectorised with numpy for the common parts (times, users, devices,
+insert numbers, bit-reversed and generated sequences, UUID text); any other part goes
+through the real per-event `Part.compute`, one Python call per row. The vectorised parts
+produce exactly the bytes the per-event path produces for the same event (UUID parts: the
+same format and ordering from a different random stream); tests compare the two.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import numpy as np
+
+from loadtests.design.keys import DEFAULT_POPULATION, UUID1_EPOCH_OFFSET, LONG_MAX, TS_DIGITS, WriteEvent, Part, device_id, separator_after
+from loadtests.design.byteorder import STRING_END, TABLE_SPACE, KeyEncoder, bit_reversed_array, encode_value, generated_values, index_key_parts, invert, prefix_successor
+from loadtests.errors import KeybenchError
+from loadtests.model.keystream import KeyStream
+from loadtests.design.plans import strategy_plans
+from loadtests.model.splitmodel import ModelResult, SplitParams, model_stream
+
+START_US = 1_790_000_000_000_000  # 2026-09-21: the synthetic clock's first write
+CHUNK_ROWS = 1_000_000  # rows generated at a time: bounds the temporary arrays
+DEFAULT_ROWS = 1_000_000  # inserts `keybench simulate` models unless told otherwise
+DEFAULT_READS = 200  # sample reads per read operation
+
+
+@dataclass(frozen=True)
+class EventColumns:
+    """A block of events as arrays: entity, time (µs) and insert number."""
+
+    entity: np.ndarray
+    ts_us: np.ndarray
+    seq: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.seq)
+
+    def event(self, i: int) -> WriteEvent:
+        return WriteEvent(int(self.entity[i]), int(self.ts_us[i]), "", int(self.seq[i]))
+
+
+def make_events(rows: int, population: int, seed: int, rate_per_s: float, first: int = 0) -> EventColumns:
+    """EventColumns first+1..first+rows of the synthetic workload: entities uniform over the population."""
+    rng = np.random.default_rng([seed, first])
+    seq = np.arange(first + 1, first + rows + 1, dtype=np.int64)
+    step_us = 1_000_000 / rate_per_s
+    ts = START_US + np.floor((seq - 1) * step_us).astype(np.int64)
+    return EventColumns(rng.integers(1, population + 1, size=rows, dtype=np.int64), ts, seq)
+
+
+# --- vectorised columns: each part as an (rows, width) uint8 matrix ---------------------------
+
+def _int64_column(values: np.ndarray) -> np.ndarray:
+    flipped = np.asarray(values, dtype=np.int64).view(np.uint64) ^ np.uint64(1 << 63)
+    return flipped.astype(">u8").view(np.uint8).reshape(-1, 8)
+
+
+def _digits(values: np.ndarray, width: int) -> np.ndarray | None:
+    """Zero-padded decimal text, or None when a value needs more than `width` digits."""
+    values = np.asarray(values, dtype=np.int64)
+    if len(values) and (values.min() < 0 or values.max() >= 10**width):
+        return None
+    powers = 10 ** np.arange(width - 1, -1, -1, dtype=np.int64)
+    return (48 + (values[:, None] // powers) % 10).astype(np.uint8)
+
+
+_HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
+
+
+def _uuid_text(raw: np.ndarray) -> np.ndarray:
+    """(rows, 16) UUID bytes as (rows, 36) canonical lower-case text."""
+    nibbles = np.empty((len(raw), 32), dtype=np.uint8)
+    nibbles[:, 0::2], nibbles[:, 1::2] = raw >> 4, raw & 0x0F
+    text = _HEX[nibbles]
+    dash = np.full((len(raw), 1), ord("-"), dtype=np.uint8)
+    return np.hstack([text[:, :8], dash, text[:, 8:12], dash, text[:, 12:16], dash, text[:, 16:20], dash, text[:, 20:]])
+
+
+def _be_bytes(values: np.ndarray, width: int) -> np.ndarray:
+    return np.asarray(values, dtype=np.uint64).astype(">u8").view(np.uint8).reshape(-1, 8)[:, 8 - width:]
+
+
+def _uuid4_raw(rng: np.random.Generator, rows: int) -> np.ndarray:
+    raw = rng.integers(0, 256, size=(rows, 16), dtype=np.uint8)
+    raw[:, 6] = (raw[:, 6] & 0x0F) | 0x40
+    raw[:, 8] = (raw[:, 8] & 0x3F) | 0x80
+    return raw
+
+
+def _uuid7_raw(ts_us: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    raw = _uuid4_raw(rng, len(ts_us))
+    raw[:, :6] = _be_bytes(ts_us // 1000, 6)
+    raw[:, 6] = (raw[:, 6] & 0x0F) | 0x70
+    return raw
+
+
+def _uuid1_raw(ts_us: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    t = ts_us.astype(np.uint64) * np.uint64(10) + np.uint64(UUID1_EPOCH_OFFSET)
+    raw = _uuid4_raw(rng, len(ts_us))
+    raw[:, 0:4] = _be_bytes(t & np.uint64(0xFFFFFFFF), 4)
+    raw[:, 4:6] = _be_bytes((t >> np.uint64(32)) & np.uint64(0xFFFF), 2)
+    raw[:, 6:8] = _be_bytes(((t >> np.uint64(48)) & np.uint64(0x0FFF)) | np.uint64(0x1000), 2)
+    raw[:, 10] |= 0x01  # multicast bit of the node: not a MAC, as keys.uuid1_at sets it
+    return raw
+
+
+def _text(values: list[str]) -> np.ndarray | list[bytes]:
+    return _column([v.encode() for v in values])
+
+
+def _column(encoded: list[bytes]) -> np.ndarray | list[bytes]:
+    """Per-row bytes as a matrix when they share one width, else the list itself."""
+    widths = {len(b) for b in encoded}
+    if len(widths) == 1:
+        return np.frombuffer(b"".join(encoded), dtype=np.uint8).reshape(len(encoded), widths.pop())
+    return encoded
+
+
+_STRING_END_ROW = np.frombuffer(STRING_END, dtype=np.uint8).reshape(1, -1)
+
+
+def _with_end(matrix: np.ndarray) -> np.ndarray:
+    """A STRING column without NUL bytes: the text and the 0x00 0x01 terminator."""
+    return np.hstack([matrix, np.repeat(_STRING_END_ROW, len(matrix), axis=0)])
+
+
+def _per_event(part: Part, events: EventColumns, rng: random.Random) -> list:
+    return [part.compute(events.event(i), rng) for i in range(len(events))]
+
+
+def spanner_column(part: Part, events: EventColumns, strategy, seed: int, rng: np.random.Generator):
+    """One Spanner key column, ascending encoding (the caller inverts DESC columns)."""
+    name = part.name
+    if name == "user":
+        return _int64_column(events.entity)
+    if name == "ts":
+        return _int64_column(events.ts_us)
+    if name == "sequence":
+        return _int64_column(events.seq)
+    if name == "bit_reversed_sequence":
+        return _int64_column(bit_reversed_array(events.seq))
+    if name == "generated":
+        return _int64_column(generated_values(strategy.ddl, events.seq))
+    if name == "uuid4_string":
+        return _with_end(_uuid_text(_uuid4_raw(rng, len(events))))
+    if name == "uuid7":
+        return _with_end(_uuid_text(_uuid7_raw(events.ts_us, rng)))
+    if name == "uuid1":
+        return _with_end(_uuid_text(_uuid1_raw(events.ts_us, rng)))
+    if name == "uuid4_bytes":
+        return _column([encode_value(r.tobytes()) for r in _uuid4_raw(rng, len(events))])
+    values = _per_event(part, events, random.Random(seed))
+    if values and all(isinstance(v, int) for v in values):
+        return _int64_column(np.array(values, dtype=np.int64))
+    return _column([encode_value(v) for v in values])
+
+
+def _entity_lookup(part: Part, events: EventColumns) -> np.ndarray | list[bytes]:
+    """A part that depends on the entity alone: computed once per entity, then looked up."""
+    entities, where = np.unique(events.entity, return_inverse=True)
+    values = [part.compute(WriteEvent(int(e), 0, "", 0), random.Random(0)).encode() for e in entities]
+    column = _column(values)
+    if isinstance(column, np.ndarray):
+        return column[where]
+    return [values[i] for i in where]
+
+
+def bigtable_column(part: Part, events: EventColumns, seed: int, width: int | None):
+    """One Bigtable row-key segment as bytes."""
+    name = part.name
+    if name == "ts":
+        return _digits(events.ts_us, TS_DIGITS)
+    if name == "reverse_ts":
+        return _digits(LONG_MAX - events.ts_us, 19)
+    if name == "sequence" and width and (column := _digits(events.seq, width)) is not None:
+        return column
+    if name == "reversed_sequence" and width and (column := _digits(events.seq, width)) is not None:
+        return column[:, ::-1]
+    if name == "device":
+        lookup = np.frombuffer("".join(device_id(e) for e in range(int(events.entity.max()) + 1)).encode(),
+                               dtype=np.uint8).reshape(-1, 8)
+        return lookup[events.entity]
+    if name in ("device_type", "tenant", "domain", "reverse_domain"):
+        return _entity_lookup(part, events)
+    return _text(_per_event(part, events, random.Random(seed)))
+
+
+def _rows_of(column, rows: int) -> list[bytes]:
+    if isinstance(column, np.ndarray):
+        flat = column.tobytes()
+        w = column.shape[1]
+        return [flat[i * w:(i + 1) * w] for i in range(rows)]
+    return column
+
+
+def _join(columns: list, rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """Columns side by side: (keys 'S' array, true lengths)."""
+    if all(isinstance(c, np.ndarray) for c in columns):
+        matrix = np.ascontiguousarray(np.hstack(columns)) if columns else np.zeros((rows, 0), np.uint8)
+        width = matrix.shape[1]
+        return matrix.view(f"S{width}").ravel(), np.full(rows, width, dtype=np.uint16)
+    per_row = [b"".join(pieces) for pieces in zip(*(_rows_of(c, rows) for c in columns), strict=True)]
+    lengths = np.fromiter(map(len, per_row), dtype=np.uint16, count=rows)
+    return np.array(per_row, dtype=f"S{max(1, int(lengths.max()))}"), lengths
+
+
+def _separator_column(text: str, rows: int) -> np.ndarray:
+    return np.repeat(np.frombuffer(text.encode(), dtype=np.uint8)[None, :], rows, axis=0)
+
+
+def encode_events(strategy, events: EventColumns, seed: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Every key space's key bytes for a block of events: {space: (keys, lengths)}."""
+    rng = np.random.default_rng([seed, int(events.seq[0]) if len(events) else 0])
+    rows = len(events)
+    if strategy.backend == "bigtable":
+        columns = []
+        specs = _bigtable_widths(strategy)
+        for i, part in enumerate(strategy.parts):
+            columns.append(bigtable_column(part, events, seed, specs[i]))
+            if i < len(strategy.parts) - 1:
+                sep = separator_after(part, strategy.separator)
+                if sep:
+                    columns.append(_separator_column(sep, rows))
+        return {TABLE_SPACE: _join(columns, rows)}
+    by_column = {}
+    for part in strategy.parts:
+        column = spanner_column(part, events, strategy, seed, rng)
+        by_column[part.column] = _descending(column) if part.descending else column
+    out = {TABLE_SPACE: _join([by_column[p.column] for p in strategy.parts], rows)}
+    for index in strategy.indexes:
+        held = {p.column for p in index.parts}
+        columns = []
+        for part in index_key_parts(strategy, index):
+            if part.column in held:
+                column = spanner_column(part, events, strategy, seed, rng)
+                columns.append(_descending(column) if part.descending else column)
+            else:
+                columns.append(by_column[part.column])
+        out[index.name] = _join(columns, rows)
+    return out
+
+
+def _descending(column):
+    return 255 - column if isinstance(column, np.ndarray) else [invert(b) for b in column]
+
+
+def _bigtable_widths(strategy) -> list[int | None]:
+    """The text width of each segment of insert number 1: a sequence part's zero padding."""
+    probe = WriteEvent(1, START_US, "", 1)
+    return [len(p.compute(probe, random.Random(0))) for p in strategy.parts]
+
+
+def per_event_keys(strategy, events: EventColumns, seed: int) -> dict[str, list[bytes]]:
+    """The same key bytes through the real per-event path: KeyGenerator.key and KeyEncoder,
+    with a generated column filled as the sequence would fill it."""
+    generator, encoder = strategy.key_generator(seed), KeyEncoder(strategy)
+    made = generated_values(strategy.ddl, events.seq) if any(p.generated for p in strategy.parts) else None
+    out: dict[str, list[bytes]] = {}
+    for i in range(len(events)):
+        event = events.event(i)
+        key = generator.key(event)
+        if made is not None:
+            key = tuple(int(made[i]) if p.generated else v for p, v in zip(strategy.parts, key, strict=True))
+        for space, encoded in encoder.write_keys(key, event):
+            out.setdefault(space, []).append(encoded)
+    return out
+
+
+# --- reads -------------------------------------------------------------------------------------
+
+def _point_interval(strategy, key: bytes) -> tuple[bytes, bytes]:
+    return (key, key + b"\x00") if strategy.backend == "bigtable" else (key, prefix_successor(key))
+
+
+def add_sample_reads(stream: KeyStream, strategy, events: EventColumns, keys: np.ndarray, lengths: np.ndarray,
+                     per_operation: int, seed: int, window_s: float = 2.0, number_span: int = 100,
+                     after_fraction: float = 0.1) -> None:
+    """`per_operation` reads of every read operation, at evenly spread times after the first
+    `after_fraction` of the run, each built by the strategy's read plan as a live run would."""
+    if per_operation <= 0 or len(events) == 0:
+        return
+    encoder, plans = KeyEncoder(strategy), strategy_plans(strategy, 10)
+    rng = random.Random(f"reads:{seed}")
+    positions = np.linspace(int(len(events) * after_fraction), len(events) - 1, per_operation).astype(np.int64)
+    for op, plan in plans.items():
+        for p in positions:
+            t_s, now_us = float(events.ts_us[p]) / 1e6, int(events.ts_us[p])
+            if op == "point_read":
+                row = rng.randrange(p + 1)
+                key = keys[row].ljust(int(lengths[row]), b"\x00")
+                stream.add_read(t_s, [_point_interval(strategy, key)], TABLE_SPACE, op)
+                continue
+            if op in ("latest_n", "prefix_scan"):
+                request = plan.build(int(events.entity[rng.randrange(p + 1)]))
+            elif op == "time_window":
+                request = plan.build(now_us - int(window_s * 1e6), now_us)
+            else:
+                seq = int(events.seq[p])
+                request = plan.build(max(1, seq - number_span + 1), seq)
+            space, intervals = encoder.read_intervals(request)
+            stream.add_read(t_s, intervals, space, op)
+
+
+# --- the whole simulation ------------------------------------------------------------------------
+
+def simulate_stream(strategy, rows: int, seed: int = 1, population: int = DEFAULT_POPULATION, rate_per_s: float = 1000,
+                    reads_per_operation: int = 200, read_window_s: float = 2.0) -> KeyStream:
+    """The key stream a run of `rows` inserts at a steady rate would write, plus sample reads
+    (a time_window read covers the last `read_window_s` seconds)."""
+    stream = KeyStream()
+    entities = []
+    for first in range(0, rows, CHUNK_ROWS):
+        events = make_events(min(CHUNK_ROWS, rows - first), population, seed, rate_per_s, first)
+        times = events.ts_us / 1e6
+        for space, (keys, lengths) in encode_events(strategy, events, seed).items():
+            stream.add_writes(space, times, keys, lengths)
+        entities.append(events.entity.astype(np.int32))
+    if reads_per_operation and entities:
+        entity = np.concatenate(entities)
+        # Times and insert numbers follow from the position: rebuilt, not kept per chunk.
+        seq = np.arange(1, rows + 1, dtype=np.int64)
+        events = EventColumns(entity, START_US + np.floor((seq - 1) * (1_000_000 / rate_per_s)).astype(np.int64), seq)
+        # The stream already holds the table keys; reuse its arrays rather than joining the chunks again.
+        _, keys, lengths = stream.writes(TABLE_SPACE)
+        add_sample_reads(stream, strategy, events, keys, lengths, reads_per_operation, seed, read_window_s)
+    return stream
+
+
+def simulate_strategy(strategy, rows: int, nodes: int | None = None, seed: int = 1, population: int = DEFAULT_POPULATION,
+                      rate_per_s: float = 1000, reads_per_operation: int = DEFAULT_READS,
+                      params: SplitParams | None = None, read_window_s: float | None = None) -> ModelResult:
+    """Generates `rows` writes with the strategy's key generator (no database), a sample of its
+    reads, and runs the split model. `params` overrides the model's defaults; `nodes`, when
+    given, replaces its node count.
+
+    The model's ranges are scaled to the run (see SplitParams), so a read's span of time is
+    scaled too: by default a time_window read covers a tenth of one model window's writes,
+    as 2 s of writes are a sliver of a multi-GB split in production."""
+    from dataclasses import replace
+
+    if rows < 1:
+        raise KeybenchError(f"--rows must be at least 1, got {rows}")
+    params = params or SplitParams()
+    if nodes is not None:
+        params = replace(params, nodes=nodes)
+    if read_window_s is None:
+        read_window_s = params.window_size(rows) / 10 / rate_per_s
+    stream = simulate_stream(strategy, rows, seed, population, rate_per_s, reads_per_operation, read_window_s)
+    return model_stream(stream, params)
+

@@ -1,0 +1,152 @@
+"""`keybench run`: every chosen strategy in its own stage, under identical load and on an
+emulator with no history, then one summary. It reads top to bottom as the pipeline: plan;
+per stage drive, audit and record; then write, model and report.
+
+The Spanner emulator's strong reads slow down with every commit it has ever served, in
+any database, until it restarts; a strategy run after another would inherit that history.
+So before every stage after the first, keybench restarts each emulator it started itself.
+Emulators it did not start (environment variables, Docker Compose, `keybench emulators
+up`) cannot be restarted by it; such stages are marked `fresh_emulator=no`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import sys
+from pathlib import Path
+
+from loadtests.drive.locust_driver import progress
+from loadtests.errors import KeybenchError
+from loadtests.infra import emulators, target
+from loadtests.infra.interrupt import CTRL_C
+from loadtests.measure.console import side_by_side
+from loadtests.measure.rundir import RunDirectory
+from loadtests.run.modelling import model_unit
+from loadtests.run.options import RunOptions
+from loadtests.run.plan import plan_stages
+from loadtests.run.stage_run import StageFailed, one_line, run_stage
+from loadtests.run.state import RunState, unit_name
+
+
+def run(options: RunOptions) -> int:
+    # ---- plan: nothing is contacted until the options, the stages and the directory pass
+    options.validate()
+    stages = plan_stages(options)
+    root = Path(options.results_dir)
+    RunDirectory.check_writable(root)
+    now = dt.datetime.now(dt.UTC)
+    run_id = options.run_id or now.strftime("%Y%m%dT%H%M%SZ")
+    tag = target.run_tag(now.timestamp())
+    run_dir = RunDirectory(root, run_id)
+    if run_dir.final.exists():
+        raise KeybenchError(f"{run_dir.final} already exists; choose another --run-id")
+    if target.announce(options, stages, tag):  # a dry run ends here with its plan
+        return 0
+
+    endpoints: dict[str, emulators.Endpoint] = {}
+    saved_env = {v: os.environ.get(v) for v in emulators.ENV_VARS.values()}
+    state = RunState(options, run_id, now, endpoints)
+    total = len(stages) * options.repeat
+    interrupted = False
+    CTRL_C.listen()
+    try:
+        for backend in dict.fromkeys(s.backend for s in stages):
+            endpoints[backend] = _endpoint(options, backend)
+        run_dir.open()
+        # ---- per stage: drive, audit, record
+        try:
+            interrupted = _run_stages(stages, options, tag, endpoints, state, run_dir)
+        except KeyboardInterrupt:
+            interrupted = True
+        # ---- then write, model and report
+        rows = []
+        for unit, results in state.results.items():
+            rows.extend(model_unit(results, state.unit_summaries()[unit].rows, options.model, run_dir, options.report))
+        _, problems = state.summary()
+        state.write(run_dir, "interrupted" if interrupted else "complete", rows)
+        if options.report:
+            from loadtests.measure.report import write_report
+
+            write_report(run_dir.partial)
+        final = run_dir.commit()
+    except KeybenchError:
+        run_dir.discard()  # refused before anything ran: nothing to keep
+        raise
+    except BaseException as exc:
+        if run_dir.partial.exists():
+            progress(f"keybench: run cut off ({one_line(exc)}); what it finished is in {run_dir.partial}")
+        raise
+    finally:
+        CTRL_C.ignore()
+        for ep in endpoints.values():
+            ep.stop()
+        _restore_env(saved_env)  # emulators.use() pointed this process at them
+
+    print(side_by_side(rows))
+    print(f"\nresults: {final}/summary.csv" + (f"\nreport:  {final}/report.html" if options.report else ""))
+    return _exit_code(options, rows, problems, interrupted, state.stages_done, total)
+
+
+def _endpoint(options: RunOptions, backend: str) -> emulators.Endpoint:
+    ep = target.endpoint(options, backend)
+    progress(f"{emulators.TITLES[backend]} {ep.target}: {ep.address} ({ep.source})")
+    if not ep.restartable and ep.target == "emulator":
+        progress("  note: keybench did not start it, so it cannot restart it between stages; "
+                 "later stages inherit earlier ones' history (fresh_emulator=no)")
+    return ep
+
+
+def _run_stages(stages, options: RunOptions, tag: str, endpoints: dict, state: RunState,
+                run_dir: RunDirectory) -> bool:
+    """Every stage, repetitions interleaved (A B C, A B C, ...) so drift over the run lands on
+    every strategy; the run directory is rewritten after each. True if interrupted."""
+    total = len(stages) * options.repeat
+    served = dict.fromkeys(endpoints, 0)
+    for repetition in range(1, options.repeat + 1):
+        for number, strategy in enumerate(stages, 1):
+            label = f"[{(repetition - 1) * len(stages) + number}/{total}] {strategy.label}"
+            ep = endpoints[strategy.backend]
+            if CTRL_C.requested:
+                return True
+            progress(f"{label}: {strategy.summary}")
+            try:
+                if ep.restartable and served[strategy.backend] > 0:
+                    ep.restart()
+                served[strategy.backend] += 1
+                emulators.use(ep)
+                done = run_stage(strategy, ep, options, tag, label)
+            except (StageFailed, KeybenchError) as exc:
+                progress(f"  {label}  {exc}")
+                state.add_failure(strategy, str(exc), repetition)
+                continue
+            suffix = f"-r{repetition}" if options.repeat > 1 else ""
+            for kind, text in done.locust_csvs.items():
+                run_dir.write(f"locust/{unit_name(strategy)}{suffix}_{kind}.csv", text)
+            state.add(done.result, ep, repetition)
+            state.write(run_dir, "running", state.summary()[0])
+            if done.result.interrupted or CTRL_C.requested:
+                return True
+    return False
+
+
+def _restore_env(saved: dict) -> None:
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
+def _exit_code(options: RunOptions, rows: list[dict], problems: list[str], interrupted: bool, done: int,
+               total: int) -> int:
+    if interrupted:
+        print(f"keybench: interrupted; the results cover {done} of {total} stages", file=sys.stderr)
+        return 130
+    failures = sum(int(r["failures"]) for r in rows)
+    if options.smoke and failures:
+        problems.append(f"{failures} failed operation(s)")
+    if problems:
+        print(f"keybench: run failed: {'; '.join(problems)}", file=sys.stderr)
+        return 1
+    return 0

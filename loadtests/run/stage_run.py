@@ -1,0 +1,75 @@
+"""One stage of `keybench run`: a fresh table, the load, the audit, the drop, and the stage's
+plain record. A stage that cannot start is a `StageFailed`, and the run goes on."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from loadtests.design.strategies import Strategy
+from loadtests.drive.locust_driver import LoadPlan, LocustStage, progress
+from loadtests.drive.stage import StageSpec
+from loadtests.infra import emulators, target
+from loadtests.measure.result import StageResult
+from loadtests.run.options import RunOptions
+
+
+class StageFailed(Exception):
+    """A stage that could not run at all (its database could not be created): the run goes on."""
+
+
+@dataclass(frozen=True)
+class StageRun:
+    """A finished stage: its record, and Locust's own CSVs of it."""
+
+    result: StageResult
+    locust_csvs: dict[str, str]
+
+
+def one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0][:300]}" if text else type(exc).__name__
+
+
+def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, tag: str, label: str) -> StageRun:
+    """One strategy on a fresh table: load, audit, the strategy's own checks."""
+    project, instance = target.project_instance(ep)
+    spec = StageSpec.of(strategy, options.workload, options.seed, tag, options.buckets, project, instance)
+    plan = LoadPlan(options.users, options.spawn_rate, options.duration_s, options.workers)
+    locust_stage = LocustStage(spec)
+    stage = locust_stage.stage
+    started = time.time()
+    driven = None
+    try:
+        try:
+            stage.setup()
+        except Exception as exc:  # noqa: BLE001 - one stage that cannot start must not end the run
+            raise StageFailed(f"{strategy.label} could not start: {one_line(exc)}") from None
+        driven = locust_stage.drive(plan, label, ep)
+        tenant_drop = None
+        if driven.ended_early:
+            integrity = stage.unverifiable(driven.ended_early)
+        else:
+            try:
+                integrity, tenant_drop = stage.finish()
+            except Exception as exc:  # noqa: BLE001 - the database went away after the load
+                integrity = stage.unverifiable(one_line(exc))
+    finally:
+        try:
+            # What this stage created goes, even when it failed before its load; only an
+            # emulator that went away mid-stage cannot be asked.
+            stage.teardown(drop=not (driven and driven.ended_early))
+        except Exception as exc:  # noqa: BLE001 - a database that went away cannot be dropped either
+            progress(f"  {label}  could not drop {spec.location}: {one_line(exc)}")
+    result = stage.result(driven.seconds, integrity, tenant_drop, ep.restartable, started, driven.ended_early,
+                          driven.interrupted, driven.per_worker)
+    progress(f"  {label}  done: ops {result.operations:,}  failures {result.failures}  "
+             f"integrity {integrity.describe()}")
+    for series, stats in result.stats.items():
+        for reason, count in stats.errors.items():
+            progress(f"  {series.operation} failed {count}x: {reason}")
+    if tenant_drop is not None:
+        progress(f"  {label}  tenant_drop {tenant_drop.tenant}: {tenant_drop.removed} of "
+                 f"{tenant_drop.tenant_rows} rows removed, {tenant_drop.left_behind} left behind, "
+                 f"{tenant_drop.others_removed} of other tenants removed")
+    return StageRun(result, driven.locust_csvs)

@@ -1,0 +1,214 @@
+"""Each backend against its real emulator: the schema is what the fixture says, writes are
+acknowledged and read back, and a bad fixture leaves nothing behind."""
+
+import shutil
+import uuid
+
+import pytest
+from google.cloud import spanner
+
+from loadtests.design import strategies
+from loadtests.backends.bigtable import gc_rule
+from loadtests.errors import KeybenchError
+from loadtests.design.keys import WriteEvent
+from loadtests.design.plans import Span, read_plans
+from loadtests.infra.target import INSTANCE, PROJECT, location_name
+from loadtests.backends import open_backend
+
+
+def backend_for(strategy):
+    return open_backend(strategy, location_name(uuid.uuid4().hex[:6], strategy), PROJECT, INSTANCE)
+
+
+def events(n, entity=None):
+    base = 1_795_000_000_000_000
+    return [WriteEvent(entity or (i % 5 + 1), base + i * 1000, f"t-{i}", seq=i + 1) for i in range(n)]
+
+
+def information_schema(db, sql: str, table: str) -> list[tuple]:
+    """Rows of an INFORMATION_SCHEMA query about one table, in either dialect."""
+    if db.postgresql:
+        sql = sql.replace("@t", "$1").lower().replace("'primary_key'", "'PRIMARY_KEY'")
+        params, types = {"p1": table.lower()}, {"p1": spanner.param_types.STRING}
+    else:
+        params, types = {"t": table}, {"t": spanner.param_types.STRING}
+    with db.database.snapshot() as snap:
+        return [tuple(r) for r in snap.execute_sql(sql, params=params, param_types=types)]
+
+
+SPANNER_UNITS = [(name, dialect) for dialect in strategies.DIALECTS["spanner"]
+                 for name in strategies.catalogue("spanner", dialect)]
+
+
+@pytest.mark.parametrize("name, dialect", SPANNER_UNITS)
+def test_spanner_schema_matches_the_fixture_and_rows_read_back(emulator_hosts, name, dialect):
+    strategy = strategies.catalogue("spanner", dialect)[name]
+    db = backend_for(strategy)
+    db.create()
+    fold = str.lower if db.postgresql else str
+    try:
+        pk = information_schema(
+            db, "SELECT COLUMN_NAME, COLUMN_ORDERING FROM INFORMATION_SCHEMA.INDEX_COLUMNS "
+                "WHERE TABLE_NAME = @t AND INDEX_NAME = 'PRIMARY_KEY' ORDER BY ORDINAL_POSITION", strategy.table)
+        [(parent,)] = information_schema(
+            db, "SELECT PARENT_TABLE_NAME FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_NAME = @t", strategy.table)
+        assert pk == [(fold(p.column), "DESC" if p.descending else "ASC") for p in strategy.parts]
+        assert parent == (fold(strategy.parent_table) if strategy.parent_table else None)
+        for index in strategy.indexes:
+            assert information_schema(
+                db, f"SELECT INDEX_NAME FROM INFORMATION_SCHEMA.INDEXES WHERE TABLE_NAME = @t "
+                    f"AND INDEX_NAME = '{fold(index.name)}'", strategy.table) == [(fold(index.name),)]
+        if db.postgresql:
+            with db.database.snapshot() as snap:  # the kind is the 13th column of the PostgreSQL view
+                kinds = [r[12] for r in snap.execute_sql("SELECT * FROM information_schema.sequences")]
+            assert kinds == (["bit_reversed_positive"] if any(p.generated for p in strategy.parts) else [])
+        else:
+            with db.database.snapshot() as snap:
+                kinds = {name: value for name, value in snap.execute_sql(
+                    "SELECT OPTION_NAME, OPTION_VALUE FROM INFORMATION_SCHEMA.SEQUENCE_OPTIONS "
+                    "WHERE OPTION_NAME IN ('sequence_kind', 'start_with_counter', 'skip_range_max')")}
+            if any(p.generated for p in strategy.parts):
+                assert kinds["sequence_kind"] == "bit_reversed_positive"
+            else:
+                assert kinds == {}
+        gen = strategy.key_generator(seed=3)
+        written = [(db.insert(gen.key(e), e), e) for e in events(30)]  # the key as stored
+        assert sorted(db.write_ids()) == sorted(e.write_id for _, e in written)
+        key, e = written[7]
+        [row] = db.read((Span(key, key),))
+        assert (row.entity, row.ts_us, row.write_id) == (e.entity, e.ts_us, e.write_id)
+    finally:
+        db.drop()
+        db.close()
+
+
+def test_spanner_bad_ddl_names_file_statement_and_message_and_leaves_no_database(emulator_hosts, tmp_path, monkeypatch):
+    shutil.copytree(strategies.schemas_root(), tmp_path / "schemas")
+    ddl = tmp_path / "schemas/spanner/hash_shard/googlesql.sql"
+    ddl.write_text(ddl.read_text() + "\nCREATE INDEX ByUser ON AccessLog(NoSuchColumn);\n")
+    monkeypatch.setenv("KEYBENCH_SCHEMAS", str(tmp_path / "schemas"))
+    db = backend_for(strategies.catalogue("spanner")["hash_shard"])
+    with pytest.raises(KeybenchError) as err:
+        db.create()
+    message = str(err.value)
+    assert str(ddl) in message and "CREATE INDEX ByUser" in message and "NoSuchColumn" in message
+    assert db.location not in [d.name.rsplit("/", 1)[-1] for d in db.instance.list_databases()]
+    db.close()
+
+
+@pytest.mark.parametrize("name", list(strategies.catalogue("bigtable")))
+def test_bigtable_table_matches_the_fixture_and_rows_read_back(emulator_hosts, name):
+    strategy = strategies.catalogue("bigtable")[name]
+    db = backend_for(strategy)
+    db.create()
+    try:
+        families = db.admin_table.list_column_families()
+        assert set(families) == set(strategy.column_families)
+        for family, spec in strategy.column_families.items():
+            assert families[family].gc_rule.to_pb() == gc_rule(spec["gc"]).to_pb()
+        gen = strategy.key_generator(seed=3)
+        written = [(gen.key(e), e) for e in events(40)]
+        for key, e in written:
+            db.insert(key, e)
+        assert sorted(db.write_ids()) == sorted(e.write_id for _, e in written)
+        plan = read_plans("bigtable", strategy.parts, 10)["prefix_scan"]
+        request = plan.build(2)
+        raw = db.read(request.spans, request.limit)
+        rows, strays = request.answer(raw)
+        assert strays == 0
+        assert sorted(r.write_id for r in rows) == sorted(e.write_id for _, e in written if e.entity == 2)
+    finally:
+        db.drop()
+        db.close()
+
+
+def test_bigtable_drop_removes_the_table(emulator_hosts):
+    db = backend_for(strategies.catalogue("bigtable")["salted"])
+    db.create()
+    assert db.admin_table.exists()
+    db.drop()
+    assert not db.admin_table.exists()
+    db.close()
+
+
+def test_bigtable_insert_stores_exactly_the_cells_the_data_clients_mutate_row_stores(emulator_hosts):
+    """Single-row inserts go through MutateRowCall, not the data client's mutate_row: the
+    stored row must be the documented cells, and the same, cell for cell, as the library's."""
+    db = backend_for(strategies.catalogue("bigtable")["salted"])
+    db.create()
+    try:
+        event = events(1)[0]  # entity 1, ts_us 1_795_000_000_000_000, write id t-0, seq 1
+        db.insert(("a",), event)
+        db.table.mutate_row(db.row_key(("b",)), db._cells(event))
+
+        def cells(key):
+            row = db.table.read_row(db.row_key(key))
+            return sorted((c.family, c.qualifier, c.value, c.timestamp_micros) for c in row.cells)
+
+        at = 1_795_000_000_000_000
+        assert cells(("a",)) == sorted([
+            (db.family, b"u", b"0000000001", at), (db.family, b"t", b"1795000000000000", at),
+            (db.family, b"n", b"000000000001", at), (db.family, b"w", b"t-0", at),
+            (db.family, b"p", b"x" * 100, at),
+        ])
+        assert cells(("a",)) == cells(("b",))
+    finally:
+        db.drop()
+        db.close()
+
+
+def test_mutate_row_call_follows_the_data_clients_channel_when_it_is_swapped(emulator_hosts):
+    """The data client replaces its channel every 35-45 minutes on real instances."""
+    import grpc
+
+    db = backend_for(strategies.catalogue("bigtable")["salted"])
+    db.create()
+    try:
+        db.insert(("a",), events(1)[0])
+        swappable = db.data.transport.grpc_channel
+        old, new = swappable._channel, grpc.insecure_channel(emulator_hosts["bigtable"])
+        swappable.swap_channel(new)  # what the data client's refresh task does
+        db.data._invalidate_channel_stubs()
+        old.close()  # a write still bound to the old channel would now fail
+        db.insert(("b",), events(2)[1])
+        assert db.write_row._bound_to is new
+        assert sorted(db.write_ids()) == ["t-0", "t-1"]
+    finally:
+        db.drop()
+        db.close()
+
+
+def test_mutate_row_call_retries_an_unreachable_server_until_its_deadline_then_raises_deadline_exceeded(
+        monkeypatch):
+    import socket
+    import time
+
+    from google.api_core import exceptions as gexc
+    from google.cloud.bigtable.data import BigtableDataClient
+
+    from loadtests.backends.bigtable import MutateRowCall
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("BIGTABLE_EMULATOR_HOST", f"127.0.0.1:{port}")
+    client = BigtableDataClient(project=PROJECT)
+    try:
+        call = MutateRowCall(client.get_table(INSTANCE, "t"), timeout_s=1.0)
+        attempts, rpc_of = [], call._current_rpc
+
+        def counted():
+            attempts.append(1)
+            return rpc_of()
+
+        call._current_rpc = counted
+        started = time.monotonic()
+        with pytest.raises(gexc.DeadlineExceeded, match="operation_timeout of 1.0s exceeded"):
+            call(b"k", "cf", [(b"q", b"v")], 1000)
+        elapsed = time.monotonic() - started
+        assert len(attempts) >= 2  # UNAVAILABLE is retried
+        assert 0.95 <= elapsed < 3.0  # at its deadline: not before it, and not long after
+        with pytest.raises(ValueError, match="explicit cell time"):
+            call(b"k", "cf", [(b"q", b"v")], -1)  # the server's time: a retry could store it twice
+    finally:
+        client.close()

@@ -1,0 +1,187 @@
+import re
+import uuid
+
+from loadtests.design.keys import (
+    BUCKET, DERIVED, ENTITY, OPAQUE, TIME, WriteEvent, KeyGenerator, bigtable_part, device_id, device_type,
+    spanner_part, stable_hash, timestamp, ts_us_of,
+)
+
+
+def events(n=500):
+    return [WriteEvent(entity=i % 97 + 1, ts_us=1_700_000_000_000_000 + i * 1_000, write_id=f"w{i}") for i in range(n)]
+
+
+def test_stable_hash_is_the_same_across_calls_and_differs_between_inputs():
+    assert stable_hash("a", 1) == stable_hash("a", 1)
+    assert stable_hash("a", 1) != stable_hash("a", 2)
+
+
+def test_device_ids_look_like_the_documents_and_types_come_from_a_small_set():
+    ids = {device_id(i) for i in range(1, 200)}
+    assert all(re.fullmatch(r"[0-9a-f]{8}", d) for d in ids)
+    assert len(ids) == 199
+    assert {device_type(i) for i in range(1, 200)} == {"phone", "tablet", "watch"}
+
+
+def test_timestamps_round_trip_in_microseconds():
+    us = 1_795_328_512_191_904
+    assert ts_us_of(timestamp(us)) == us
+
+
+def test_spanner_hash_shard_stays_within_its_buckets_and_uses_all_of_them():
+    part = spanner_part({"column": "ShardId", "value": "shard", "buckets": 16, "of": ["ts", "user"]})
+    assert part.role == BUCKET and part.buckets == tuple(range(16))
+    gen = KeyGenerator((part,), seed=1)
+    shards = [gen.key(e)[0] for e in events()]
+    assert set(shards) == set(range(16))
+
+
+def test_spanner_uuid4_keys_are_version_4_and_replay_with_the_same_seed():
+    part = spanner_part({"column": "LogId", "value": "uuid4_string"})
+    assert part.role == OPAQUE
+    first = [KeyGenerator((part,), seed=7).key(e)[0] for e in events(50)]
+    again = [KeyGenerator((part,), seed=7).key(e)[0] for e in events(50)]
+    other = [KeyGenerator((part,), seed=8).key(e)[0] for e in events(50)]
+    assert first == again and first != other
+    assert all(uuid.UUID(k).version == 4 and len(k) == 36 for k in first)
+
+
+def test_spanner_timestamp_first_keys_sort_in_time_order():
+    gen = KeyGenerator((spanner_part({"column": "LastAccess", "value": "ts"}),
+                        spanner_part({"column": "UserId", "value": "user"})))
+    keys = [gen.key(e) for e in events()]
+    assert keys == sorted(keys)
+
+
+def test_bigtable_timestamp_first_row_keys_sort_in_time_order_as_bytes():
+    gen = KeyGenerator((bigtable_part("ts"), bigtable_part("device")), separator="#")
+    row_keys = [gen.row_key(gen.key(e)) for e in events()]
+    assert row_keys == sorted(row_keys)
+    assert re.fullmatch(rb"\d{16}#[0-9a-f]{8}", row_keys[0])
+
+
+def test_bigtable_field_promoted_goes_from_general_to_specific():
+    parts = (bigtable_part("device_type"), bigtable_part("device"), bigtable_part("ts"))
+    assert [p.role for p in parts] == [DERIVED, ENTITY, TIME]
+    gen = KeyGenerator(parts, separator="#")
+    e = WriteEvent(42, 1_700_000_000_000_000, "w")
+    assert gen.row_key(gen.key(e)) == f"{device_type(42)}#{device_id(42)}#1700000000000000".encode()
+
+
+def test_bigtable_salt_is_zero_padded_within_n_and_spreads_one_device_over_all_buckets():
+    salt = bigtable_part({"value": "salt", "buckets": 12, "of": ["device", "ts"]})
+    gen = KeyGenerator((salt, bigtable_part("device"), bigtable_part("ts")), separator="#")
+    one_device = [WriteEvent(5, 1_700_000_000_000_000 + i, "w") for i in range(400)]
+    salts = {gen.key(e)[0] for e in one_device}
+    assert salts == {f"{i:02d}" for i in range(12)}
+
+
+def test_unknown_key_values_are_refused_with_the_known_ones():
+    for make, spec in ((spanner_part, {"column": "X", "value": "nope"}), (bigtable_part, {"value": "nope"})):
+        try:
+            make(spec)
+        except ValueError as exc:
+            assert "nope" in str(exc) and "known" in str(exc)
+        else:
+            raise AssertionError("accepted an unknown key value")
+
+
+def bigtable_key(*specs, event):
+    gen = KeyGenerator(tuple(bigtable_part(s) for s in specs), separator="#")
+    return gen.row_key(gen.key(event)).decode()
+
+
+E42 = WriteEvent(entity=42, ts_us=1_700_000_000_000_000, write_id="w", seq=42)
+
+
+def test_sequential_ids_are_zero_padded_and_reversed_ids_read_backwards():
+    assert bigtable_key({"value": "sequence", "width": 8}, event=E42) == "00000042"
+    assert bigtable_key({"value": "reversed_sequence", "width": 8}, event=E42) == "24000000"
+
+
+def test_reversed_ids_of_consecutive_users_land_far_apart():
+    keys = [bigtable_key({"value": "reversed_sequence", "width": 8}, event=WriteEvent(1, 0, "w", n))
+            for n in range(1000, 1010)]
+    assert len({k[0] for k in keys}) == 10  # ten consecutive ids, ten different leading digits
+
+
+def test_reverse_timestamps_sort_newest_first_as_long_max_minus_ts():
+    events = [WriteEvent(7, 1_700_000_000_000_000 + i * 1_000, "w") for i in range(50)]
+    keys = [bigtable_key("device", "reverse_ts", event=e) for e in events]
+    assert keys == sorted(keys, reverse=True)
+    assert keys[0].endswith(f"#{2**63 - 1 - events[0].ts_us:019d}")
+
+
+def test_domains_reverse_so_a_site_is_one_prefix():
+    rev = bigtable_key({"value": "reverse_domain", "separator": "."}, "subdomain", "ts", event=E42)
+    fwd = bigtable_key({"value": "subdomain", "separator": "."}, "domain", "ts", event=E42)
+    assert rev.startswith("com.example0042.") and fwd.split("#")[0].endswith(".example0042.com")
+    assert rev.split("#")[0].split(".")[2] == fwd.split(".")[0]
+
+
+def test_unpadded_numbers_sort_as_text_and_padded_ones_as_numbers():
+    unpadded = sorted(bigtable_key("number", event=WriteEvent(1, 0, "w", n)) for n in (3, 20, 100))
+    padded = sorted(bigtable_key({"value": "sequence"}, event=WriteEvent(1, 0, "w", n)) for n in (3, 20, 100))
+    assert unpadded == ["100", "20", "3"]
+    assert [int(k) for k in padded] == [3, 20, 100]
+
+
+def test_tenant_label_and_hash_parts():
+    key = bigtable_key("tenant", "device_type", "device", "ts", event=E42)
+    assert key.startswith("tenant02#") and key.count("#") == 3
+    assert bigtable_key("device", {"value": "label", "text": "memusage"}, event=E42).endswith("#memusage")
+    hashed = {bigtable_key("hash", event=WriteEvent(1, t, "w")) for t in range(100)}
+    assert len(hashed) == 100 and all(re.fullmatch(r"[0-9a-f]{16}", h) for h in hashed)
+
+
+def spanner_keys(value, n=200, step_us=1_000):
+    gen = KeyGenerator((spanner_part({"column": "LogId", "value": value}),), seed=3)
+    return [gen.key(WriteEvent(1, 1_795_000_000_000_000 + i * step_us, "w", seq=i + 1))[0] for i in range(n)]
+
+
+def test_uuid1_keys_are_version_1_and_sort_by_time_within_minutes():
+    keys = spanner_keys("uuid1")
+    assert all(uuid.UUID(k).version == 1 for k in keys)
+    assert keys == sorted(keys)  # 200 ms of inserts: the low time bits only grow
+
+
+def test_uuid7_keys_are_version_7_and_sort_by_time():
+    keys = spanner_keys("uuid7", step_us=1_000_000)
+    assert all(uuid.UUID(k).version == 7 for k in keys)
+    assert keys == sorted(keys)
+
+
+def test_uuid4_bytes_are_16_random_bytes():
+    keys = spanner_keys("uuid4_bytes")
+    assert all(isinstance(k, bytes) and len(k) == 16 and uuid.UUID(bytes=k).version == 4 for k in keys)
+    assert keys != sorted(keys)
+
+
+def test_bit_reversed_counters_are_positive_int64_spread_over_the_range():
+    keys = spanner_keys("bit_reversed_sequence", n=1024)
+    assert all(0 < k < 2**63 for k in keys) and len(set(keys)) == 1024
+    assert keys[:3] == [2**62, 2**61, 2**62 + 2**61]
+    eighths = {k * 8 // 2**63 for k in keys}
+    assert eighths == set(range(8))  # every eighth of the positive range gets keys
+
+
+def test_sequential_int_counts_up():
+    assert spanner_keys("sequence", n=5) == [1, 2, 3, 4, 5]
+
+
+def test_spanner_timestamp_text_matches_cast_as_string():
+    from loadtests.design.keys import spanner_timestamp_text
+
+    base = 1_795_330_800_000_000  # 2026-11-22 07:00:00 UTC, winter: UTC-8 in Los Angeles
+    assert spanner_timestamp_text(base + 123_456) == "2026-11-21 23:00:00.123456-08"
+    assert spanner_timestamp_text(base + 120_000) == "2026-11-21 23:00:00.120-08"
+    assert spanner_timestamp_text(base) == "2026-11-21 23:00:00-08"
+    assert spanner_timestamp_text(base - 150 * 86_400_000_000).endswith("-07")  # summer time
+
+
+def test_farm_fingerprint_shards_span_both_signs_within_2048():
+    from loadtests.design.keys import farm_fingerprint_shard
+
+    shards = [farm_fingerprint_shard(1_795_590_000_000_000 + i * 997, 2048) for i in range(3000)]
+    assert all(-2048 < s < 2048 for s in shards)
+    assert min(shards) < -1500 and max(shards) > 1500

@@ -1,0 +1,127 @@
+import shutil
+
+import pytest
+
+from loadtests.design import strategies
+from loadtests.errors import KeybenchError
+from loadtests.design.strategies import catalogue, check_rules, load_strategy, select, split_ddl
+
+CANONICAL = {
+    "spanner": {
+        "timestamp_first", "sequential_int", "uuid4_string", "uuid4_bytes", "uuid1", "uuid7", "bit_reversed_app",
+        "swapped_order", "hash_shard", "desc_timestamp", "interleaved", "bit_reversed_sequence",
+        "migrate_skip_range", "migrate_start_counter",
+    },
+    "bigtable": {
+        "timestamp_first", "sequential_id", "reversed_id", "field_promoted", "reverse_timestamp", "salted",
+        "hashed", "reverse_domain", "tenant_prefix", "single_row_counter", "unpadded_numbers",
+        # the twins the documents compare against
+        "forward_domain", "new_row_per_reading", "padded_numbers",
+    },
+}
+
+
+def test_catalogues_hold_the_canonical_names():
+    for backend, names in CANONICAL.items():
+        assert names <= set(catalogue(backend))
+
+
+def test_every_strategy_declares_what_the_documents_predict():
+    for backend in strategies.BACKENDS:
+        for s in catalogue(backend).values():
+            assert s.claim in ("hotspot", "spread"), s.name
+            assert s.summary
+
+
+def test_split_ddl_drops_comments_and_keeps_semicolons_inside_quotes():
+    text = "-- a comment; with a semicolon\nCREATE TABLE A (X STRING(MAX) DEFAULT ('a;b')) PRIMARY KEY (X);\n\nCREATE INDEX I ON A(X);"
+    assert split_ddl(text) == ["CREATE TABLE A (X STRING(MAX) DEFAULT ('a;b')) PRIMARY KEY (X)", "CREATE INDEX I ON A(X)"]
+
+
+def test_unknown_strategy_lists_the_valid_ones():
+    with pytest.raises(KeybenchError) as err:
+        select("spanner", ["no_such_design"])
+    assert "no_such_design" in str(err.value) and "timestamp_first" in str(err.value)
+
+
+@pytest.fixture
+def copy_of(tmp_path):
+    def copy(backend, name):
+        dest = tmp_path / backend / name
+        shutil.copytree(strategies.schemas_root() / backend / name, dest)
+        return dest
+
+    return copy
+
+
+@pytest.mark.parametrize("content, complaint", [
+    ("key = [", "not valid TOML"),
+    ('key = [{ value = "salt" }]', "buckets"),
+    ('key = ["timestamp"]', "unknown Bigtable key value"),
+    ("summary = 'no key'", "lists no parts"),
+])
+def test_malformed_strategy_files_are_named_in_one_line(copy_of, content, complaint):
+    unit = copy_of("bigtable", "salted")
+    (unit / "strategy.toml").write_text(content)
+    with pytest.raises(KeybenchError) as err:
+        load_strategy(unit, "bigtable", "")
+    assert complaint in str(err.value) and str(unit) in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("content, complaint", [
+    ("[column_families.cf]\ncompression = 'snappy'", "unknown option"),
+    ("[column_families.cf]\ngc = { max_versions = 0 }", "max_versions"),
+    ("[column_families.cf]\ngc = { max_age = 'a week' }", "max_age"),
+    ("[column_families.cf]\ngc = { keep = 1 }", "gc must be one of"),
+    ("", "at least one"),
+])
+def test_malformed_bigtable_table_fixtures_are_refused(copy_of, content, complaint):
+    unit = copy_of("bigtable", "field_promoted")
+    (unit / "table.toml").write_text(content)
+    with pytest.raises(KeybenchError) as err:
+        load_strategy(unit, "bigtable", "")
+    assert complaint in str(err.value) and "table.toml" in str(err.value)
+
+
+def test_spanner_fixture_without_its_table_is_refused(copy_of):
+    unit = copy_of("spanner", "hash_shard")
+    (unit / "googlesql.sql").write_text("CREATE TABLE Other (A INT64) PRIMARY KEY (A);")
+    with pytest.raises(KeybenchError) as err:
+        load_strategy(unit, "spanner", "googlesql")
+    assert "googlesql.sql" in str(err.value) and "AccessLog" in str(err.value)
+
+
+def test_bigtable_gc_rules_nest(copy_of):
+    unit = copy_of("bigtable", "salted")
+    (unit / "table.toml").write_text(
+        "[column_families.cf]\ngc = { union = [{ max_versions = 2 }, { max_age = '7d' }] }\n"
+    )
+    assert load_strategy(unit, "bigtable", "").column_families["cf"]["gc"]["union"][1] == {"max_age": "7d"}
+
+
+def test_more_than_100_column_families_are_refused_naming_the_rule(copy_of):
+    unit = copy_of("bigtable", "salted")
+    (unit / "table.toml").write_text("".join(f"[column_families.f{i}]\n" for i in range(101)))
+    strategy = load_strategy(unit, "bigtable", "")
+    with pytest.raises(KeybenchError, match="101 column families; Bigtable's rule is about 100"):
+        check_rules(strategy, population=1000, payload_bytes=100)
+
+
+def test_a_row_key_over_4_kb_is_refused_naming_the_rule(copy_of):
+    unit = copy_of("bigtable", "salted")
+    (unit / "strategy.toml").write_text(f'key = ["device", {{ value = "label", text = "{"m" * 4100}" }}]\n')
+    with pytest.raises(KeybenchError, match="row keys of 4,109 bytes; Bigtable's rule is a row key of at most 4 KB"):
+        check_rules(load_strategy(unit, "bigtable", ""), population=1000, payload_bytes=100)
+
+
+def test_a_cell_over_10_mb_is_refused_naming_the_rule():
+    strategy = catalogue("bigtable")["field_promoted"]
+    with pytest.raises(KeybenchError, match="cell under 10 MB"):
+        check_rules(strategy, population=1000, payload_bytes=11 * 1024 * 1024)
+    check_rules(strategy, population=1000, payload_bytes=10 * 1024 * 1024)
+
+
+def test_buckets_override_the_salt_count():
+    salted = catalogue("bigtable", buckets=3)["salted"]
+    assert salted.parts[0].buckets == ("0", "1", "2")

@@ -1,0 +1,77 @@
+"""The scenarios run under plain Locust, without the keybench wrapper."""
+
+import csv
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO
+
+
+def locust(*args, timeout=120):
+    return subprocess.run(
+        [sys.executable, "-m", "locust", *args], cwd=REPO, capture_output=True, text=True, timeout=timeout,
+        env=dict(os.environ),
+    )
+
+
+@pytest.mark.parametrize("backend, strategy", [("spanner", "hash_shard"), ("bigtable", "salted")])
+def test_headless_locust_run_reports_per_strategy_and_audits(emulator_hosts, tmp_path, backend, strategy):
+    result = locust("-f", f"loadtests/{backend}_locustfile.py", "--strategy", strategy,
+                    "--headless", "-u", "3", "-r", "3", "-t", "3s", "--csv", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "integrity: ok" in result.stdout
+    stats = (tmp_path / "out_stats.csv").read_text()
+    assert f"{backend}:{strategy},insert" in stats
+    read_op = "time_window" if backend == "spanner" else "prefix_scan"
+    assert f"{backend}:{strategy},{read_op}" in stats
+
+
+def test_missing_strategy_is_a_one_line_error(emulator_hosts):
+    result = locust("-f", "loadtests/spanner_locustfile.py", "--headless", "-t", "1s", timeout=60)
+    assert result.returncode == 2
+    assert "--strategy is required; valid: timestamp_first" in result.stderr
+
+
+def test_plain_locust_finds_emulators_started_by_keybench_emulators_up(native_binaries, no_emulator_env, tmp_path):
+    from tests.conftest import keybench
+
+    assert keybench("emulators", "up", timeout=120).returncode == 0
+    try:
+        result = locust("-f", "loadtests/spanner_locustfile.py", "--strategy", "swapped_order",
+                        "--headless", "-u", "2", "-r", "2", "-t", "2s")
+        assert result.returncode == 0, result.stderr[-2000:]
+        assert "integrity: ok" in result.stdout
+    finally:
+        assert keybench("emulators", "down", timeout=60).returncode == 0
+
+
+def test_plain_locust_master_and_two_workers_audit_every_write_the_workers_made(emulator_hosts, tmp_path):
+    """As across machines: `--master` on one host, `--worker --master-host` on the others."""
+    from loadtests.infra.emulators import free_port
+
+    port = str(free_port())
+    workers = [subprocess.Popen(
+        [sys.executable, "-m", "locust", "-f", "loadtests/bigtable_locustfile.py", "--worker",
+         "--master-host", "127.0.0.1", "--master-port", port], cwd=REPO, env=dict(os.environ),
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(2)]
+    try:
+        master = locust("-f", "loadtests/bigtable_locustfile.py", "--master", "--master-bind-host", "127.0.0.1",
+                        "--master-bind-port", port, "--expect-workers", "2", "--strategy", "salted", "--headless",
+                        "-u", "4", "-r", "4", "-t", "3s", "--csv", str(tmp_path / "out"))
+    finally:
+        for w in workers:
+            try:
+                w.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                w.kill()
+                w.wait()
+    assert master.returncode == 0, master.stderr[-2000:]
+    line = next(x for x in master.stdout.splitlines() if x.startswith("integrity:"))
+    acknowledged = int(line.split("(")[1].split()[0])
+    with open(tmp_path / "out_stats.csv") as f:
+        inserts = next(r for r in csv.DictReader(f) if r["Name"] == "insert")
+    assert line.startswith("integrity: ok") and acknowledged == int(inserts["Request Count"]) > 0, line
+    assert [w.returncode for w in workers] == [0, 0]

@@ -1,0 +1,231 @@
+"""A stage against the real Bigtable emulator: what each read should have returned,
+multi-tenant deletion, and readings kept as versions of one row."""
+
+import dataclasses
+import time
+import uuid
+
+import pytest
+
+from loadtests.design import strategies
+from loadtests.infra.target import INSTANCE, PROJECT
+from loadtests.drive.stage import Stage
+from loadtests.backends import open_backend
+from loadtests.drive.workload import WorkloadSettings
+
+
+@pytest.fixture
+def stage_of(emulator_hosts):
+    made = []
+
+    def make(name, population=50, backend="bigtable"):
+        strategy = strategies.catalogue(backend)[name]
+        backend = open_backend(strategy, f"t-{uuid.uuid4().hex[:8]}", PROJECT, INSTANCE)
+        stage = Stage(strategy, backend, WorkloadSettings(population=population), seed=5)
+        stage.setup()
+        made.append(stage)
+        return stage
+
+    yield make
+    for stage in made:
+        stage.teardown()
+
+
+def fill(stage, n):
+    user = stage.new_user()
+    for _ in range(n):
+        stage.insert(user)
+    assert stage.collector.totals() == (n, 0)
+
+
+def number_range(stage, first, last):
+    series = stage.series["number_range"]
+    before = (stage.collector.stats[series].strays, stage.collector.stats[series].missing)
+    now = time.monotonic_ns()
+    stage.read("number_range", stage.plans["number_range"].build(first, last),
+               lambda answer: stage.written.in_number_range(first, last, now))
+    stats = stage.collector.stats[series]
+    assert stats.failures == 0
+    return stats.strays - before[0], stats.missing - before[1]
+
+
+def test_unpadded_numbers_read_wrong_and_miss_rows_where_the_padded_twin_is_exact(stage_of):
+    unpadded, padded = stage_of("unpadded_numbers"), stage_of("padded_numbers")
+    fill(unpadded, 150)
+    fill(padded, 150)
+    # "10".."20" as text also holds 100..150 and 2; "95".."105" is an inverted, empty range.
+    assert number_range(unpadded, 10, 20) == (52, 0)
+    assert number_range(unpadded, 95, 105) == (0, 11)
+    assert number_range(padded, 10, 20) == (0, 0)
+    assert number_range(padded, 95, 105) == (0, 0)
+
+
+def test_dropping_a_tenant_by_prefix_removes_exactly_its_rows(stage_of):
+    stage = stage_of("tenant_prefix", population=100)
+    fill(stage, 300)
+    integrity, drop = stage.finish()
+    assert integrity.ok and integrity.stored == 300
+    assert drop.ok and drop.tenant == "tenant01" and drop.removed == drop.tenant_rows > 0
+    assert len(stage.backend.write_ids()) == 300 - drop.tenant_rows
+
+
+def test_designs_without_a_tenant_prefix_have_no_tenant_drop(stage_of):
+    stage = stage_of("field_promoted")
+    fill(stage, 10)
+    assert stage.finish()[1] is None
+
+
+def test_single_row_counter_keeps_every_reading_as_a_version_of_one_row_per_device(stage_of):
+    stage = stage_of("single_row_counter", population=3)
+    fill(stage, 120)
+    integrity, _ = stage.finish()
+    assert integrity.ok and integrity.stored == 120
+    rows = stage.backend.read(None)
+    assert len({r.entity for r in rows}) == 3 and len(rows) == 120
+    plan = stage.plans["latest_n"]
+    entity = rows[0].entity
+    answer, strays = plan.build(entity).answer(stage.backend.read(plan.build(entity).spans))
+    assert strays == 0 and len(answer) == 10
+    assert answer == sorted(answer, key=lambda r: r.ts_us, reverse=True)
+
+
+def test_reverse_timestamp_latest_n_stops_at_n_rows_in_the_database(stage_of):
+    stage = stage_of("reverse_timestamp", population=2)
+    fill(stage, 60)
+    request = stage.plans["latest_n"].build(1)
+    raw = stage.backend.read(request.spans, request.limit)
+    assert request.limit == 10 and len(raw) == 10
+    newest = sorted((r for r in stage.backend.read(None) if r.entity == 1), key=lambda r: -r.ts_us)[:10]
+    assert raw == newest
+
+
+def spanner_stage(stage_of, name):
+    return stage_of(name, backend="spanner")
+
+
+def test_a_row_lost_behind_the_ledger_is_a_mismatch_that_fails_the_run(stage_of):
+    from google.cloud import spanner
+
+    from loadtests.measure.summary import stage_problems, stage_rows
+
+    stage = spanner_stage(stage_of, "swapped_order")
+    fill(stage, 20)
+    key, _ = stage.recent[3]
+    with stage.backend.database.batch() as batch:  # a real delete the ledger knows nothing of
+        batch.delete("AccessLog", spanner.KeySet(keys=[list(key)]))
+    integrity, _ = stage.finish()
+    assert (integrity.lost, integrity.stored, integrity.ok) == (1, 19, False)
+    rows = stage_rows(stage.result(1.0, integrity, None, True, 0.0))
+    assert {r["integrity"] for r in rows} == {"MISMATCH"}
+    assert "integrity MISMATCH" in " ".join(stage_problems(stage.strategy, rows, integrity, None))
+
+
+def test_index_reads_go_through_the_index_and_join_back_only_without_storing(stage_of):
+    monotonic, storing = spanner_stage(stage_of, "index_monotonic"), spanner_stage(stage_of, "index_storing")
+    for stage in (monotonic, storing):
+        fill(stage, 40)
+        plan = stage.plans["time_window"]
+        rows = [r for _, r in stage.recent]
+        request = plan.build(min(r.ts_us for r in rows), max(r.ts_us for r in rows))
+        assert request.index and len(stage.backend.read(request.spans, None, None, request.index, request.join)) == 40
+    assert monotonic.plans["time_window"].access == "index_range+join"
+    assert storing.plans["time_window"].access == "index_range"
+
+
+def test_the_shard_keybench_computes_is_the_one_the_database_stores(stage_of):
+    from loadtests.design.keys import farm_fingerprint_shard, ts_us_of
+
+    stage = spanner_stage(stage_of, "hash_shard_generated")
+    fill(stage, 50)
+    with stage.backend.database.snapshot() as snap:
+        stored = list(snap.execute_sql("SELECT ShardId, LastAccess FROM AccessLog"))
+    assert len(stored) == 50
+    assert all(shard == farm_fingerprint_shard(ts_us_of(ts), 2048) for shard, ts in stored)
+    assert all(-2048 < shard < 2048 for shard, _ in stored)
+
+
+# --batch-size: N rows per commit or mutate_rows call, one recorded operation, every row in the ledger
+
+
+def batched(stage, batch_size):
+    stage.settings = dataclasses.replace(stage.settings, batch_size=batch_size)
+    return stage
+
+
+def calls_of(obj, name):
+    """Wrap obj.name so the test sees the arguments of every call that reaches it."""
+    seen, original = [], getattr(obj, name)
+
+    def spy(*args, **kwargs):
+        seen.append((args, kwargs))
+        return original(*args, **kwargs)
+
+    setattr(obj, name, spy)
+    return seen
+
+
+def test_bigtable_batch_writes_n_rows_per_mutate_rows_call_and_the_audit_counts_every_row(stage_of):
+    from loadtests.measure.summary import stage_rows
+
+    stage = batched(stage_of("reverse_timestamp"), 5)
+    bulk, single = calls_of(stage.backend.table, "bulk_mutate_rows"), calls_of(stage.backend.table, "mutate_row")
+    user = stage.new_user()
+    for _ in range(4):
+        stage.insert(user)
+    assert [len(args[0]) for args, _ in bulk] == [5, 5, 5, 5] and single == []
+    stats = stage.collector.stats[stage.series["insert"]]
+    assert (stats.requests, stats.rows, stats.failures) == (4, 20, 0)  # one histogram record per call
+    assert len(stage.written) == 20 and len(stage.recent) == 20
+    integrity, _ = stage.finish()
+    assert integrity.ok and (integrity.acknowledged, integrity.stored) == (20, 20)
+    [insert_row] = [r for r in stage_rows(stage.result(1.0, integrity, None, True, 0.0)) if r["operation"] == "insert"]
+    assert insert_row["batch_size"] == 5 and insert_row["rows_per_op"] == "5.00"
+
+
+def test_spanner_batch_commits_n_rows_at_once_and_the_audit_counts_every_row(stage_of):
+    stage = batched(spanner_stage(stage_of, "interleaved"), 5)  # parent rows go into the same commit
+    commits = calls_of(stage.backend.database.spanner_api, "commit")
+    user = stage.new_user()
+    for _ in range(3):
+        stage.insert(user)
+    assert len(commits) == 3
+    for args, kwargs in commits:
+        request = kwargs.get("request") or args[0]
+        inserts = [m.insert for m in request.mutations if m.insert.table == "AccessLog"]
+        assert len(inserts) == 1 and len(inserts[0].values) == 5
+    integrity, _ = stage.finish()
+    assert integrity.ok and (integrity.acknowledged, integrity.stored) == (15, 15)
+
+
+def test_a_refused_spanner_batch_leaves_each_of_its_rows_to_the_audit(stage_of):
+    stage = batched(spanner_stage(stage_of, "swapped_order"), 5)
+    user = stage.new_user()
+    stage.insert(user)
+    taken = stage.recent[0][0]
+    make_key, made = stage.generator.key, []
+
+    def third_key_taken(event):
+        made.append(event)
+        return taken if len(made) == 3 else make_key(event)
+
+    stage.generator.key = third_key_taken
+    stage.insert(user)  # the commit is refused whole: ALREADY_EXISTS
+    stats = stage.collector.stats[stage.series["insert"]]
+    assert (stats.requests, stats.collisions, stats.failures) == (2, 1, 0)
+    assert len(stage.collector.ledger.failed) == 5
+    integrity = stage.audit()
+    assert integrity.ok and (integrity.acknowledged, integrity.stored) == (5, 5)
+    assert (integrity.unknown, integrity.unknown_stored) == (5, 0)
+
+
+def test_batch_size_must_be_positive_and_needs_keys_keybench_makes():
+    from loadtests.errors import KeybenchError
+    from loadtests.run import RunOptions, plan_stages
+
+    with pytest.raises(KeybenchError, match="--batch-size must be at least 1"):
+        RunOptions(settings=WorkloadSettings(batch_size=0)).validate()
+    options = RunOptions(backends=("spanner",), strategies=("bit_reversed_sequence",), dialects=("googlesql",),
+                         settings=WorkloadSettings(batch_size=10))
+    with pytest.raises(KeybenchError, match="keys the database generates"):
+        plan_stages(options)
+    assert plan_stages(dataclasses.replace(options, strategies=("swapped_order",)))

@@ -1,0 +1,112 @@
+import json
+import time
+
+from locust.event import Events
+
+from loadtests.measure.collector import Collector, Series
+
+SERIES = Series("spanner", "timestamp_first", "googlesql", "insert")
+
+
+def test_timed_block_records_latency_in_microseconds():
+    c = Collector()
+    c.register(SERIES, "write")
+    for _ in range(5):
+        with c.timed(SERIES):
+            time.sleep(0.002)
+    stats = c.stats[SERIES]
+    assert stats.requests == 5 and stats.failures == 0
+    assert 1_900 <= stats.histogram.get_value_at_percentile(50) <= 20_000
+
+
+def test_an_exception_inside_is_a_counted_failure_not_a_crash():
+    c = Collector()
+    c.register(SERIES, "write")
+    with c.timed(SERIES) as m:
+        m.rows = 3
+        raise RuntimeError("deadline exceeded")
+    stats = c.stats[SERIES]
+    assert (stats.requests, stats.failures, stats.rows) == (1, 1, 0)
+    assert stats.errors == {"RuntimeError: deadline exceeded": 1}
+
+
+def test_every_operation_is_also_a_locust_request_event_named_by_strategy_and_operation():
+    events, seen = Events(), []
+    events.request.add_listener(lambda **kw: seen.append(kw))
+    c = Collector(events)
+    c.register(SERIES, "write")
+    with c.timed(SERIES) as m:
+        m.rows = 1
+    assert seen[0]["request_type"] == "spanner:timestamp_first" and seen[0]["name"] == "insert"
+    assert seen[0]["exception"] is None and seen[0]["response_length"] == 1
+
+
+def test_ledger_moves_writes_from_attempted_to_acknowledged_or_failed():
+    c = Collector()
+    for w in ("a", "b", "c"):
+        c.attempt(w)
+    c.acknowledge("a")
+    c.fail("b")
+    assert (c.ledger.acknowledged, c.ledger.failed, c.ledger.attempted) == ({"a"}, {"b"}, {"c"})
+
+
+def _busy(seconds: float) -> None:
+    """An operation that takes exactly `seconds` (a sleep may overshoot; a spin does not)."""
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
+def test_summary_percentiles_match_known_latencies_where_locust_rounds_them_away():
+    from locust.stats import RequestStats
+
+    from loadtests.measure.summary import summary_row
+    from loadtests.measure.audit import Integrity
+
+    events, locust_stats = Events(), RequestStats()
+    events.request.add_listener(lambda request_type, name, response_time, response_length, **kw:
+                                locust_stats.log_request(request_type, name, response_time, response_length))
+    c = Collector(events)
+    clean = Integrity(0, 0, 0, 0, 0, 0, 0)
+    for seconds in (0.0002, 0.002, 0.02):
+        series = Series("bigtable", "fake", "", f"sleep_{seconds * 1000:g}ms")
+        c.register(series, "point")
+        for _ in range(200 if seconds < 0.02 else 40):
+            with c.timed(series):
+                _busy(seconds)
+        row = summary_row(series, c.stats[series], 1.0, clean, True, "")
+        true_ms = seconds * 1000
+        assert abs(float(row["p50_ms"]) - true_ms) <= 0.05 * true_ms, (true_ms, row["p50_ms"])
+        # Locust's "50%" (its CSV and UI percentiles) keeps whole milliseconds below 100 ms.
+        locust_p50 = locust_stats.get(series.operation, series.request_type).get_response_time_percentile(0.5)
+        if seconds == 0.0002:
+            assert abs(locust_p50 - true_ms) > 0.05 * true_ms, locust_p50
+
+
+def test_intended_latency_counts_the_wait_behind_a_late_schedule():
+    c = Collector()
+    c.register(SERIES, "write")
+    due = time.perf_counter() - 0.050  # the schedule made it due 50 ms ago
+    with c.timed(SERIES, intended=due):
+        _busy(0.001)
+    stats = c.stats[SERIES]
+    assert 900 <= stats.histogram.get_value_at_percentile(50) <= 5_000
+    assert 50_000 <= stats.intended.get_value_at_percentile(50) <= 60_000
+
+
+def test_a_worker_snapshot_absorbed_by_the_master_adds_up_and_replaces_nothing():
+    workers = [Collector(), Collector()]
+    for i, w in enumerate(workers):
+        w.register(SERIES, "write")
+        for n in range(3 + i):
+            w.attempt(f"w{i}-{n}")
+            with w.timed(SERIES) as m:
+                m.rows = 1
+            w.acknowledge(f"w{i}-{n}")
+    master = Collector()
+    for w in workers:
+        master.absorb(json.loads(json.dumps(w.snapshot())))  # as it travels: plain types only
+    stats = master.stats[SERIES]
+    assert (stats.requests, stats.rows, stats.histogram.get_total_count()) == (7, 7, 7)
+    assert master.ledger.acknowledged == {f"w{i}-{n}" for i in range(2) for n in range(3 + i)}
+    assert sum(s.ops for s in master.seconds.values()) == 7

@@ -1,0 +1,81 @@
+"""`keybench compare` on a real run's summary and doctored copies of it."""
+
+import csv
+
+import pytest
+
+from loadtests.measure.collector import OperationStats, Series
+from loadtests.measure.compare import Rule
+from loadtests.measure.summary import summary_row, to_csv
+from loadtests.measure.audit import Integrity
+from tests.conftest import keybench
+
+OK = Integrity(10, 10, 0, 0, 0, 0, 0)
+
+
+@pytest.fixture
+def baseline(tmp_path):
+    rows = []
+    for strategy, latency_us in (("timestamp_first", 1_000), ("hash_shard", 2_000)):
+        for op in ("insert", "time_window"):
+            stats = OperationStats("range")
+            for i in range(100):
+                stats.histogram.record_value(latency_us + i * 10)
+            stats.requests = 100
+            rows.append(summary_row(Series("spanner", strategy, "googlesql", op), stats, 1.0, OK, True, "spread"))
+    run = tmp_path / "a"
+    run.mkdir()
+    (run / "summary.csv").write_text(to_csv(rows))
+    return run
+
+
+def doctored(baseline, tmp_path, name, change):
+    with open(baseline / "summary.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        change(r)
+    run = tmp_path / name
+    run.mkdir()
+    (run / "summary.csv").write_text(to_csv(rows))
+    return run
+
+
+def test_an_identical_copy_passes(baseline, tmp_path):
+    same = doctored(baseline, tmp_path, "same", lambda r: None)
+    result = keybench("compare", str(baseline), str(same), "--fail-on", "p99_ms>+20%", timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "spanner/hash_shard[googlesql]/time_window" in result.stdout and "REGRESSION" not in result.stdout
+
+
+def test_a_p99_raised_by_half_is_flagged(baseline, tmp_path):
+    slower = doctored(baseline, tmp_path, "slow", lambda r: r.update(p99_ms=f"{float(r['p99_ms']) * 1.5:.3f}"))
+    result = keybench("compare", str(baseline), str(slower / "summary.csv"), "--fail-on", "p99_ms>+20%", timeout=60)
+    assert result.returncode == 1
+    assert result.stdout.count("REGRESSION") == 4 and "1.50" in result.stdout
+
+
+def test_absolute_and_downward_rules():
+    assert Rule.parse("failures>0").broken(0, 1) and not Rule.parse("failures>0").broken(5, 0)
+    assert Rule.parse("rps<-10%").broken(100, 85) and not Rule.parse("rps<-10%").broken(100, 95)
+
+
+@pytest.mark.parametrize("content, complaint", [
+    ("a,b\n1,2\n", "is not a keybench summary.csv"),
+    ("schema_version,backend,strategy,dialect,operation\n9,spanner,x,,insert\n", "schema_version 9"),
+])
+def test_malformed_input_is_one_line_and_exit_2(baseline, tmp_path, content, complaint):
+    bad = tmp_path / "bad.csv"
+    bad.write_text(content)
+    result = keybench("compare", str(baseline), str(bad), timeout=60)
+    assert result.returncode == 2 and complaint in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_runs_with_nothing_in_common_are_refused(baseline, tmp_path):
+    other = doctored(baseline, tmp_path, "other", lambda r: r.update(backend="bigtable"))
+    result = keybench("compare", str(baseline), str(other), timeout=60)
+    assert result.returncode == 2 and "share no" in result.stderr
+
+
+def test_a_bad_rule_is_refused():
+    result = keybench("compare", "a", "b", "--fail-on", "p99 grows", timeout=60)
+    assert result.returncode == 2 and "cannot parse --fail-on" in result.stderr

@@ -1,0 +1,67 @@
+import pytest
+
+from loadtests.measure.collector import OperationStats, Series
+from loadtests.errors import KeybenchError
+from loadtests.measure.summary import SUMMARY_COLUMNS, read_summary, summary_row, to_csv
+from loadtests.measure.rundir import RunDirectory
+from loadtests.measure.console import side_by_side
+from loadtests.measure.audit import Integrity
+
+OK = Integrity(acknowledged=10, stored=10, lost=0, duplicates=0, unexpected=0, unknown=0, unknown_stored=0)
+
+
+def stats_with(latencies_us, failures=0):
+    s = OperationStats("range")
+    for v in latencies_us:
+        s.histogram.record_value(v)
+    s.requests, s.failures, s.rows, s.fanout = len(latencies_us), failures, 5 * len(latencies_us), 16 * len(latencies_us)
+    return s
+
+
+def test_summary_percentiles_come_from_the_microsecond_histogram():
+    row = summary_row(Series("spanner", "hash_shard", "googlesql", "time_window"),
+                      stats_with([200] * 90 + [20_000] * 10), seconds=2.0, integrity=OK, fresh=True, documented="spread")
+    assert row["p50_ms"] == "0.200"
+    assert abs(float(row["p99_ms"]) - 20.0) <= 20.0 * 1e-3  # 3 significant digits
+    assert row["rps"] == "50.0" and row["fanout"] == "16.00" and row["integrity"] == "ok"
+    assert list(row) == list(SUMMARY_COLUMNS)
+
+
+def test_mismatch_is_visible_in_every_row_of_the_stage():
+    lost = Integrity(10, 9, 1, 0, 0, 0, 0)
+    row = summary_row(Series("bigtable", "salted", "", "insert"), stats_with([100]), 1.0, lost, True, "spread")
+    assert row["integrity"] == "MISMATCH" and row["lost"] == 1
+
+
+def test_csv_round_trips_and_the_table_lines_strategies_up(tmp_path):
+    rows = [summary_row(Series("spanner", name, "googlesql", "insert"), stats_with([100, 300]), 1.0, OK, True, "spread")
+            for name in ("timestamp_first", "hash_shard")]
+    path = tmp_path / "summary.csv"
+    path.write_text(to_csv(rows))
+    assert [r["strategy"] for r in read_summary(path)] == ["timestamp_first", "hash_shard"]
+    table = side_by_side(rows)
+    assert "spanner / insert" in table and table.count("\n") == 4
+
+
+def test_a_run_directory_appears_only_when_committed(tmp_path):
+    run = RunDirectory(tmp_path, "r1")
+    run.open()
+    run.write("summary.csv", "a,b\n")
+    assert not run.final.exists() and run.partial.name.startswith(".")
+    run.commit()
+    assert (tmp_path / "r1" / "summary.csv").read_text() == "a,b\n"
+    assert not run.partial.exists()
+
+
+def test_discarded_run_leaves_nothing(tmp_path):
+    run = RunDirectory(tmp_path, "r2")
+    run.open()
+    run.write("locust/x_stats.csv", "x\n")
+    run.discard()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_results_directory_blocked_by_a_file_is_reported(tmp_path):
+    (tmp_path / "results").write_text("not a directory")
+    with pytest.raises(KeybenchError, match="not writable"):
+        RunDirectory.check_writable(tmp_path / "results")

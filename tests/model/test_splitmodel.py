@@ -1,0 +1,180 @@
+"""The split model, run on simulated key streams, reproduces the documents' claims.
+
+Default model, 8 nodes. A monotonic key keeps one node busy whatever the splits; a spread
+key keeps the busiest node near 1/8 of the writes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from loadtests.design import strategies
+from loadtests.cli import main
+from loadtests.design.byteorder import TABLE_SPACE
+from loadtests.model.keystream import KeyStream
+from loadtests.model.simulate import simulate_strategy
+from loadtests.model.splitmodel import SplitParams, assign_greedy, interval_ranks, model_stream, rank_keys
+
+ROWS, NODES = 20_000, 8
+
+HOTSPOT = [("spanner", "timestamp_first"), ("bigtable", "timestamp_first"), ("spanner", "sequential_int"),
+           ("bigtable", "sequential_id"), ("spanner", "uuid1"), ("spanner", "uuid7"), ("spanner", "index_monotonic")]
+SPREAD = [("spanner", n) for n in ("uuid4_string", "uuid4_bytes", "bit_reversed_sequence", "bit_reversed_app",
+                                   "hash_shard", "hash_shard_generated", "swapped_order", "interleaved")] + [
+    ("bigtable", n) for n in ("reversed_id", "field_promoted", "salted", "hashed")]
+
+
+def _simulate(backend: str, name: str, **kw):
+    catalogue = strategies.catalogue(backend)
+    assert name in catalogue, f"{backend} has no strategy {name!r}"
+    kw.setdefault("reads_per_operation", 0)
+    return simulate_strategy(catalogue[name], ROWS, nodes=NODES, seed=1, population=1000, **kw)
+
+
+@pytest.mark.parametrize(("backend", "name"), HOTSPOT)
+def test_monotonic_keys_keep_one_node_hot(backend, name):
+    summary = _simulate(backend, name).summary()
+    assert summary["hot_node_share"] >= 0.9
+    assert summary["effective_nodes"] < 1.5
+    assert summary["splits"] > 0  # the ranges did split; the newest one stayed hot
+
+
+@pytest.mark.parametrize(("backend", "name"), SPREAD)
+def test_spread_keys_spread_over_the_nodes(backend, name):
+    summary = _simulate(backend, name).summary()
+    assert summary["hot_node_share"] <= 1.5 / NODES
+    assert summary["effective_nodes"] >= NODES * 0.75
+
+
+def test_a_hot_index_shows_on_a_cool_table():
+    result = _simulate("spanner", "index_monotonic")
+    index = strategies.catalogue("spanner")["index_monotonic"].indexes[0].name
+    assert result.spaces[TABLE_SPACE].hot_node_share <= 1.5 / NODES
+    assert result.spaces[index].hot_node_share >= 0.9
+    assert result.hot_space == index
+    assert result.summary()["hot_node_share"] == result.spaces[index].hot_node_share
+
+
+def test_a_sharded_time_window_touches_every_shard_and_a_time_first_one_a_single_range():
+    shards = 16
+    sharded = _simulate("spanner", "hash_shard", reads_per_operation=40).summary()
+    time_first = _simulate("spanner", "timestamp_first", reads_per_operation=40).summary()
+    assert shards <= sharded["read_ranges_touched_time_window"] <= shards * 1.25
+    assert 1 <= time_first["read_ranges_touched_time_window"] <= 1.25
+    assert sharded["read_ranges_touched_point_read"] == 1
+
+
+def test_throughput_and_key_size_follow_from_the_shares():
+    summary = _simulate("spanner", "uuid4_string").summary()
+    assert summary["write_throughput_vs_ideal"] == pytest.approx(1 / (NODES * summary["hot_node_share"]))
+    assert summary["mean_key_bytes"] == 38  # 36 characters and the 2-byte terminator
+    assert _simulate("spanner", "bit_reversed_app").summary()["mean_key_bytes"] == 8
+
+
+def test_load_splits_behind_an_advancing_tail_leave_it_on_one_range():
+    stream = KeyStream()
+    n = 4000
+    stream.add_writes(TABLE_SPACE, np.arange(n, dtype=float), np.array([i.to_bytes(4, "big") for i in range(n)]))
+    result = model_stream(stream, SplitParams(nodes=4, window_writes=200, size_split_rows=10**9, warmup_windows=1))
+    metrics = result.spaces[TABLE_SPACE]
+    assert metrics.load_splits >= 10 and metrics.size_splits == 0
+    assert metrics.hot_node_share == 1.0
+
+
+def test_greedy_assignment_puts_the_heaviest_ranges_on_separate_nodes():
+    loads = np.array([1.0, 9.0, 8.0, 2.0, 7.0])
+    nodes = assign_greedy(loads, 3)
+    assert len({nodes[1], nodes[2], nodes[4]}) == 3
+    per_node = np.bincount(nodes, weights=loads, minlength=3)
+    assert per_node.max() == 9.0
+
+
+def test_ranks_and_intervals_in_rank_space():
+    keys = np.array([b"b", b"a", b"c", b"b", b"dd"], dtype="S2")
+    distinct, ranks = rank_keys(keys)
+    assert distinct.tolist() == [b"a", b"b", b"c", b"dd"]
+    assert ranks.tolist() == [1, 0, 2, 1, 3]
+    assert interval_ranks(distinct, b"b", b"c") == (1, 2)
+    assert interval_ranks(distinct, b"", b"") == (0, 4)
+    assert interval_ranks(distinct, b"ddd", b"") == (4, 4)  # a needle wider than the array
+    assert interval_ranks(distinct, b"c", b"dda") == (2, 4)
+
+
+def test_a_recorded_stream_models_like_the_simulated_one(tmp_path):
+    from loadtests.design.byteorder import KeyEncoder
+    from loadtests.design.plans import strategy_plans
+    from loadtests.model.simulate import make_events
+    from loadtests.model.splitmodel import analyze_file
+
+    strategy = strategies.catalogue("spanner")["index_monotonic"]
+    generator, encoder, stream = strategy.key_generator(1), KeyEncoder(strategy), KeyStream()
+    events = make_events(6000, population=100, seed=1, rate_per_s=1000)
+    window = strategy_plans(strategy, 10)["time_window"]
+    for i in range(len(events)):
+        event = events.event(i)
+        stream.record_insert(encoder, generator.key(event), event, event.ts_us / 1e6)
+        if i % 100 == 99:
+            stream.record_read(encoder, window.build(event.ts_us - 50_000, event.ts_us), event.ts_us / 1e6, "time_window")
+    result = analyze_file(stream.save(tmp_path / "keystream.npz"), SplitParams(nodes=NODES))
+    index = strategy.indexes[0].name
+    assert result.hot_space == index and result.spaces[index].hot_node_share >= 0.9
+    assert result.spaces[index].read_counts["time_window"] > 0
+
+
+def test_heatmap_counts_every_write_and_says_it_is_modelled(tmp_path):
+    from loadtests.model.heatmap import PROVENANCE, intensity, render_heatmap
+    from loadtests.model.simulate import simulate_stream
+
+    stream = simulate_stream(strategies.catalogue("spanner")["hash_shard"], 5000, reads_per_operation=10)
+    writes, _, _ = intensity(stream, TABLE_SPACE, "writes", buckets=100, time_bins=20)
+    assert writes.sum() == 5000 and writes.shape == (100, 20)
+    reads, _, _ = intensity(stream, TABLE_SPACE, "reads", buckets=100, time_bins=20)
+    assert reads.sum() == pytest.approx(sum(1 for _, _, iv in stream.reads(TABLE_SPACE) if iv))
+    path = render_heatmap(stream, TABLE_SPACE, "writes", tmp_path / "w.png", "spanner:hash_shard")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "modelled" in PROVENANCE
+
+
+def test_a_read_whose_intervals_share_a_heatmap_bucket_still_weighs_one():
+    from loadtests.model.heatmap import intensity
+    from loadtests.model.keystream import KeyStream
+
+    stream = KeyStream()
+    for i, letter in enumerate(b"abcdefgh"):
+        stream.add_write(TABLE_SPACE, float(i), bytes([letter]))
+    stream.add_read(3.0, [(b"b", b"c"), (b"e", b"f")])  # two ranges, one bucket
+    reads, _, _ = intensity(stream, TABLE_SPACE, "reads", buckets=1, time_bins=4)
+    assert reads.sum() == pytest.approx(1.0)
+
+
+def test_cli_simulate_prints_every_metric(capsys):
+    assert main(["simulate", "--backend", "spanner", "--strategy", "hash_shard", "--rows", "5000", "--reads", "5"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    metrics = dict(line.split(": ", 1) for line in lines)
+    for name in ("hot_node_share", "effective_nodes", "write_throughput_vs_ideal", "read_ranges_touched",
+                 "mean_key_bytes", "splits", "final_ranges"):
+        float(metrics[name])
+    assert metrics["strategy"] == "hash_shard"
+
+    assert main(["simulate", "--backend", "bigtable", "--strategy", "salted", "--rows", "3000", "--format", "csv"]) == 0
+    header, values = capsys.readouterr().out.strip().splitlines()
+    assert len(header.split(",")) == len(values.split(",")) and "hot_node_share" in header.split(",")
+
+
+def test_cli_simulate_refuses_an_unknown_strategy(capsys):
+    assert main(["simulate", "--backend", "bigtable", "--strategy", "sequential_int", "--rows", "10"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("keybench: error:")
+
+
+def test_cli_model_parameters_reach_the_model_and_bad_ones_are_refused(capsys):
+    assert main(["simulate", "--backend", "spanner", "--strategy", "uuid4_string", "--rows", "6000", "--reads", "1",
+                 "--window-writes", "500", "--warmup-windows", "2"]) == 0
+    metrics = dict(line.split(": ", 1) for line in capsys.readouterr().out.strip().splitlines())
+    assert int(metrics["window_writes"]) == 500 and int(metrics["windows"]) == 6000 // 500 - 2
+    for flag, value in (("--load-split-share", "0"), ("--window-writes", "0"), ("--warmup-windows", "-1"),
+                        ("--nodes", "0"), ("--size-split-rows", "0")):
+        assert main(["simulate", "--backend", "spanner", "--strategy", "uuid4_string", "--rows", "100",
+                     flag, value]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and flag in err[0], err

@@ -1,0 +1,194 @@
+"""Faults during a run, against the real emulators: a killed emulator, a paused one, Ctrl-C.
+
+Each test runs `keybench run` as a user would (a subprocess) on emulators it starts itself,
+and finds their PIDs in its state directory, so that it can kill or pause exactly those.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from loadtests.infra import emulators
+from loadtests.measure.summary import read_summary
+from tests.conftest import REPO
+
+
+class Run:
+    """A `keybench run` in the background, whose stderr is read line by line."""
+
+    def __init__(self, *args: str):
+        self.started = time.monotonic()
+        self.proc = subprocess.Popen([sys.executable, "-m", "loadtests.cli", "run", *args], cwd=REPO,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+        self.lines: list[tuple[float, str]] = []
+
+    def wait_for(self, prefix: str, timeout: float = 120) -> float:
+        deadline = time.monotonic() + timeout
+        for line in self.proc.stderr:
+            self.lines.append((time.monotonic(), line))
+            if prefix in line:
+                return time.monotonic()
+            if time.monotonic() > deadline:
+                break
+        raise AssertionError(f"never saw {prefix!r}: {''.join(line for _, line in self.lines)[-2000:]}")
+
+    def finish(self, timeout: float = 240) -> tuple[int, str]:
+        try:
+            out, err = self.proc.communicate(timeout=timeout)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+        now = time.monotonic()
+        self.lines.extend((now, line) for line in err.splitlines(keepends=True))
+        return self.proc.returncode, out
+
+    @property
+    def stderr(self) -> str:
+        return "".join(line for _, line in self.lines)
+
+
+def emulator_pid(backend: str) -> int:
+    """The PID of the emulator the running keybench started (from its state records)."""
+    for _ in range(100):
+        for record in emulators.state_dir().glob(f"{backend}-*.json"):
+            data = json.loads(record.read_text())
+            if data.get("started_by") != "keybench emulators up":
+                return data["pid"]
+        time.sleep(0.1)
+    raise AssertionError(f"no {backend} emulator record in {emulators.state_dir()}")
+
+
+def pause(pid: int, seconds: float) -> None:
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        time.sleep(seconds)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+
+
+def gone(pid: int) -> bool:
+    try:
+        return not emulators._cmdline(pid)
+    except Exception:  # noqa: BLE001
+        return True
+
+
+@pytest.fixture
+def own_emulators(native_binaries, no_emulator_env, tmp_path, monkeypatch):
+    """keybench starts (and must stop) its own emulators, recorded in a private state dir."""
+    monkeypatch.setenv("KEYBENCH_STATE_DIR", str(tmp_path / "state"))
+    return tmp_path / "results"
+
+
+def test_an_emulator_killed_mid_stage_ends_that_stage_and_the_run_goes_on(own_emulators):
+    run = Run("--strategies", "uuid4_string,salted", "--dialects", "googlesql", "--users", "4", "--duration", "30s",
+              "--results-dir", str(own_emulators), "--run-id", "kill", "--no-report")
+    run.wait_for("[1/2] spanner:uuid4_string:")
+    time.sleep(4)
+    os.kill(emulator_pid("spanner"), signal.SIGKILL)
+    killed = time.monotonic()
+    assert run.wait_for("[1/2] spanner:uuid4_string  done") - killed <= 10
+    code, _ = run.finish()
+    assert code == 1
+    last = run.stderr.strip().splitlines()[-1]
+    assert last.startswith("keybench: run failed: spanner:uuid4_string ended early: the emulator at "), last
+    rows = read_summary(own_emulators / "kill" / "summary.csv")
+    spanner = [r for r in rows if r["backend"] == "spanner"]
+    assert sum(int(r["failures"]) + int(r["cut_off"]) for r in spanner) > 0  # what was in flight is counted
+    assert {r["integrity"] for r in spanner} == {"unverified"}
+    bigtable = [r for r in rows if r["backend"] == "bigtable"]
+    insert = next(r for r in bigtable if r["operation"] == "insert")
+    assert int(insert["requests"]) > 0 and insert["integrity"] == "ok"
+    assert int(insert["acknowledged"]) == int(insert["stored"]) and insert["lost"] == "0"
+    assert json.loads((own_emulators / "kill" / "run.json").read_text())["status"] == "complete"
+
+
+def test_a_paused_emulator_stalls_the_stage_which_then_goes_on_without_double_counting(own_emulators):
+    run = Run("--backend", "bigtable", "--strategies", "salted", "--users", "4", "--duration", "10s",
+              "--results-dir", str(own_emulators), "--run-id", "pause", "--no-report")
+    run.wait_for("[1/1] bigtable:salted:")
+    time.sleep(3)
+    pause(emulator_pid("bigtable"), 3)
+    code, _ = run.finish()
+    assert code == 0, run.stderr[-2000:]
+    rows = read_summary(own_emulators / "pause" / "summary.csv")
+    seconds = read_summary(own_emulators / "pause" / "timeseries.csv")
+    for r in rows:
+        assert int(r["requests"]) == sum(int(s["ops"]) for s in seconds if s["operation"] == r["operation"])
+    insert = next(r for r in rows if r["operation"] == "insert")
+    assert insert["integrity"] == "ok" and int(insert["acknowledged"]) == int(insert["stored"]) == int(insert["requests"])
+    # the stall: operations caught in it took the pause's length
+    assert max(float(s["p99_ms"]) for s in seconds) >= 2500
+    per_second = {}
+    for s in seconds:
+        per_second[int(s["elapsed_s"])] = per_second.get(int(s["elapsed_s"]), 0) + int(s["ops"])
+    busiest = max(per_second.values())
+    assert min(per_second.get(t, 0) for t in range(1, 9)) < busiest / 4  # a gap while paused
+
+
+def test_an_operation_cut_off_by_its_deadline_is_unknown_and_settled_by_reading_back(own_emulators):
+    run = Run("--backend", "bigtable", "--strategies", "salted", "--users", "4", "--duration", "9s",
+              "--op-timeout", "1s", "--results-dir", str(own_emulators), "--run-id", "unknown", "--no-report")
+    run.wait_for("[1/1] bigtable:salted:")
+    time.sleep(3)
+    pause(emulator_pid("bigtable"), 2.5)
+    code, _ = run.finish()
+    assert code == 0, run.stderr[-2000:]
+    insert = next(r for r in read_summary(own_emulators / "unknown" / "summary.csv") if r["operation"] == "insert")
+    assert int(insert["failures"]) > 0 and int(insert["unknown_outcome"]) > 0, insert
+    assert 0 <= int(insert["unknown_stored"]) <= int(insert["unknown_outcome"])
+    # acknowledged writes are all there; stored = acknowledged + the unknown ones that landed
+    assert insert["integrity"] == "ok" and insert["lost"] == "0" and insert["unexpected"] == "0", insert
+    assert int(insert["stored"]) == int(insert["acknowledged"]) + int(insert["unknown_stored"])
+
+
+def test_ctrl_c_stops_the_users_audits_what_they_wrote_and_exits_130(own_emulators):
+    run = Run("--backend", "bigtable", "--strategies", "salted,timestamp_first", "--users", "4", "--duration", "30s",
+              "--results-dir", str(own_emulators), "--run-id", "ctrlc")
+    run.wait_for("[1/2] bigtable:salted:")
+    time.sleep(3)
+    pid = emulator_pid("bigtable")
+    run.proc.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    code, _ = run.finish()
+    assert code == 130, run.stderr[-2000:]
+    assert time.monotonic() - sent < 30
+    assert "interrupted; the results cover 1 of 2 stages" in run.stderr
+    run_dir = own_emulators / "ctrlc"
+    assert json.loads((run_dir / "run.json").read_text())["status"] == "interrupted"
+    rows = read_summary(run_dir / "summary.csv")
+    assert {r["strategy"] for r in rows} == {"salted"}
+    insert = next(r for r in rows if r["operation"] == "insert")
+    assert int(insert["requests"]) > 0 and insert["integrity"] == "ok"
+    assert int(insert["acknowledged"]) == int(insert["stored"]) and insert["lost"] == "0"
+    assert (run_dir / "report.html").is_file()
+    assert gone(pid), "the emulator keybench started is still running"
+    assert not list(own_emulators.glob(".*.partial"))
+
+
+def test_a_run_killed_outright_leaves_a_marked_partial_directory_of_whole_files(own_emulators):
+    run = Run("--backend", "bigtable", "--strategies", "salted,timestamp_first", "--users", "2", "--duration", "20s",
+              "--results-dir", str(own_emulators), "--run-id", "crash", "--no-report")
+    run.wait_for("[2/2] bigtable:timestamp_first:")
+    time.sleep(2)
+    pid = emulator_pid("bigtable")
+    run.proc.kill()
+    run.finish()
+    assert not (own_emulators / "crash").exists()
+    partial = own_emulators / ".crash.partial"
+    assert json.loads((partial / "run.json").read_text())["status"] == "running"
+    rows = read_summary(partial / "summary.csv")  # whole rows of the finished stage
+    assert {r["strategy"] for r in rows} == {"salted"} and all(r["integrity"] == "ok" for r in rows)
+    text = (partial / "summary.csv").read_text()
+    assert text.endswith("\n") and all(line.count(",") == text.splitlines()[0].count(",")
+                                       for line in text.splitlines() if '"' not in line)
+    for _ in range(50):  # the emulator dies with its parent (PR_SET_PDEATHSIG)
+        if gone(pid):
+            break
+        time.sleep(0.1)
+    assert gone(pid)

@@ -1,0 +1,80 @@
+"""Open-loop load (`--rate`): latency from the intended start beside service time."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from loadtests.infra import emulators
+from loadtests.measure.summary import read_summary
+from loadtests.run import RunOptions, run
+from loadtests.drive.workload import WorkloadSettings
+from tests.conftest import REPO
+
+INSERTS_ONLY = {"insert": 1}
+
+
+def _insert_row(run_dir):
+    return next(r for r in read_summary(run_dir / "summary.csv") if r["operation"] == "insert")
+
+
+def test_closed_loop_leaves_the_intended_columns_empty(emulator_hosts, tmp_path):
+    options = RunOptions(backends=("bigtable",), strategies=("salted",), users=2, duration_s=1.0,
+                         results_dir=tmp_path, run_id="closed", report=False)
+    assert run(options) == 0
+    row = _insert_row(tmp_path / "closed")
+    assert row["p50_ms"] != "" and (row["p50_intended_ms"], row["p99_intended_ms"]) == ("", "")
+
+
+def test_below_capacity_intended_and_service_latency_agree(emulator_hosts, tmp_path):
+    options = RunOptions(backends=("bigtable",), strategies=("salted",), users=4, duration_s=4.0, rate=100,
+                         settings=WorkloadSettings(mix=INSERTS_ONLY), results_dir=tmp_path, run_id="open",
+                         report=False)
+    assert run(options) == 0
+    row = _insert_row(tmp_path / "open")
+    assert 300 <= int(row["requests"]) <= 440, row["requests"]  # the rate, not as fast as possible
+    service, intended = float(row["p50_ms"]), float(row["p50_intended_ms"])
+    assert service <= intended <= service * 1.5 + 1.0, (service, intended)
+
+
+@pytest.fixture
+def pausable_bigtable(native_binaries, state_dir):
+    emulator = emulators.start("bigtable", emulators.free_port(), "pytest", detach=False)
+    try:
+        yield emulator
+    finally:
+        os.kill(emulator.pid, signal.SIGCONT)
+        emulator.stop()
+
+
+def test_a_paused_emulator_shows_in_intended_latency_and_not_in_service_time(pausable_bigtable, tmp_path):
+    env = {**os.environ, "BIGTABLE_EMULATOR_HOST": pausable_bigtable.address}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "loadtests.cli", "run", "--backend", "bigtable", "--strategies", "salted",
+         "--users", "2", "--rate", "60", "--duration", "8s", "--results-dir", str(tmp_path), "--run-id", "stall",
+         "--no-report"], cwd=REPO, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    try:
+        for line in proc.stderr:  # the stage has begun once its label is printed
+            if line.startswith("[1/1]"):
+                break
+        time.sleep(2.0)
+        os.kill(pausable_bigtable.pid, signal.SIGSTOP)
+        # A stall of exactly 1 s delays the operation due at its start by 1 s, and those due
+        # later by less; 1.5 s makes more than 1 % of them wait over a second. Only the two
+        # operations in flight (one per user) see the stall in their service time.
+        time.sleep(1.5)
+        os.kill(pausable_bigtable.pid, signal.SIGCONT)
+        rest = proc.communicate(timeout=120)[1]
+    finally:
+        os.kill(pausable_bigtable.pid, signal.SIGCONT)
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, rest[-2000:]
+    rows = read_summary(tmp_path / "stall" / "summary.csv")
+    inserts = next(r for r in rows if r["operation"] == "insert")
+    assert float(inserts["p99_intended_ms"]) >= 1000, inserts
+    assert float(inserts["p99_ms"]) < 500, inserts
+    assert all(r["integrity"] == "ok" for r in rows)

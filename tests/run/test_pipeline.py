@@ -1,0 +1,160 @@
+"""`keybench run` end to end, with Locust as a library and the real emulators."""
+
+import json
+import time
+
+from loadtests.measure.summary import read_summary
+from loadtests.run import RunOptions, parse_duration, plan_stages, run
+from loadtests.drive.workload import WorkloadSettings
+from tests.conftest import keybench
+
+OPERATIONS = {
+    "spanner": {"insert", "point_read", "latest_n", "time_window"},
+    "bigtable": {"insert", "point_read", "latest_n", "prefix_scan", "time_window", "number_range"},
+}
+
+
+def test_durations_parse_in_the_usual_units():
+    assert [parse_duration(t) for t in ("30s", "2m", "1h", "45", "1.5s", "500ms")] == [30, 120, 3600, 45, 1.5, 0.5]
+
+
+def test_a_name_shared_by_both_backends_runs_on_each():
+    stages = plan_stages(RunOptions(strategies=("timestamp_first", "salted")))
+    assert [(s.backend, s.name, s.dialect) for s in stages] == [
+        ("spanner", "timestamp_first", "googlesql"), ("spanner", "timestamp_first", "postgresql"),
+        ("bigtable", "timestamp_first", ""), ("bigtable", "salted", ""),
+    ]
+
+
+def test_smoke_run_of_every_strategy_writes_a_clean_summary(emulator_hosts, tmp_path):
+    # report=False: the report and heatmaps have their own tests
+    options = RunOptions(users=4, duration_s=2.0, results_dir=tmp_path, smoke=True, run_id="smoke", report=False)
+    assert run(options) == 0
+    rows = read_summary(tmp_path / "smoke" / "summary.csv")
+    seen = {(r["backend"], r["strategy"], r["operation"]) for r in rows}
+    for stage in plan_stages(options):
+        assert {(stage.backend, stage.name, op) for op in OPERATIONS[stage.backend]} <= seen
+    for r in rows:
+        assert int(r["requests"]) > 0, r
+        assert int(r["failures"]) == 0, r
+        assert r["integrity"] == "ok" and int(r["lost"]) == 0, r
+        if r["operation"] != "insert" and r["strategy"] != "unpadded_numbers":
+            assert (r["wrong_rows"], r["missing_rows"]) == ("0", "0"), r
+    assert {(r["strategy"], r["operation"]) for r in rows if r["operation"] == "tenant_drop"} == {
+        ("tenant_prefix", "tenant_drop")}
+    inserts = [r for r in rows if r["operation"] == "insert"]
+    spanner_units = {(r["strategy"], r["dialect"]) for r in inserts if r["backend"] == "spanner"}
+    assert spanner_units == {(s.name, d) for s in plan_stages(options) if s.backend == "spanner"
+                             for d in ("googlesql", "postgresql")}
+    assert {r["note"] != "" for r in inserts if r["dialect"] == "postgresql" and r["strategy"] == "desc_timestamp"} == {True}
+    assert all(r["aborts"].isdigit() and r["collisions"] == "0" for r in inserts if r["backend"] == "spanner")
+    assert {r["strategy"] for r in inserts if r["emulator_bound"] == "yes"} == {
+        "bit_reversed_sequence", "migrate_skip_range", "migrate_start_counter"}
+    assert all(r["aborts"] == "" for r in rows if r["backend"] == "bigtable")
+    preloaded = {s.name: (s.preload or {}).get("rows", 0) for s in plan_stages(options)}
+    for r in inserts:  # every acknowledged insert, and every migrated row, is stored
+        assert int(r["stored"]) >= int(r["acknowledged"]) == int(r["requests"]) + preloaded[r["strategy"]], r
+    assert sorted(p.name for p in (tmp_path / "smoke" / "locust").iterdir())[:2] == [
+        "bigtable-field_promoted_failures.csv", "bigtable-field_promoted_stats.csv",
+    ]
+    assert [p.name for p in tmp_path.iterdir()] == ["smoke"]
+    # the split model's (modelled) columns, from a key stream saved per unit
+    assert all(0 < float(r["hot_node_share"]) <= 1 and float(r["mean_key_bytes"]) > 0 for r in inserts)
+    assert len(list((tmp_path / "smoke" / "keystream").glob("*.npz"))) == len(spanner_units) + sum(
+        1 for s in plan_stages(options) if s.backend == "bigtable")
+    per_second = read_summary(tmp_path / "smoke" / "timeseries.csv")
+    for r in rows:  # the time series adds up to the summary, series by series
+        if r["operation"] != "tenant_drop":
+            key = (r["backend"], r["strategy"], r["dialect"], r["operation"])
+            mine = [s for s in per_second if (s["backend"], s["strategy"], s["dialect"], s["operation"]) == key]
+            assert sum(int(s["ops"]) for s in mine) == int(r["requests"]), key
+            assert sum(int(s["failures"]) for s in mine) == int(r["failures"]), key
+
+
+def test_each_stage_runs_on_a_fresh_emulator_whatever_the_order(native_binaries, no_emulator_env, tmp_path):
+    """The Spanner emulator slows down with every commit it has served until it restarts;
+    keybench restarts the emulators it started, so a stage never inherits another's history."""
+    pids = {}
+    for order in (("timestamp_first", "hash_shard"), ("hash_shard", "timestamp_first")):
+        run_id = "-".join(order)
+        options = RunOptions(backends=("spanner",), strategies=order, users=2, duration_s=1.5,
+                             results_dir=tmp_path, run_id=run_id, dialects=("googlesql",))
+        assert run(options) == 0
+        stages = json.loads((tmp_path / run_id / "run.json").read_text())["stages"]
+        assert [s["strategy"] for s in stages] == list(order)
+        assert all(s["fresh_emulator"] for s in stages)
+        assert len({s["emulator_pid"] for s in stages}) == 2, "the emulator was not restarted between stages"
+        rows = read_summary(tmp_path / run_id / "summary.csv")
+        assert {r["fresh_emulator"] for r in rows} == {"yes"}
+        pids[order] = [s["emulator_pid"] for s in stages]
+    assert not set(pids[("timestamp_first", "hash_shard")]) & set(pids[("hash_shard", "timestamp_first")])
+
+
+def test_unreachable_emulator_fails_fast_with_one_line_and_no_run_directory(tmp_path):
+    started = time.monotonic()
+    result = keybench("run", "--backend", "spanner", "--results-dir", str(tmp_path),
+                      env={"SPANNER_EMULATOR_HOST": "127.0.0.1:1"}, timeout=60)
+    assert time.monotonic() - started < 15
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1 and "127.0.0.1:1" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_smoke_fails_on_failed_operations_where_a_full_run_reports_them(emulator_hosts, tmp_path, monkeypatch):
+    import shutil
+
+    from loadtests.design import strategies
+
+    root = tmp_path / "schemas"
+    shutil.copytree(strategies.schemas_root(), root)
+    ddl = root / "spanner" / "swapped_order" / "googlesql.sql"
+    # A real constraint the database enforces: every insert for user 3 fails.
+    ddl.write_text(ddl.read_text().replace("  Payload STRING(MAX),\n", "  Payload STRING(MAX),\n"
+                                           "  CONSTRAINT NoUserThree CHECK (UserId != 3),\n"))
+    monkeypatch.setenv("KEYBENCH_SCHEMAS", str(root))
+    common = dict(backends=("spanner",), strategies=("swapped_order",), users=2, duration_s=2.0, dialects=("googlesql",),
+                  results_dir=tmp_path / "results", settings=WorkloadSettings(population=5))
+    assert run(RunOptions(**common, smoke=True, run_id="smoke")) == 1
+    assert run(RunOptions(**common, smoke=False, run_id="full")) == 0
+    for run_id in ("smoke", "full"):
+        [insert] = [r for r in read_summary(tmp_path / "results" / run_id / "summary.csv") if r["operation"] == "insert"]
+        assert int(insert["failures"]) > 0 and insert["integrity"] == "ok"
+
+
+def test_a_stage_that_fails_after_creating_its_table_still_drops_it(emulator_hosts, tmp_path, monkeypatch, capsys):
+    from google.cloud import bigtable
+
+    from loadtests.infra.target import INSTANCE, PROJECT
+    from loadtests.drive.stage import Stage
+
+    def tables():
+        return {t.table_id for t in bigtable.Client(project=PROJECT, admin=True).instance(INSTANCE).list_tables()}
+
+    def failing_preload(self):
+        raise RuntimeError("preload refused")
+
+    monkeypatch.setattr(Stage, "preload", failing_preload)  # after create(), before the load
+    before = tables()
+    options = RunOptions(backends=("bigtable",), strategies=("salted",), users=1, duration_s=1.0,
+                         results_dir=tmp_path, run_id="failed-start", report=False)
+    assert run(options) == 1
+    assert "bigtable:salted could not start: RuntimeError: preload refused" in capsys.readouterr().err
+    assert tables() == before
+
+
+def test_repetitions_interleave_and_the_summary_shows_their_spread(emulator_hosts, tmp_path):
+    options = RunOptions(backends=("bigtable",), strategies=("salted", "timestamp_first"), users=2, duration_s=1.5,
+                         results_dir=tmp_path, run_id="rep", repeat=2)
+    assert run(options) == 0
+    stages = json.loads((tmp_path / "rep" / "run.json").read_text())["stages"]
+    assert [(s["strategy"], s["repetition"]) for s in stages] == [
+        ("salted", 1), ("timestamp_first", 1), ("salted", 2), ("timestamp_first", 2)]
+    rows = read_summary(tmp_path / "rep" / "summary.csv")
+    assert len(rows) == 12  # one row per (strategy, operation), not per repetition
+    for r in rows:
+        assert r["repetitions"] == "2"
+        assert float(r["p50_min_ms"]) <= float(r["p50_ms"]) <= float(r["p50_max_ms"]), r
+        assert float(r["p99_min_ms"]) <= float(r["p99_max_ms"]), r
+    acknowledged = sum(s["integrity"]["acknowledged"] for s in stages if s["strategy"] == "salted")
+    [insert] = [r for r in rows if r["strategy"] == "salted" and r["operation"] == "insert"]
+    assert int(insert["acknowledged"]) == acknowledged == int(insert["requests"])

@@ -1,0 +1,60 @@
+"""The package tree is the pipeline: the import-linter contracts in pyproject.toml hold, and
+they are able to fail (an upward import planted in a copy of the package breaks them)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import REPO
+
+ORCHESTRATION = ("cli.py", "run")  # modules that only sequence the others
+ORCHESTRATION_MAX_LINES = 260  # "about 250": the CLI is mostly argument declarations
+
+
+def lint_imports(root: Path) -> subprocess.CompletedProcess:
+    """lint-imports on the package under `root`, with the contracts in `root`/pyproject.toml."""
+    return subprocess.run([sys.executable, "-c", "import sys; from importlinter.cli import lint_imports_command;"
+                           "sys.exit(lint_imports_command())", "--no-cache"],
+                          cwd=root, env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"},
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_the_layers_contract_holds():
+    result = lint_imports(REPO)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "2 kept, 0 broken" in result.stdout
+
+
+def planted(tmp_path: Path, module: str, line: str) -> Path:
+    copy = tmp_path / "copy"
+    shutil.copytree(REPO / "loadtests", copy / "loadtests", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", copy / "pyproject.toml")
+    target = copy / "loadtests" / module
+    target.write_text(target.read_text() + f"\n{line}\n")
+    return copy
+
+
+def test_an_upward_import_breaks_the_layers_contract(tmp_path):
+    copy = planted(tmp_path, "design/keys.py", "from loadtests.run import options  # an upward import")
+    result = lint_imports(copy)
+    assert result.returncode != 0
+    assert "each layer imports only the layers below it BROKEN" in result.stdout
+    assert "loadtests.design.keys -> loadtests.run" in result.stdout
+
+
+def test_a_database_client_in_the_model_breaks_the_purity_contract(tmp_path):
+    copy = planted(tmp_path, "model/splitmodel.py", "import google.cloud.spanner  # a database client")
+    result = lint_imports(copy)
+    assert result.returncode != 0
+    assert "never talk to a database or to Locust BROKEN" in result.stdout
+
+
+def test_orchestration_modules_stay_short():
+    package = REPO / "loadtests"
+    paths = [p for name in ORCHESTRATION for p in ([package / name] if name.endswith(".py")
+                                                    else sorted((package / name).glob("*.py")))]
+    long = {str(p.relative_to(package)): n for p in paths if (n := len(p.read_text().splitlines())) > ORCHESTRATION_MAX_LINES}
+    assert paths and not long, f"over {ORCHESTRATION_MAX_LINES} lines: {long}"
