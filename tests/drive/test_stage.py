@@ -229,3 +229,21 @@ def test_batch_size_must_be_positive_and_needs_keys_keybench_makes():
     with pytest.raises(KeybenchError, match="keys the database generates"):
         plan_stages(options)
     assert plan_stages(dataclasses.replace(options, strategies=("swapped_order",)))
+
+
+def test_a_stage_spec_travels_as_plain_types_and_builds_the_same_stage(emulator_hosts):
+    import json
+
+    from loadtests.drive.stage import StageSpec
+
+    strategy = strategies.catalogue("bigtable")["salted"]
+    settings = WorkloadSettings(population=50, payload_bytes=7, timeout_s=3.0, mix={"insert": 1})
+    spec = StageSpec.of(strategy, settings, seed=5)
+    travelled = StageSpec(**json.loads(json.dumps(dataclasses.asdict(spec))))  # as a worker receives it
+    stage = travelled.build()
+    try:
+        assert stage.settings == settings and stage.seed == 5 and stage.tag == spec.tag
+        assert stage.backend.location == spec.location and stage.strategy == strategy
+        assert len(stage.backend.payload) == 7  # the payload size arrives with the settings
+    finally:
+        stage.teardown(drop=False)

@@ -110,3 +110,32 @@ def test_a_worker_snapshot_absorbed_by_the_master_adds_up_and_replaces_nothing()
     assert (stats.requests, stats.rows, stats.histogram.get_total_count()) == (7, 7, 7)
     assert master.ledger.acknowledged == {f"w{i}-{n}" for i in range(2) for n in range(3 + i)}
     assert sum(s.ops for s in master.seconds.values()) == 7
+
+
+def test_aborts_are_counted_like_every_other_count_and_travel_in_the_snapshot():
+    worker = Collector()
+    worker.register(SERIES, "write")
+    for aborts in (0, 2, 1):
+        with worker.timed(SERIES) as m:
+            m.rows, m.aborts = 1, aborts
+    assert worker.stats[SERIES].aborts == 3
+    master = Collector()
+    master.register(SERIES, "write")
+    snapshot = json.loads(json.dumps(worker.snapshot()))
+    master.absorb_all([snapshot])
+    master.absorb_all([snapshot])  # a later gather replaces the earlier merge: nothing counted twice
+    assert (master.stats[SERIES].aborts, master.stats[SERIES].requests) == (3, 3)
+
+
+def test_absorb_all_keeps_the_masters_operation_order():
+    read = Series("spanner", "timestamp_first", "googlesql", "point_read")
+    worker = Collector()
+    for series in (read, SERIES):  # the worker saw the read first
+        worker.register(series, "point")
+        with worker.timed(series):
+            pass
+    master = Collector()
+    master.register(SERIES, "write")
+    master.register(read, "point")
+    master.absorb_all([worker.snapshot()])
+    assert list(master.stats) == [SERIES, read] and master.stats[SERIES].access == "write"
