@@ -12,11 +12,11 @@ from tests.conftest import REPO, keybench
     (["run", "--backend", "dynamo"], "invalid choice: 'dynamo'"),
     (["run", "--duration", "soon"], "cannot parse duration 'soon'"),
     (["run", "--duration", "0s"], "duration must be positive"),
-    (["run", "--users", "0"], "--users must be at least 1"),
-    (["run", "--users", "-3"], "--users must be at least 1"),
-    (["run", "--population", "0"], "--population must be at least 1"),
-    (["run", "--buckets", "0"], "--buckets must be at least 1"),
-    (["run", "--batch-size", "0"], "--batch-size must be at least 1"),
+    (["run", "--users", "0"], "--users must be between 1 and"),
+    (["run", "--users", "-3"], "--users must be between 1 and"),
+    (["run", "--population", "0"], "--population must be between 1 and"),
+    (["run", "--buckets", "0"], "--buckets must be between 1 and"),
+    (["run", "--batch-size", "0"], "--batch-size must be between 1 and"),
     (["run", "--backend", "spanner", "--strategies", "bit_reversed_sequence", "--batch-size", "10"],
      "keys the database generates"),
     (["run", "--dialects", "mysql"], "unknown Spanner dialect 'mysql'"),
@@ -30,9 +30,9 @@ from tests.conftest import REPO, keybench
     (["run", "--backend", "spanner", "--mix", "prefix_scan=1"], "every spanner operation weight 0"),
     (["run", "--rate", "0"], "--rate must be positive"),
     (["run", "--rate", "-5"], "--rate must be positive"),
-    (["run", "--workers", "-1"], "--workers must not be negative"),
-    (["run", "--repeat", "0"], "--repeat must be at least 1"),
-    (["run", "--nodes", "0"], "--nodes must be at least 1"),
+    (["run", "--workers", "-1"], "--workers must be between 0 and"),
+    (["run", "--repeat", "0"], "--repeat must be between 1 and"),
+    (["run", "--nodes", "0"], "--nodes must be between 1 and"),
     (["run", "--duration=-5s"], "cannot parse duration '-5s'"),
     (["run", "--duration", "-5s"], "argument --duration: expected one argument"),  # argparse reads -5s as an option
     (["run", "--target", "real"], "--target real needs --project and --instance"),
@@ -41,6 +41,24 @@ from tests.conftest import REPO, keybench
     (["run", "--project", "p", "--instance", "i"], "keybench talks to one only with --target real"),
     (["run", "--instance", "i", "--dry-run"], "keybench talks to one only with --target real"),
     (["run", "--target", "cloud"], "invalid choice: 'cloud'"),
+    # every number is bounded and finite, checked before anything is allocated or started
+    (["run", "--spawn-rate", "nan"], "--spawn-rate must be a finite number"),
+    (["run", "--rate", "inf", "--dry-run"], "--rate must be a finite number"),
+    (["run", "--rate", "nan"], "--rate must be"),
+    (["run", "--buckets", "100000000000"], "--buckets must be between 1 and 4,096"),
+    (["run", "--users", "100000000"], "--users must be between 1 and 10,000"),
+    (["run", "--duration", "0.0001ms"], "--duration (seconds) must be between 0.1 and"),
+    (["run", "--op-timeout", "99999h"], "--op-timeout (seconds) must be between"),
+    (["run", "--load-split-share", "inf"], "--load-split-share must be a finite number"),
+    (["simulate", "--backend", "bigtable", "--strategy", "salted", "--rows", "0"], "--rows must be between 1 and"),
+    (["simulate", "--backend", "bigtable", "--strategy", "salted", "--nodes", "1000000"], "--nodes must be between"),
+    # a run id is one safe path component: nothing is written outside --results-dir
+    (["run", "--run-id", "../escape"], "--run-id '../escape' is not a single safe name"),
+    (["run", "--run-id", "/abs/path"], "is not a single safe name"),
+    (["run", "--run-id", "a/b"], "is not a single safe name"),
+    (["run", "--run-id", ".."], "is not a single safe name"),
+    (["run", "--strategies", ""], "--strategies names no strategy"),
+    (["run", "--strategies", " , "], "--strategies names no strategy"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, args, complaint):
     extra = ["--results-dir", str(tmp_path / "results")] if args[0] == "run" else []
@@ -132,3 +150,28 @@ def test_a_row_key_over_bigtables_4_kb_is_refused_naming_the_rule(tmp_path):
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and str(unit) in lines[0], result.stderr
     assert "Bigtable's rule is a row key of at most 4 KB" in lines[0], lines[0]
+
+
+def test_a_piped_command_ends_quietly_when_its_reader_closes():
+    import subprocess
+    import sys
+
+    done = subprocess.run(f"{sys.executable} -m loadtests.cli strategies | head -1", shell=True, cwd=REPO,
+                          capture_output=True, text=True, timeout=60)
+    assert done.stdout.startswith("spanner ") and len(done.stdout.splitlines()) == 1
+    assert done.stderr == "", done.stderr
+
+
+def test_a_truncated_or_foreign_key_stream_is_one_line_and_exit_2(tmp_path):
+    from loadtests.model.keystream import KeyStream
+
+    stream = KeyStream()
+    stream.add_write("table", 1.0, b"k1")
+    whole = stream.to_bytes()
+    for name, content in (("truncated", whole[: len(whole) // 2]), ("foreign", b"not a zip at all")):
+        run = tmp_path / name
+        (run / "keystream").mkdir(parents=True)
+        (run / "keystream" / "unit.npz").write_bytes(content)
+        result = keybench("analyze", str(run), timeout=60)
+        assert result.returncode == 2, result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1 and "is not a key stream keybench wrote" in result.stderr

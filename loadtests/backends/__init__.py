@@ -13,7 +13,7 @@ def open_backend(strategy: Strategy, location: str, project: str, instance: str,
     if strategy.backend == "spanner":
         from loadtests.backends.spanner import SpannerBackend
 
-        return SpannerBackend(strategy, location, project, instance, payload_bytes)
+        return SpannerBackend(strategy, location, project, instance, payload_bytes, timeout_s)
     from loadtests.backends.bigtable import BigtableBackend
 
     return BigtableBackend(strategy, location, project, instance, payload_bytes, timeout_s)

@@ -75,7 +75,8 @@ class Backend(ABC):
 
     def take_aborts(self) -> int:
         """Aborted attempts the client retried, silently, since the last call: the stage hands
-        them to the collector with each insert, so they are counted like everything else."""
+        them to the collector with each insert, so they are counted like everything else. With
+        concurrent users an insert may carry another's aborts; the totals are exact."""
         return 0
 
     def close(self) -> None:

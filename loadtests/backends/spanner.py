@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import base64
 import os
+import random
+import time
 
 from google.api_core import exceptions as gexc
 from google.auth.credentials import AnonymousCredentials
 from google.cloud import spanner
 from google.cloud.spanner_admin_database_v1 import DatabaseDialect
 
-from loadtests.backends.base import DEFAULT_PAYLOAD_BYTES, Backend, KeyCollision
+from loadtests.backends.base import DEFAULT_PAYLOAD_BYTES, DEFAULT_TIMEOUT_S, Backend, KeyCollision
 from loadtests.errors import KeybenchError
 from loadtests.design.keys import WriteEvent, timestamp, ts_us_of
 from loadtests.design.plans import Span, StoredRow
@@ -22,6 +24,7 @@ EMULATOR_CONFIG = "emulator-config"
 READ_COLUMNS = ("UserId", "LastAccess", "WriteId")
 REQUIRED_COLUMNS = ("UserId", "LastAccess", "WriteId", "Payload")
 DDL_TIMEOUT_S = 60
+ABORT_BACKOFF_S, ABORT_BACKOFF_MAX_S = 0.05, 1.0  # pauses between retries of an escaped ABORTED
 PARAM_TYPES = {
     "user": spanner.param_types.INT64, "ts": spanner.param_types.TIMESTAMP, "shard": spanner.param_types.INT64,
     "uuid4_string": spanner.param_types.STRING, "uuid1": spanner.param_types.STRING,
@@ -75,9 +78,10 @@ class SpannerBackend(Backend):
 
     def __init__(
         self, strategy: Strategy, location: str, project: str, instance: str,
-        payload_bytes: int = DEFAULT_PAYLOAD_BYTES,
+        payload_bytes: int = DEFAULT_PAYLOAD_BYTES, timeout_s: float = DEFAULT_TIMEOUT_S,
     ):
         super().__init__(strategy, location, project, instance, payload_bytes)
+        self.timeout_s = timeout_s  # a DML insert's deadline, its retries of ABORTED included
         self.client = _client(project)
         self.instance = ensure_instance(self.client, instance)
         self.postgresql = strategy.dialect == "postgresql"
@@ -234,12 +238,27 @@ class SpannerBackend(Backend):
             attempts += 1
             return list(transaction.execute_sql(sql, params=params, param_types=types))
 
-        try:
-            [returned] = self.database.run_in_transaction(work)
-        except gexc.AlreadyExists as exc:
-            raise KeyCollision(exc.message) from None
-        finally:
-            self.aborted_transactions += max(0, attempts - 1)
+        deadline = time.monotonic() + self.timeout_s
+        pause = ABORT_BACKOFF_S
+        while True:
+            try:
+                [returned] = self.database.run_in_transaction(work, timeout_secs=max(0.1, deadline - time.monotonic()))
+                break
+            except gexc.AlreadyExists as exc:
+                raise KeyCollision(exc.message) from None
+            except gexc.Aborted:
+                # The emulator runs one transaction at a time and aborts the others; now and then
+                # an ABORTED escapes the client's own retry loop. A DML insert that was aborted
+                # wrote nothing, so it is retried, with a jittered pause, until its deadline.
+                self.aborted_transactions += 1
+                wait = random.uniform(0, pause)
+                if time.monotonic() + wait >= deadline:
+                    raise
+                time.sleep(wait)
+                pause = min(2 * pause, ABORT_BACKOFF_MAX_S)
+            finally:
+                self.aborted_transactions += max(0, attempts - 1)
+                attempts = 0
         made = dict(zip(self.generated, returned))
         return tuple(made.get(c, v) for c, v in zip(self.key_columns, key))
 

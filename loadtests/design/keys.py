@@ -28,6 +28,10 @@ LONG_MAX = 2**63 - 1  # Java's Long.MAX_VALUE, which the documents subtract time
 SUBDOMAINS = ("www", "maps", "mail", "docs", "news", "shop", "api", "blog")
 TENANTS = 20  # tenants the devices are spread over
 DEFAULT_POPULATION = 1000  # users (Spanner) or devices (Bigtable) the writes are spread over
+DEFAULT_SEED = 1  # the seed of every random choice: key generators, users, simulations
+# A shard or salt count (`buckets`): every read of a bucketed key fans out to each bucket, so
+# past a few thousand a read is thousands of requests; the documents' own example uses 2048.
+MAX_BUCKETS = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,8 +127,9 @@ def _fields(spec: dict) -> tuple[str, ...]:
 
 def _buckets(spec: dict) -> int:
     count = spec.get("buckets")
-    if not isinstance(count, int) or count < 1:
-        raise ValueError(f"part {spec.get('value')!r} needs 'buckets', a positive integer")
+    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_BUCKETS:
+        raise ValueError(f"part {spec.get('value')!r} needs 'buckets', a whole number from 1 to {MAX_BUCKETS}, "
+                         f"got {count!r}")
     return count
 
 

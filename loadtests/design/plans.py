@@ -23,6 +23,11 @@ from loadtests.design.keys import BUCKET, DERIVED, ENTITY, NUMBER, TIME, WriteEv
 POINT, PREFIX, MULTI_PREFIX, RANGE, MULTI_RANGE, FULL_SCAN, WRITE = (
     "point", "prefix", "multi_prefix", "range", "multi_range", "full_scan", "write",
 )
+# The shape of each read, the same for every design (the workload's defaults).
+DEFAULT_LATEST_N = 10  # rows a latest_n read returns
+DEFAULT_WINDOW_S = 2.0  # a time_window read covers the last this many seconds
+DEFAULT_NUMBER_SPAN = 100  # a number_range read covers this many consecutive insert numbers
+
 READ_OPERATIONS = {
     "spanner": ("point_read", "latest_n", "time_window"),
     "bigtable": ("point_read", "latest_n", "prefix_scan", "time_window", "number_range"),

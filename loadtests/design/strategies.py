@@ -20,6 +20,7 @@ from loadtests.design.keys import KeyGenerator, Part, bigtable_part, spanner_par
 BACKENDS = ("spanner", "bigtable")
 DIALECTS = {"spanner": ("googlesql", "postgresql"), "bigtable": ("",)}
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
+MAX_PRELOAD_ROWS = 1_000_000  # a migration's source rows, written before the load
 
 
 def schemas_root() -> Path:
@@ -170,11 +171,12 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
                 raise _fixture_error(ddl_path, f"no CREATE TABLE {name or '<table>'} (strategy.toml names {role} {name!r})")
         preload = meta.get("preload")
         if preload is not None and (
-            not isinstance(preload, dict) or not isinstance(preload.get("rows"), int) or preload["rows"] < 1
+            not isinstance(preload, dict) or not isinstance(preload.get("rows"), int)
+            or not 1 <= preload["rows"] <= MAX_PRELOAD_ROWS
             or preload.get("keys") not in ("uint32", "bit_reversed_counter") or len(parts) != 1
         ):
-            raise _fixture_error(meta_path, '[preload] needs rows = N > 0 and keys = "uint32" or '
-                                            '"bit_reversed_counter", on a one-column key')
+            raise _fixture_error(meta_path, f'[preload] needs rows = N from 1 to {MAX_PRELOAD_ROWS:,} and keys = '
+                                            '"uint32" or "bit_reversed_counter", on a one-column key')
         try:
             extra = tuple(spanner_part(p) for p in meta.get("column", []))
             indexes = tuple(

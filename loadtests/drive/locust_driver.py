@@ -20,15 +20,12 @@ from loadtests.drive.stage import Stage, StageSpec
 from loadtests.drive.users import StageSlot, user_class
 from loadtests.errors import KeybenchError
 from loadtests.infra import emulators
-from loadtests.infra.interrupt import CTRL_C
+from loadtests.infra.interrupt import INTERRUPT
+from loadtests.infra.progress import progress
 
 PROGRESS_EVERY_S = 5.0
 STOP_TIMEOUT_S = 30.0  # users finish the operation in flight before a stage ends
 FORCED_STOP_S = 3.0  # ... unless the stage was cut short: then operations still in flight are cut off
-
-
-def progress(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
 
 
 @dataclass(frozen=True)
@@ -105,7 +102,7 @@ class LocustStage:
             try:
                 while (now := time.monotonic()) < started + plan.duration_s:
                     gevent.sleep(min(1.0, next_report - now, started + plan.duration_s - now))
-                    if CTRL_C.requested:
+                    if INTERRUPT.requested:
                         raise KeyboardInterrupt
                     ended_early = lifeline.gone()
                     if ended_early:

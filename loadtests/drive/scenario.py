@@ -17,11 +17,12 @@ from locust import events
 from locust.runners import MasterRunner, WorkerRunner
 
 from loadtests.design import strategies
+from loadtests.design.keys import DEFAULT_SEED
 from loadtests.drive.distributed import MasterSide, attach_worker
 from loadtests.drive.stage import Stage, StageSpec
 from loadtests.drive.users import KeybenchUser, StageSlot, user_class
 from loadtests.drive.workload import WorkloadSettings
-from loadtests.errors import KeybenchError
+from loadtests.errors import KeybenchError, one_line
 from loadtests.infra import emulators
 from loadtests.measure.console import side_by_side
 from loadtests.measure.summary import stage_problems, stage_rows
@@ -40,7 +41,7 @@ def scenario(backend: str) -> type[KeybenchUser]:
         parser.add_argument("--dialect", default=strategies.DIALECTS[backend][0], include_in_web_ui=False,
                             help="Spanner dialect: googlesql or postgresql" if backend == "spanner"
                             else "(Spanner only)")
-        parser.add_argument("--keybench-seed", type=int, default=1, include_in_web_ui=False,
+        parser.add_argument("--keybench-seed", type=int, default=DEFAULT_SEED, include_in_web_ui=False,
                             help="seed of every random choice")
         parser.add_argument("--population", type=int, default=WorkloadSettings.population, include_in_web_ui=False,
                             help="users (Spanner) or devices (Bigtable)")
@@ -63,7 +64,11 @@ def scenario(backend: str) -> type[KeybenchUser]:
             emulators.use(emulators.resolve(backend, may_start=False))
             spec = StageSpec.of(strategy, settings, opts.keybench_seed)
             stage = spec.build(events=environment.events)
-            stage.setup()
+            try:
+                stage.setup()
+            except BaseException:
+                stage.teardown()  # drops only what this setup created, closes the clients
+                raise
         except KeybenchError as exc:
             print(f"keybench: error: {exc}", file=sys.stderr)
             raise SystemExit(exc.exit_code) from None
@@ -86,10 +91,15 @@ def scenario(backend: str) -> type[KeybenchUser]:
             return
         try:
             integrity, tenant_drop = stage.finish()
+        except Exception as exc:  # noqa: BLE001 - the emulator went away: say so in one line, not a traceback
+            integrity, tenant_drop = stage.unverifiable(f"the database does not answer: {one_line(exc)}"), None
         finally:
-            stage.teardown(drop=not state["keep"])
-        result = stage.result(stage.collector.active_seconds(), integrity, tenant_drop, fresh=False,
-                              started_epoch_s=state["started"])
+            try:
+                stage.teardown(drop=not state["keep"])
+            except Exception as exc:  # noqa: BLE001 - nor can it drop the table
+                print(f"keybench: could not drop {stage.backend.location}: {one_line(exc)}", file=sys.stderr)
+        result = stage.result(seconds=stage.collector.active_seconds(), integrity=integrity, tenant_drop=tenant_drop,
+                              fresh=False, started_epoch_s=state["started"])
         rows = stage_rows(result)
         print(side_by_side(rows))
         print(f"integrity: {integrity.describe()}")

@@ -19,7 +19,7 @@ from loadtests.backends.base import Backend, KeyCollision
 from loadtests.design.byteorder import KeyEncoder
 from loadtests.design.keys import WriteEvent, preload_keys, stable_hash
 from loadtests.design.plans import WRITE, ReadRequest, Span, StoredRow, strategy_plans
-from loadtests.design.strategies import Strategy, load_strategy
+from loadtests.design.strategies import Strategy, load_strategy, schemas_root
 from loadtests.design.truth import WrittenRows
 from loadtests.drive.workload import CLOCK, INSERT, SOLE, Partition, UserWorkload, WorkloadSettings
 from loadtests.infra.target import INSTANCE, PROJECT, location_name, run_tag
@@ -38,7 +38,9 @@ class StageSpec:
     backend: str
     strategy: str
     dialect: str
-    directory: str  # the strategy's folder, so a user's own strategy folder works as well as the catalogue's
+    # The strategy's folder: relative to the schemas root when it lies there (a worker on another
+    # machine finds it in its own checkout), else absolute (a user's own folder).
+    directory: str
     buckets: int | None
     location: str
     project: str
@@ -51,11 +53,14 @@ class StageSpec:
     def of(cls, strategy: Strategy, settings: WorkloadSettings, seed: int, tag: str | None = None,
            buckets: int | None = None, project: str = PROJECT, instance: str = INSTANCE) -> StageSpec:
         tag = tag or run_tag()
-        return cls(strategy.backend, strategy.name, strategy.dialect, str(strategy.directory), buckets,
+        folder = strategy.directory.resolve()
+        root = schemas_root().resolve()
+        directory = str(folder.relative_to(root)) if folder.is_relative_to(root) else str(folder)
+        return cls(strategy.backend, strategy.name, strategy.dialect, directory, buckets,
                    location_name(tag, strategy), project, instance, dataclasses.asdict(settings), seed, tag)
 
     def build(self, partition: Partition = SOLE, events=None) -> Stage:
-        strategy = load_strategy(Path(self.directory), self.backend, self.dialect, self.buckets)
+        strategy = load_strategy(schemas_root() / self.directory, self.backend, self.dialect, self.buckets)
         settings = WorkloadSettings(**self.settings)
         backend = open_backend(strategy, self.location, self.project, self.instance, settings.payload_bytes,
                                settings.timeout_s)
@@ -237,7 +242,7 @@ class Stage:
         """The audit's figures when nothing can be read back."""
         return Integrity.unverifiable(self.collector.ledger, cause)
 
-    def result(self, seconds: float, integrity: Integrity, tenant_drop: TenantDrop | None, fresh: bool,
+    def result(self, *, seconds: float, integrity: Integrity, tenant_drop: TenantDrop | None, fresh: bool,
                started_epoch_s: float, ended_early: str | None = None, interrupted: bool = False,
                per_worker: dict[int, int] | None = None) -> StageResult:
         """The stage's plain record, once its load and audit are over."""

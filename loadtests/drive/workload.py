@@ -14,19 +14,24 @@ from dataclasses import dataclass, field
 
 from loadtests.backends.base import DEFAULT_PAYLOAD_BYTES, DEFAULT_TIMEOUT_S
 from loadtests.design.keys import DEFAULT_POPULATION
-from loadtests.design.plans import READ_OPERATIONS
-from loadtests.errors import KeybenchError
+from loadtests.design.plans import DEFAULT_LATEST_N, DEFAULT_NUMBER_SPAN, DEFAULT_WINDOW_S, READ_OPERATIONS
+from loadtests.errors import KeybenchError, check_range
 
 INSERT = "insert"
+MAX_POPULATION = 1_000_000_000
+MAX_PAYLOAD_BYTES = 256 * 1024 * 1024  # Bigtable's hard row limit; each backend's own rule is checked per design
+MAX_BATCH_SIZE = 10_000
+MIN_TIMEOUT_S, MAX_TIMEOUT_S = 0.1, 3600.0
+MAX_WEIGHT = 1_000_000
 DEFAULT_MIX = {INSERT: 8, "point_read": 1, "latest_n": 1, "prefix_scan": 1, "time_window": 1, "number_range": 1}
 
 
 @dataclass(frozen=True)
 class WorkloadSettings:
     population: int = DEFAULT_POPULATION  # users (Spanner) or devices (Bigtable)
-    latest_n: int = 10  # rows a latest_n read returns
-    window_s: float = 2.0  # a time_window read covers the last window_s seconds
-    number_span: int = 100  # a number_range read covers this many consecutive insert numbers
+    latest_n: int = DEFAULT_LATEST_N  # rows a latest_n read returns
+    window_s: float = DEFAULT_WINDOW_S  # a time_window read covers the last window_s seconds
+    number_span: int = DEFAULT_NUMBER_SPAN  # a number_range read covers this many consecutive insert numbers
     payload_bytes: int = DEFAULT_PAYLOAD_BYTES  # the non-key column every row carries
     mix: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_MIX))
     user_rate: float = 0.0  # open loop: operations per second each user is due to start; 0 = closed loop
@@ -35,12 +40,10 @@ class WorkloadSettings:
 
     def validate(self, backends) -> None:
         """The refusals of the workload's options, for the backends it will load."""
-        if self.population < 1:
-            raise KeybenchError(f"--population must be at least 1, got {self.population}")
-        if self.payload_bytes < 0:
-            raise KeybenchError(f"--payload-bytes must not be negative, got {self.payload_bytes}")
-        if self.batch_size < 1:
-            raise KeybenchError(f"--batch-size must be at least 1, got {self.batch_size}")
+        check_range("--population", self.population, 1, MAX_POPULATION)
+        check_range("--payload-bytes", self.payload_bytes, 0, MAX_PAYLOAD_BYTES)
+        check_range("--batch-size", self.batch_size, 1, MAX_BATCH_SIZE)
+        check_range("--op-timeout (seconds)", self.timeout_s, MIN_TIMEOUT_S, MAX_TIMEOUT_S)
         check_mix(self.mix, backends)
 
     def operations(self, backend: str) -> tuple[str, ...]:
@@ -68,8 +71,8 @@ def parse_mix(text: str) -> dict[str, int]:
         name, weight = name.strip(), weight.strip()
         if name not in valid:
             raise KeybenchError(f"--mix: unknown operation {name!r}; valid operations: {', '.join(valid)}")
-        if not sep or not weight.isdigit():
-            raise KeybenchError(f"--mix: the weight of {name} must be a whole number of 0 or more, got {item!r}; "
+        if not sep or not weight.isdigit() or int(weight) > MAX_WEIGHT:
+            raise KeybenchError(f"--mix: the weight of {name} must be a whole number from 0 to {MAX_WEIGHT:,}, got {item!r}; "
                                 f"e.g. --mix insert=8,point_read=1")
         mix[name] = int(weight)
     return mix

@@ -365,7 +365,9 @@ def resolve(backend: str, may_start: bool = True) -> Endpoint:
         )
     if not may_start or binary(backend) is None:
         raise KeybenchError(f"no {title} emulator answers at {default} and none is installed; {fix_hint(backend)}")
-    emulator = start(backend, port, f"keybench run (pid {os.getpid()})", detach=False)
+    # A private port: another run started at the same moment starts its own emulator, and
+    # this run's restarts between stages never pull an emulator from under it.
+    emulator = start(backend, free_port(), f"keybench run (pid {os.getpid()})", detach=False)
     return Endpoint(backend, emulator.address, "started by this run", emulator)
 
 

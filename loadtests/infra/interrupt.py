@@ -1,37 +1,54 @@
-"""Ctrl-C as a request, not an exception: a KeyboardInterrupt raised wherever the signal
-lands (inside gRPC's gevent poller, a Locust user, the audit) can leave the clients hung.
-The first Ctrl-C is noted and acted on at the next check (within a second during a stage);
-a second one interrupts at once."""
+"""SIGINT (Ctrl-C), SIGTERM (CI cancellation, `docker stop`, Kubernetes) and SIGHUP (a closed
+terminal) are one interrupt, taken as a request, not an exception: a KeyboardInterrupt raised
+wherever a signal lands (inside gRPC's gevent poller, a Locust user, the audit) can leave the
+clients hung. The first signal is noted and acted on at the next check (within a second
+during a stage): the run stops its users, audits what they wrote, writes its results with
+status `interrupted`, stops what it started, and exits 128 + the signal's number. A second
+signal interrupts at once."""
 
 from __future__ import annotations
 
 import signal
-import sys
 
 import gevent
 
+from loadtests.infra.progress import progress
 
-class CtrlC:
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class Interrupt:
     def __init__(self) -> None:
-        self.requested = False
-        self._handler = None
+        self.signum: int | None = None
+        self._handlers: list = []
+
+    @property
+    def requested(self) -> bool:
+        return self.signum is not None
+
+    @property
+    def name(self) -> str:
+        return signal.Signals(self.signum).name if self.signum else ""
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + (self.signum or signal.SIGINT)
 
     def listen(self) -> None:
-        self.requested = False
-        self._handler = gevent.signal_handler(signal.SIGINT, self._on_sigint)
+        self.signum = None
+        self._handlers = [gevent.signal_handler(s, self._on_signal, s) for s in SIGNALS]
 
     def ignore(self) -> None:
-        if self._handler is not None:
-            self._handler.cancel()
-            self._handler = None
+        for handler in self._handlers:
+            handler.cancel()
+        self._handlers = []
 
-    def _on_sigint(self) -> None:
+    def _on_signal(self, signum: int) -> None:
         if self.requested:
-            self.ignore()  # the next Ctrl-C gets Python's own KeyboardInterrupt
+            self.ignore()  # a third signal gets the default action
             gevent.get_hub().parent.throw(KeyboardInterrupt)
-        self.requested = True
-        print("keybench: Ctrl-C: ending the run after this stage's audit (Ctrl-C again to stop at once)",
-              file=sys.stderr, flush=True)
+        self.signum = signum
+        progress(f"keybench: {self.name}: ending the run after this stage's audit (send it again to stop at once)")
 
 
-CTRL_C = CtrlC()
+INTERRUPT = Interrupt()

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from greenlet import GreenletExit
 from hdrh.histogram import HdrHistogram
 
+from loadtests.errors import one_line
 from loadtests.model.keystream import KeyStream
 
 LOWEST_US, HIGHEST_US, SIGNIFICANT_DIGITS = 1, 60_000_000, 3
@@ -74,7 +75,7 @@ class Measurement:
     rows_scanned: int = 0
     fanout: int = 0
     strays: int = 0
-    aborts: int = 0
+    aborts: int = 0  # aborted attempts the client retried; a backend hands over all it counted since the last
     collision: bool = False
     error: Exception | None = None
 
@@ -105,6 +106,7 @@ class Collector:
         self.last_op: float | None = None
         self.absorbed_seconds = 0.0  # the longest active time of the workers absorbed
         self.key_stream = KeyStream()  # every acknowledged write's key and every read's key ranges, for the split model
+        self._own: dict | None = None  # this collector's own state before it first merged others (absorb_all)
 
     def register(self, series: Series, access: str) -> None:
         self.stats.setdefault(series, OperationStats(access))
@@ -123,6 +125,7 @@ class Collector:
             # The stage ended with this operation in flight: no latency, no answer, and an
             # insert's outcome is unknown (the audit settles it). Counted apart from failures.
             self.stats[series].cut_off += 1
+            self.stats[series].aborts += m.aborts  # retried before the cut: they happened
             raise
         end = time.perf_counter()
         self.record(series, end - start, m, None if intended is None else end - intended)
@@ -149,7 +152,7 @@ class Collector:
         elif m.error is not None:
             s.failures += 1
             second.failures += 1
-            reason = f"{type(m.error).__name__}: {str(m.error).splitlines()[0][:200] if str(m.error) else ''}"
+            reason = one_line(m.error)
             s.errors[reason] = s.errors.get(reason, 0) + 1
         else:
             s.rows += m.rows
@@ -208,11 +211,13 @@ class Collector:
         """Hold exactly the merge of these snapshots (the master's view of its workers' latest
         reports), replacing whatever an earlier merge held; the registered series keep their
         order, so the summary lists operations as before."""
+        if self._own is None:  # what the master itself recorded before any merge: its preload
+            self._own = self.snapshot()
         order = {series: stats.access for series, stats in self.stats.items()}
         fresh = Collector(self.events)
         for series, access in order.items():
             fresh.register(series, access)
-        for snapshot in snapshots:
+        for snapshot in (self._own, *snapshots):
             fresh.absorb(snapshot)
         self.stats, self.seconds, self.ledger = fresh.stats, fresh.seconds, fresh.ledger
         self.first_op, self.last_op = fresh.first_op, fresh.last_op

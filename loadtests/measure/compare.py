@@ -3,10 +3,16 @@
 Rows are joined on (backend, strategy, dialect, operation). `--fail-on` rules such as
 `p99_ms>+20%` (B more than 20 % above A), `rps<-10%` (B more than 10 % below A) or
 `failures>0` (B above an absolute bound) make the command exit 1 when B breaks them.
+
+Whatever the rules, a candidate that tested less than the baseline fails too: a row of A
+missing from B, a row of B whose integrity is not `ok`, or a run B that did not complete.
+A gate must never pass because the candidate measured nothing.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,10 +56,7 @@ def load(run: str | Path) -> dict[tuple, dict]:
     """A run's summary rows by key; `run` is a run directory or a summary.csv."""
     path = Path(run)
     path = path / "summary.csv" if path.is_dir() else path
-    try:
-        rows = read_summary(path)
-    except OSError as exc:
-        raise KeybenchError(f"cannot read {path}: {exc.strerror or exc}") from None
+    rows = read_summary(path)
     if not rows or any(k not in rows[0] for k in (*KEY, "schema_version")):
         raise KeybenchError(f"{path} is not a keybench summary.csv (no rows, or missing {', '.join(KEY)})")
     versions = {r["schema_version"] for r in rows}
@@ -71,9 +74,41 @@ def _number(row: dict, metric: str, where: str) -> float | None:
     if value == "":
         return None
     try:
-        return float(value)
+        number = float(value)
     except ValueError:
         raise KeybenchError(f"{where}: {metric}={value!r} is not a number") from None
+    if not math.isfinite(number):
+        raise KeybenchError(f"{where}: {metric}={value!r} is not a finite number")
+    return number
+
+
+def run_status(run: str | Path) -> str | None:
+    """The status run.json gives a run directory (None: a bare summary.csv, or no run.json)."""
+    path = Path(run) / "run.json"
+    if not path.is_file():
+        return None
+    try:
+        status = json.loads(path.read_text()).get("status")
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+        raise KeybenchError(f"{path} is not a readable run.json") from None
+    return str(status)
+
+
+def coverage_problems(a: dict[tuple, dict], b: dict[tuple, dict], run_b: str | Path) -> list[str]:
+    """Why candidate B tested less than baseline A, whatever the rules say."""
+    problems = []
+    status = run_status(run_b)
+    if status not in (None, "complete"):
+        problems.append(f"{run_b}: the candidate run is {status}, not complete")
+    missing = [k for k in a if k not in b]
+    if missing:
+        shown = ", ".join("/".join(x for x in k if x) for k in missing[:5])
+        problems.append(f"{len(missing)} row(s) of the baseline are missing from the candidate: {shown}"
+                        + (", ..." if len(missing) > 5 else ""))
+    for key, row in b.items():
+        if key in a and row.get("integrity", "ok") not in ("ok", ""):
+            problems.append(f"{'/'.join(x for x in key if x)}: candidate integrity {row['integrity']}")
+    return problems
 
 
 def compare(run_a: str | Path, run_b: str | Path, rules: list[Rule], metrics=DEFAULT_METRICS) -> tuple[str, list[str]]:
@@ -99,7 +134,7 @@ def compare(run_a: str | Path, run_b: str | Path, rules: list[Rule], metrics=DEF
             va, vb = _number(a[key], rule.metric, str(run_a)), _number(b[key], rule.metric, str(run_b))
             if va is not None and vb is not None and rule.broken(va, vb):
                 broken.append(f"{label}: {rule.metric} {va:g} -> {vb:g} breaks {rule} (bound {rule.bound(va):g})")
-    only = [k for k in a if k not in b] + [k for k in b if k not in a]
+    only = [k for k in b if k not in a]
     if only:
-        lines.append(f"({len(only)} row(s) are in only one of the runs and are not compared)")
-    return "\n".join(lines), broken
+        lines.append(f"({len(only)} row(s) of the candidate are not in the baseline and are not compared)")
+    return "\n".join(lines), coverage_problems(a, b, run_b) + broken

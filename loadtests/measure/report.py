@@ -13,10 +13,12 @@ from __future__ import annotations
 import base64
 import html
 import json
+import math
 from collections import defaultdict
 from pathlib import Path
 
 from loadtests.errors import KeybenchError
+from loadtests.measure.rundir import write_atomically
 from loadtests.measure.summary import read_summary
 
 PERCENTILES = (("p50_ms", "p50", "o"), ("p90_ms", "p90", "s"), ("p99_ms", "p99", "^"), ("max_ms", "max", "x"))
@@ -93,15 +95,64 @@ def _table(rows: list[dict]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def _checked(rows: list[dict], path: Path, numeric: list[str]) -> list[dict]:
+    """Rows whose plotted figures are finite numbers (or empty), else one KeybenchError."""
+    for i, row in enumerate(rows, 2):
+        for column in numeric:
+            value = row.get(column, "")
+            try:
+                if value != "" and not math.isfinite(float(value)):
+                    raise ValueError
+            except ValueError:
+                raise KeybenchError(f"{path} line {i}: {column}={value!r} is not a finite number") from None
+    return rows
+
+
+def _run_json(path: Path) -> dict:
+    if not path.is_file():
+        return {}
+    try:
+        meta = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError):
+        raise KeybenchError(f"{path} is not a readable run.json") from None
+    if not isinstance(meta, dict):
+        raise KeybenchError(f"{path} is not a readable run.json")
+    return meta
+
+
+def status_of(run_dir: Path) -> str:
+    """What a run directory holds: complete, interrupted, running (cut off) or failed."""
+    run_dir = Path(run_dir)
+    return run_status(run_dir, _run_json(run_dir / "run.json"))
+
+
+def run_status(run_dir: Path, meta: dict) -> str:
+    """complete, interrupted, running (a run cut off while running) or failed."""
+    if run_dir.name.endswith(".failed"):
+        return "failed"
+    status = str(meta.get("status", "complete" if not run_dir.name.endswith(".partial") else "running"))
+    return "running" if status == "complete" and run_dir.name.endswith(".partial") else status
+
+
+def _status_note(status: str) -> str:
+    if status == "complete":
+        return ""
+    return (f'<p class="partial"><b>Incomplete run ({html.escape(status)})</b>: the figures cover only the '
+            "stages it finished.</p>")
+
+
 def write_report(run_dir: Path) -> Path:
     """Build report.html (and its PNGs) from a finished run directory."""
     run_dir = Path(run_dir)
     summary = run_dir / "summary.csv"
     if not summary.is_file():
         raise KeybenchError(f"{run_dir} is not a keybench run directory (no summary.csv)")
-    rows = read_summary(summary)
-    timeseries = read_summary(run_dir / "timeseries.csv") if (run_dir / "timeseries.csv").is_file() else []
-    meta = json.loads((run_dir / "run.json").read_text()) if (run_dir / "run.json").is_file() else {}
+    rows = _checked(read_summary(summary), summary, [c for c, _, _ in PERCENTILES])
+    timeseries_path = run_dir / "timeseries.csv"
+    timeseries = (_checked(read_summary(timeseries_path), timeseries_path, ["elapsed_s", "ops"])
+                  if timeseries_path.is_file() else [])
+    meta = _run_json(run_dir / "run.json")
+    status = run_status(run_dir, meta)
     out = run_dir / "report"
     out.mkdir(exist_ok=True)
 
@@ -136,7 +187,7 @@ def write_report(run_dir: Path) -> Path:
                       if k in settings)
     page = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
-<title>keybench report {html.escape(meta.get('run_id', run_dir.name))}</title>
+<title>keybench report {html.escape(str(meta.get('run_id', run_dir.name)))}</title>
 <style>
 body {{ font-family: sans-serif; margin: 1.5em; }}
 figure {{ margin: 1em 0; }}
@@ -145,9 +196,11 @@ table {{ border-collapse: collapse; font-size: 12px; }}
 td, th {{ border: 1px solid #ccc; padding: 2px 6px; text-align: right; }}
 td:nth-child(-n+5) {{ text-align: left; }}
 .note {{ background: #fff8e0; padding: 0.6em; border-left: 4px solid #e0b000; }}
+.partial {{ background: #ffe8e8; padding: 0.6em; border-left: 4px solid #c00000; }}
 </style></head><body>
-<h1>keybench run {html.escape(meta.get('run_id', run_dir.name))}</h1>
-<p>{html.escape(meta.get('started', ''))} to {html.escape(meta.get('finished', ''))}; {html.escape(facts)}.</p>
+<h1>keybench run {html.escape(str(meta.get('run_id', run_dir.name)))}</h1>
+{_status_note(status)}
+<p>{html.escape(str(meta.get('started', '')))} to {html.escape(str(meta.get('finished', '')))}; {html.escape(facts)}.</p>
 <p class="note">Latency and throughput are <b>measured</b> on the emulators, which never split data: they show the
 cost of each operation and read fan-out, not a hotspot. Hotspot figures (heatmaps, split model) are
 <b>modelled</b> from the recorded key stream; see results/README.md.</p>
@@ -168,8 +221,4 @@ window.addEventListener("load", () => {{
 </script>
 </body></html>
 """
-    path = run_dir / "report.html"
-    tmp = path.with_name(".report.html.tmp")
-    tmp.write_text(page)
-    tmp.replace(path)
-    return path
+    return write_atomically(run_dir / "report.html", page)

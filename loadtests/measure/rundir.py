@@ -1,6 +1,7 @@
 """A run's directory: built under a hidden `.<run-id>.partial` name, every file written by
 temp-and-rename, and renamed to `<run-id>` only when complete, so `results/` never shows a
-half-written run."""
+half-written run. A run that fails part-way (a full disk, a write error) is renamed
+`.<run-id>.failed`, so nothing reads it as complete or as still running."""
 
 from __future__ import annotations
 
@@ -25,6 +26,10 @@ class RunDirectory:
     def partial(self) -> Path:
         return self.root / f".{self.run_id}.partial"
 
+    @property
+    def failed(self) -> Path:
+        return self.root / f".{self.run_id}.failed"
+
     @staticmethod
     def check_writable(root: Path) -> None:
         try:
@@ -46,17 +51,36 @@ class RunDirectory:
                 f"(remove it, or choose another --run-id)"
             ) from None
 
-    def write(self, name: str, text: str) -> Path:
-        path = self.partial / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(text)
-        tmp.replace(path)
-        return path
+    def write(self, name: str, text: str | bytes) -> Path:
+        """One file of the run, whole or not at all."""
+        return write_atomically(self.partial / name, text)
 
     def commit(self) -> Path:
         self.partial.replace(self.final)
         return self.final
 
+    def mark_failed(self) -> Path:
+        """Keep what a failed run wrote, under a name that says it failed."""
+        shutil.rmtree(self.failed, ignore_errors=True)
+        self.partial.replace(self.failed)
+        return self.failed
+
     def discard(self) -> None:
         shutil.rmtree(self.partial, ignore_errors=True)
+
+
+def write_atomically(path: Path, content: str | bytes) -> Path:
+    """Write through a temporary file and rename it into place, so a reader sees the old file
+    or the new one, never a truncated one; a write error (a full disk) is one KeybenchError."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            tmp.write_bytes(content)
+        else:
+            tmp.write_text(content)
+        tmp.replace(path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise KeybenchError(f"cannot write {path}: {exc.strerror or exc}", exit_code=1) from None
+    return path

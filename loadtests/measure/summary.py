@@ -10,6 +10,7 @@ import datetime as dt
 import io
 from pathlib import Path
 
+from loadtests.errors import KeybenchError
 from loadtests.measure.collector import COUNTS, OperationStats, Series
 from loadtests.measure.result import StageResult
 from loadtests.model.splitmodel import MODEL_COLUMNS
@@ -200,6 +201,14 @@ def stage_problems(strategy, rows: list[dict], integrity, tenant_drop, ended_ear
     problems = [] if integrity.ok else [f"{label} integrity {integrity.describe()}"]
     if ended_early:
         problems.insert(0, f"{label} ended early: {ended_early}")
+    # A stage that measured nothing must never pass as a green run.
+    operations = [r for r in rows if r["operation"] != "tenant_drop"]
+    if not sum(int(r["requests"] or 0) for r in operations):
+        problems.append(f"{label} completed no operation")
+    for r in operations:
+        requests, failures = int(r["requests"] or 0), int(r["failures"] or 0)
+        if requests and failures == requests:
+            problems.append(f"{label} {r['operation']} failed every time ({failures} of {requests})")
     if tenant_drop is not None and not tenant_drop.ok:
         problems.append(f"{label} tenant_drop removed the wrong rows")
     collisions = sum(int(r["collisions"] or 0) for r in rows)
@@ -243,5 +252,14 @@ def to_csv(rows: list[dict], columns=SUMMARY_COLUMNS) -> str:
 
 
 def read_summary(path: Path) -> list[dict]:
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+    """The rows of a summary.csv or timeseries.csv; an unreadable file is one KeybenchError."""
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+    except OSError as exc:
+        raise KeybenchError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise KeybenchError(f"{path} is not a CSV file keybench wrote ({type(exc).__name__})") from None
+    if any(None in row or None in row.values() for row in rows):
+        raise KeybenchError(f"{path} is malformed: a row has more or fewer fields than the header")
+    return rows

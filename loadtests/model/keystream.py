@@ -5,6 +5,7 @@ and the heatmaps read it; a run directory keeps one `.npz` per unit."""
 from __future__ import annotations
 
 import io
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -12,8 +13,7 @@ import numpy as np
 from loadtests.design.byteorder import TABLE_SPACE, KeyEncoder
 from loadtests.design.keys import WriteEvent
 from loadtests.design.plans import ReadRequest
-
-KEYSTREAM_FILE = "keystream.npz"  # the file name a run directory keeps the stream under
+from loadtests.errors import KeybenchError
 
 
 def _as_key_array(keys) -> tuple[np.ndarray, np.ndarray]:
@@ -54,7 +54,7 @@ class KeyStream:
     """The keys a run wrote and the byte intervals its reads covered, per key space.
 
     Writes: per space, time (float seconds) and key bytes. Reads: time, space and a list of
-    [start, end) intervals. Workers each fill one and the runner merges them.
+    [start, end) intervals. Workers each fill one and the master merges them.
     """
 
     def __init__(self) -> None:
@@ -180,13 +180,27 @@ class KeyStream:
             return cls._from_arrays(data)
 
     def save(self, path: str | Path) -> Path:
-        """One file, e.g. `<run dir>/keystream.npz`."""
+        """One file, e.g. `<run dir>/keystream.npz`, written whole or not at all."""
         path = Path(path)
-        with path.open("wb") as f:
-            np.savez(f, **self._arrays())
+        tmp = path.with_name(path.name + ".tmp")
+        try:
+            tmp.write_bytes(self.to_bytes())
+            tmp.replace(path)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise KeybenchError(f"cannot write {path}: {exc.strerror or exc}", exit_code=1) from None
         return path
 
     @classmethod
     def load(cls, path: str | Path) -> KeyStream:
-        with np.load(Path(path), allow_pickle=False) as data:
-            return cls._from_arrays(data)
+        """A saved stream; a truncated, corrupt or foreign file is one KeybenchError."""
+        try:
+            with np.load(Path(path), allow_pickle=False) as data:
+                return cls._from_arrays(data)
+        except OSError as exc:
+            if exc.strerror:
+                raise KeybenchError(f"cannot read {path}: {exc.strerror}") from None
+            raise KeybenchError(f"{path} is not a key stream keybench wrote ({exc})") from None
+        except (ValueError, KeyError, IndexError, EOFError, zipfile.BadZipFile) as exc:
+            raise KeybenchError(f"{path} is not a key stream keybench wrote (truncated or corrupt: "
+                                f"{type(exc).__name__})") from None

@@ -19,17 +19,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from loadtests.design.keys import DEFAULT_POPULATION, UUID1_EPOCH_OFFSET, LONG_MAX, TS_DIGITS, WriteEvent, Part, device_id, separator_after
+from loadtests.design.keys import DEFAULT_POPULATION, DEFAULT_SEED, UUID1_EPOCH_OFFSET, LONG_MAX, TS_DIGITS, WriteEvent, Part, device_id, separator_after
 from loadtests.design.byteorder import STRING_END, TABLE_SPACE, KeyEncoder, bit_reversed_array, encode_value, generated_values, index_key_parts, invert, prefix_successor
-from loadtests.errors import KeybenchError
+from loadtests.errors import check_range
 from loadtests.model.keystream import KeyStream
-from loadtests.design.plans import strategy_plans
-from loadtests.model.splitmodel import ModelResult, SplitParams, model_stream
+from loadtests.design.plans import DEFAULT_LATEST_N, DEFAULT_NUMBER_SPAN, DEFAULT_WINDOW_S, strategy_plans
+from loadtests.model.params import DEFAULT_RATE_PER_S, DEFAULT_READS, MAX_ROWS, SplitParams
+from loadtests.model.splitmodel import ModelResult, model_stream
 
 START_US = 1_790_000_000_000_000  # 2026-09-21: the synthetic clock's first write
 CHUNK_ROWS = 1_000_000  # rows generated at a time: bounds the temporary arrays
-DEFAULT_ROWS = 1_000_000  # inserts `keybench simulate` models unless told otherwise
-DEFAULT_READS = 200  # sample reads per read operation
 
 
 @dataclass(frozen=True)
@@ -281,13 +280,14 @@ def _point_interval(strategy, key: bytes) -> tuple[bytes, bytes]:
 
 
 def add_sample_reads(stream: KeyStream, strategy, events: EventColumns, keys: np.ndarray, lengths: np.ndarray,
-                     per_operation: int, seed: int, window_s: float = 2.0, number_span: int = 100,
+                     per_operation: int, seed: int, window_s: float = DEFAULT_WINDOW_S,
+                     number_span: int = DEFAULT_NUMBER_SPAN,
                      after_fraction: float = 0.1) -> None:
     """`per_operation` reads of every read operation, at evenly spread times after the first
     `after_fraction` of the run, each built by the strategy's read plan as a live run would."""
     if per_operation <= 0 or len(events) == 0:
         return
-    encoder, plans = KeyEncoder(strategy), strategy_plans(strategy, 10)
+    encoder, plans = KeyEncoder(strategy), strategy_plans(strategy, DEFAULT_LATEST_N)
     rng = random.Random(f"reads:{seed}")
     positions = np.linspace(int(len(events) * after_fraction), len(events) - 1, per_operation).astype(np.int64)
     for op, plan in plans.items():
@@ -311,8 +311,9 @@ def add_sample_reads(stream: KeyStream, strategy, events: EventColumns, keys: np
 
 # --- the whole simulation ------------------------------------------------------------------------
 
-def simulate_stream(strategy, rows: int, seed: int = 1, population: int = DEFAULT_POPULATION, rate_per_s: float = 1000,
-                    reads_per_operation: int = 200, read_window_s: float = 2.0) -> KeyStream:
+def simulate_stream(strategy, rows: int, seed: int = DEFAULT_SEED, population: int = DEFAULT_POPULATION,
+                    rate_per_s: float = DEFAULT_RATE_PER_S, reads_per_operation: int = DEFAULT_READS,
+                    read_window_s: float = DEFAULT_WINDOW_S) -> KeyStream:
     """The key stream a run of `rows` inserts at a steady rate would write, plus sample reads
     (a time_window read covers the last `read_window_s` seconds)."""
     stream = KeyStream()
@@ -334,8 +335,9 @@ def simulate_stream(strategy, rows: int, seed: int = 1, population: int = DEFAUL
     return stream
 
 
-def simulate_strategy(strategy, rows: int, nodes: int | None = None, seed: int = 1, population: int = DEFAULT_POPULATION,
-                      rate_per_s: float = 1000, reads_per_operation: int = DEFAULT_READS,
+def simulate_strategy(strategy, rows: int, nodes: int | None = None, seed: int = DEFAULT_SEED,
+                      population: int = DEFAULT_POPULATION, rate_per_s: float = DEFAULT_RATE_PER_S,
+                      reads_per_operation: int = DEFAULT_READS,
                       params: SplitParams | None = None, read_window_s: float | None = None) -> ModelResult:
     """Generates `rows` writes with the strategy's key generator (no database), a sample of its
     reads, and runs the split model. `params` overrides the model's defaults; `nodes`, when
@@ -346,11 +348,11 @@ def simulate_strategy(strategy, rows: int, nodes: int | None = None, seed: int =
     as 2 s of writes are a sliver of a multi-GB split in production."""
     from dataclasses import replace
 
-    if rows < 1:
-        raise KeybenchError(f"--rows must be at least 1, got {rows}")
+    check_range("--rows", rows, 1, MAX_ROWS)
     params = params or SplitParams()
     if nodes is not None:
         params = replace(params, nodes=nodes)
+    params.validate()
     if read_window_s is None:
         read_window_s = params.window_size(rows) / 10 / rate_per_s
     stream = simulate_stream(strategy, rows, seed, population, rate_per_s, reads_per_operation, read_window_s)

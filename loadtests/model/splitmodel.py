@@ -34,54 +34,8 @@ from pathlib import Path
 
 from loadtests.design.byteorder import TABLE_SPACE
 from loadtests.errors import KeybenchError
+from loadtests.model.params import SplitParams
 from loadtests.model.keystream import KeyStream
-
-
-@dataclass(frozen=True)
-class SplitParams:
-    """Model parameters. Thresholds scale with the run, so that a 10-second emulator run of a
-    few thousand writes and a 10M-key simulation are measured with the same yardstick."""
-
-    nodes: int = 8
-    # Windows: `target_windows` windows of equal write count, but never fewer than
-    # `min_writes_per_node` writes per node in one, so a node's share is not sampling noise.
-    target_windows: int = 50
-    min_writes_per_node: int = 50
-    window_writes: int | None = None  # fixed window size instead of the two above
-    # Load split: a range taking more than this share of one node's fair load in a window
-    # (1.0: more than a node's fair share, so no placement could balance it) splits, into
-    # at most `max_load_pieces` pieces (2: at the median of its recent keys).
-    load_split_share: float = 1.0
-    max_load_pieces: int = 2
-    # Size split: rows in a range; None = total rows / (4 * nodes), at least 1,000, so a
-    # spread key ends with a few ranges per node from size alone.
-    size_split_rows: int | None = None
-    # Windows left out of the write and read metrics: a new table sits on one range until it
-    # has split, which says nothing about the key design. None = ceil(log2(nodes)) + 1, the
-    # windows a spread key needs to reach one range per node by halving, plus one.
-    warmup_windows: int | None = None
-
-    def validate(self) -> None:
-        """The refusals of the model's options (`--nodes`, `--window-writes`, ...)."""
-        for name in ("nodes", "window_writes", "size_split_rows"):
-            value = getattr(self, name)
-            if value is not None and value < 1:
-                raise KeybenchError(f"--{name.replace('_', '-')} must be at least 1, got {value}")
-        if self.warmup_windows is not None and self.warmup_windows < 0:
-            raise KeybenchError(f"--warmup-windows must not be negative, got {self.warmup_windows}")
-        if not self.load_split_share > 0:
-            raise KeybenchError(f"--load-split-share must be positive, got {self.load_split_share:g}")
-
-    def window_size(self, writes: int) -> int:
-        if self.window_writes:
-            return self.window_writes
-        return max(1, self.min_writes_per_node * self.nodes, math.ceil(writes / self.target_windows))
-
-    def warmup(self) -> int:
-        return self.warmup_windows if self.warmup_windows is not None else math.ceil(math.log2(max(2, self.nodes))) + 1
-
-    def size_threshold(self, rows: int) -> int:
-        return self.size_split_rows or max(1000, rows // (4 * self.nodes))
 
 
 @dataclass
@@ -343,6 +297,8 @@ ANALYSIS_COLUMNS = ("nodes", "hot_space", "hot_node_share", "effective_nodes", "
 
 def analyze_run(run_dir: Path, params: SplitParams | None = None) -> list[dict]:
     """The model over every key stream a run directory keeps, one row per unit."""
+    params = params or SplitParams()
+    params.validate()
     streams = sorted((Path(run_dir) / "keystream").glob("*.npz"))
     if not streams:
         raise KeybenchError(f"{run_dir} has no keystream/*.npz: not a keybench run directory, or one from before "

@@ -1,8 +1,16 @@
 """`keybench run`, the orchestration: options, plan, one stage at a time, the run's state.
-The library's entry point: `run(RunOptions(...))`."""
+The library's entry point: `from loadtests.run import RunOptions, run`. The names load on
+first use, so reading the options (as the CLI does at start) does not load Locust."""
 
-from loadtests.run.options import RunOptions, parse_duration
-from loadtests.run.pipeline import run
-from loadtests.run.plan import plan_stages
+from __future__ import annotations
 
-__all__ = ["RunOptions", "parse_duration", "plan_stages", "run"]
+import importlib
+
+_HOMES = {"RunOptions": "options", "parse_duration": "options", "plan_stages": "plan", "run": "pipeline"}
+__all__ = list(_HOMES)
+
+
+def __getattr__(name: str):
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)

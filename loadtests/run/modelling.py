@@ -19,8 +19,7 @@ def model_unit(results: list[StageResult], rows: list[dict], params: SplitParams
         stream.merge(result.key_stream)
     strategy = results[0].strategy
     name = unit_name(strategy)
-    run_dir.partial.joinpath("keystream").mkdir(exist_ok=True)
-    stream.save(run_dir.partial / "keystream" / f"{name}.npz")
+    run_dir.write(f"keystream/{name}.npz", stream.to_bytes())
     model = model_stream(stream, params)
     modelled = [{**row, **model_columns(model, row["operation"])} for row in rows]
     if heatmaps and stream.spaces():

@@ -8,14 +8,25 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from loadtests.design.keys import DEFAULT_SEED, MAX_BUCKETS
 from loadtests.design.strategies import BACKENDS, DIALECTS
 from loadtests.drive.workload import WorkloadSettings
-from loadtests.errors import KeybenchError
+from loadtests.errors import KeybenchError, check_range
 from loadtests.infra import target
-from loadtests.model.splitmodel import SplitParams
+from loadtests.model.params import SplitParams
 
 DEFAULT_USERS, DEFAULT_DURATION_S = 8, 10.0
 SMOKE_USERS, SMOKE_DURATION_S = 4, 3.0  # the short CI profile (`--smoke`)
+
+# Bounds of every number a run takes, checked before anything is allocated or started
+# (README "Limits"): generous for real use, small enough that no input exhausts the machine.
+MAX_USERS = 10_000
+MAX_WORKERS = 64
+MAX_REPEAT = 1_000
+MAX_RATE = 1_000_000.0  # operations per second per stage
+MIN_DURATION_S, MAX_DURATION_S = 0.1, 7 * 86_400.0
+MAX_SPAWN_RATE = 100_000.0
+RUN_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")  # one safe path component
 
 
 def parse_duration(text: str) -> float:
@@ -31,13 +42,13 @@ def parse_duration(text: str) -> float:
 @dataclass
 class RunOptions:
     backends: tuple[str, ...] = BACKENDS
-    strategies: tuple[str, ...] = ()  # empty: the whole catalogue of each backend
+    strategies: tuple[str, ...] | None = None  # None: the whole catalogue of each backend
     users: int | None = None  # concurrent Locust users per stage; None: DEFAULT_USERS (smoke: SMOKE_USERS)
     spawn_rate: float = 0.0  # 0: all users at once
     duration_s: float | None = None  # per stage; None: DEFAULT_DURATION_S (smoke: SMOKE_DURATION_S)
     results_dir: Path = Path("results")
     smoke: bool = False
-    seed: int = 1
+    seed: int = DEFAULT_SEED
     settings: WorkloadSettings = field(default_factory=WorkloadSettings)
     run_id: str | None = None
     buckets: int | None = None  # overrides every strategy's shard or salt count
@@ -68,24 +79,26 @@ class RunOptions:
         return replace(self.settings, user_rate=self.rate / self.users)
 
     def validate(self) -> None:
-        if self.users < 1:
-            raise KeybenchError(f"--users must be at least 1, got {self.users}")
-        if self.spawn_rate < 0:
-            raise KeybenchError(f"--spawn-rate must not be negative, got {self.spawn_rate}")
+        check_range("--users", self.users, 1, MAX_USERS)
+        check_range("--spawn-rate", self.spawn_rate, 0, MAX_SPAWN_RATE)
+        check_range("--duration (seconds)", self.duration_s, MIN_DURATION_S, MAX_DURATION_S)
+        if self.strategies is not None and not self.strategies:
+            raise KeybenchError("--strategies names no strategy; leave it out to run the whole catalogue")
+        if self.run_id is not None and (not RUN_ID_RE.fullmatch(self.run_id) or set(self.run_id) == {"."}):
+            raise KeybenchError(f"--run-id {self.run_id!r} is not a single safe name: use letters, digits, '.', "
+                                "'_' and '-' (up to 128, starting with a letter or digit)")
         self.settings.validate(self.backends)
         unknown = [d for d in self.dialects if d not in DIALECTS["spanner"]]
         if unknown or not self.dialects:
             raise KeybenchError(f"unknown Spanner dialect {', '.join(map(repr, unknown)) or '(none)'}; "
                                 f"valid: {', '.join(DIALECTS['spanner'])}")
-        if self.repeat < 1:
-            raise KeybenchError(f"--repeat must be at least 1, got {self.repeat}")
-        if self.rate is not None and not (self.rate > 0 and math.isfinite(self.rate)):
-            raise KeybenchError(f"--rate must be positive and finite, got {self.rate:g}")
-        if self.workers < 0:
-            raise KeybenchError(f"--workers must not be negative, got {self.workers}")
+        check_range("--repeat", self.repeat, 1, MAX_REPEAT)
+        if self.rate is not None and not self.rate > 0:
+            raise KeybenchError(f"--rate must be positive, got {self.rate:g}")
+        check_range("--rate", self.rate, 0, MAX_RATE)
+        check_range("--workers", self.workers, 0, MAX_WORKERS)
         if self.workers > self.users:
             raise KeybenchError(f"--workers {self.workers} exceeds --users {self.users}: a worker without users does nothing")
         self.model.validate()
-        if self.buckets is not None and self.buckets < 1:
-            raise KeybenchError(f"--buckets must be at least 1, got {self.buckets}")
+        check_range("--buckets", self.buckets, 1, MAX_BUCKETS)
         target.check(self)

@@ -16,16 +16,16 @@ import os
 import sys
 from pathlib import Path
 
-from loadtests.drive.locust_driver import progress
-from loadtests.errors import KeybenchError
+from loadtests.errors import KeybenchError, one_line
 from loadtests.infra import emulators, target
-from loadtests.infra.interrupt import CTRL_C
+from loadtests.infra.interrupt import INTERRUPT
+from loadtests.infra.progress import progress
 from loadtests.measure.console import side_by_side
 from loadtests.measure.rundir import RunDirectory
 from loadtests.run.modelling import model_unit
 from loadtests.run.options import RunOptions
 from loadtests.run.plan import plan_stages
-from loadtests.run.stage_run import StageFailed, one_line, run_stage
+from loadtests.run.stage_run import StageFailed, run_stage
 from loadtests.run.state import RunState, unit_name
 
 
@@ -49,11 +49,12 @@ def run(options: RunOptions) -> int:
     state = RunState(options, run_id, now, endpoints)
     total = len(stages) * options.repeat
     interrupted = False
-    CTRL_C.listen()
+    # The run id is claimed before anything starts: a run refused for a taken id touches nothing.
+    run_dir.open()
+    INTERRUPT.listen()
     try:
         for backend in dict.fromkeys(s.backend for s in stages):
             endpoints[backend] = _endpoint(options, backend)
-        run_dir.open()
         # ---- per stage: drive, audit, record
         try:
             interrupted = _run_stages(stages, options, tag, endpoints, state, run_dir)
@@ -70,15 +71,20 @@ def run(options: RunOptions) -> int:
 
             write_report(run_dir.partial)
         final = run_dir.commit()
-    except KeybenchError:
-        run_dir.discard()  # refused before anything ran: nothing to keep
-        raise
+    except (KeybenchError, OSError) as exc:
+        if isinstance(exc, OSError):  # a write outside RunDirectory.write (a plot, the report): one line too
+            exc = KeybenchError(f"cannot write the results: {exc.strerror or exc}", exit_code=1)
+        if not state.records:
+            run_dir.discard()  # refused before any stage ran: nothing to keep
+        else:
+            _keep_failed(state, run_dir, exc)
+        raise exc from None
     except BaseException as exc:
         if run_dir.partial.exists():
             progress(f"keybench: run cut off ({one_line(exc)}); what it finished is in {run_dir.partial}")
         raise
     finally:
-        CTRL_C.ignore()
+        INTERRUPT.ignore()
         for ep in endpoints.values():
             ep.stop()
         _restore_env(saved_env)  # emulators.use() pointed this process at them
@@ -107,7 +113,7 @@ def _run_stages(stages, options: RunOptions, tag: str, endpoints: dict, state: R
         for number, strategy in enumerate(stages, 1):
             label = f"[{(repetition - 1) * len(stages) + number}/{total}] {strategy.label}"
             ep = endpoints[strategy.backend]
-            if CTRL_C.requested:
+            if INTERRUPT.requested:
                 return True
             progress(f"{label}: {strategy.summary}")
             try:
@@ -125,9 +131,20 @@ def _run_stages(stages, options: RunOptions, tag: str, endpoints: dict, state: R
                 run_dir.write(f"locust/{unit_name(strategy)}{suffix}_{kind}.csv", text)
             state.add(done.result, ep, repetition)
             state.write(run_dir, "running", state.summary()[0])
-            if done.result.interrupted or CTRL_C.requested:
+            if done.result.interrupted or INTERRUPT.requested:
                 return True
     return False
+
+
+def _keep_failed(state: RunState, run_dir: RunDirectory, exc: KeybenchError) -> None:
+    """A run that failed part-way (a full disk, a write error): say so in run.json if the disk
+    still takes it, and rename the directory so nothing reads it as complete or running."""
+    try:
+        state.write(run_dir, "failed", state.summary()[0])
+    except KeybenchError:
+        pass  # the disk that failed the run may refuse this too; the new name says it all
+    kept = run_dir.mark_failed()
+    progress(f"keybench: run failed part-way ({exc}); what it finished is in {kept}")
 
 
 def _restore_env(saved: dict) -> None:
@@ -141,8 +158,9 @@ def _restore_env(saved: dict) -> None:
 def _exit_code(options: RunOptions, rows: list[dict], problems: list[str], interrupted: bool, done: int,
                total: int) -> int:
     if interrupted:
-        print(f"keybench: interrupted; the results cover {done} of {total} stages", file=sys.stderr)
-        return 130
+        print(f"keybench: interrupted by {INTERRUPT.name or 'SIGINT'}; the results cover {done} of {total} stages",
+              file=sys.stderr)
+        return INTERRUPT.exit_code
     failures = sum(int(r["failures"]) for r in rows)
     if options.smoke and failures:
         problems.append(f"{failures} failed operation(s)")

@@ -9,7 +9,7 @@ from loadtests.run.options import RunOptions
 
 def plan_stages(options: RunOptions) -> list[strategies.Strategy]:
     """The stages in run order; a strategy name applies to every chosen backend that has it."""
-    names = list(options.strategies)
+    names = list(options.strategies or ())
     catalogues = {
         (b, d): strategies.catalogue(b, d, buckets=options.buckets)
         for b in options.backends for d in (options.dialects if b == "spanner" else strategies.DIALECTS[b])
@@ -24,6 +24,9 @@ def plan_stages(options: RunOptions) -> list[strategies.Strategy]:
         available = catalogues[(backend, dialects[0])]
         for name in ([n for n in names if n in available] if names else list(available)):
             stages.extend(catalogues[(backend, d)][name] for d in dialects)  # each strategy in every dialect
+    if not stages:
+        where = strategies.schemas_root()
+        raise KeybenchError(f"nothing to run: no strategy of {', '.join(options.backends)} under {where}")
     for strategy in stages:
         strategies.check_rules(strategy, options.settings.population, options.settings.payload_bytes)
         if options.settings.batch_size > 1 and any(p.generated for p in strategy.parts):

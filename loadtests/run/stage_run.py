@@ -7,9 +7,11 @@ import time
 from dataclasses import dataclass
 
 from loadtests.design.strategies import Strategy
-from loadtests.drive.locust_driver import LoadPlan, LocustStage, progress
+from loadtests.drive.locust_driver import LoadPlan, LocustStage
 from loadtests.drive.stage import StageSpec
+from loadtests.errors import one_line
 from loadtests.infra import emulators, target
+from loadtests.infra.progress import progress
 from loadtests.measure.result import StageResult
 from loadtests.run.options import RunOptions
 
@@ -24,11 +26,6 @@ class StageRun:
 
     result: StageResult
     locust_csvs: dict[str, str]
-
-
-def one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0][:300]}" if text else type(exc).__name__
 
 
 def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, tag: str, label: str) -> StageRun:
@@ -61,8 +58,9 @@ def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, t
             stage.teardown(drop=not (driven and driven.ended_early))
         except Exception as exc:  # noqa: BLE001 - a database that went away cannot be dropped either
             progress(f"  {label}  could not drop {spec.location}: {one_line(exc)}")
-    result = stage.result(driven.seconds, integrity, tenant_drop, ep.restartable, started, driven.ended_early,
-                          driven.interrupted, driven.per_worker)
+    result = stage.result(seconds=driven.seconds, integrity=integrity, tenant_drop=tenant_drop, fresh=ep.restartable,
+                          started_epoch_s=started, ended_early=driven.ended_early, interrupted=driven.interrupted,
+                          per_worker=driven.per_worker)
     progress(f"  {label}  done: ops {result.operations:,}  failures {result.failures}  "
              f"integrity {integrity.describe()}")
     for series, stats in result.stats.items():

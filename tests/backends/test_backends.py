@@ -2,6 +2,7 @@
 acknowledged and read back, and a bad fixture leaves nothing behind."""
 
 import shutil
+import time
 import uuid
 
 import pytest
@@ -212,3 +213,43 @@ def test_mutate_row_call_retries_an_unreachable_server_until_its_deadline_then_r
             call(b"k", "cf", [(b"q", b"v")], -1)  # the server's time: a retry could store it twice
     finally:
         client.close()
+
+
+def _escaping_aborts(db, times: int):
+    """The client's run_in_transaction, raising ABORTED out of it `times` times first: the
+    emulator lets one escape now and then (one transaction at a time); the database is real."""
+    from google.api_core import exceptions as gexc
+
+    real, calls = db.database.run_in_transaction, []
+
+    def flaky(*args, **kwargs):
+        calls.append(kwargs.get("timeout_secs"))
+        if len(calls) <= times:
+            raise gexc.Aborted("Transaction aborted due to active transaction (injected)")
+        return real(*args, **kwargs)
+
+    db.database.run_in_transaction = flaky
+    return calls
+
+
+def test_a_dml_insert_whose_aborted_escapes_the_client_is_retried_within_its_deadline(emulator_hosts):
+    from google.api_core import exceptions as gexc
+
+    strategy = strategies.catalogue("spanner")["bit_reversed_sequence"]
+    db = backend_for(strategy)
+    db.create()
+    try:
+        calls = _escaping_aborts(db, times=3)
+        [key] = [db.insert((None,), e) for e in events(1)]
+        assert key[0] > 0 and len(calls) == 4 and db.take_aborts() >= 3
+        assert [r.write_id for r in db.read(None)] == ["t-0"]
+        db.timeout_s = 0.3  # a deadline the aborts outlast: the insert gives up, as ABORTED
+        retried = _escaping_aborts(db, times=10**6)
+        started = time.monotonic()
+        with pytest.raises(gexc.Aborted):
+            db.insert((None,), events(2)[1])
+        assert time.monotonic() - started < 1.5 and len(retried) >= 2
+        assert all(0 < t <= 0.3 for t in retried)  # each try is bounded by what is left of the deadline
+    finally:
+        db.drop()
+        db.close()

@@ -115,7 +115,7 @@ def test_a_row_lost_behind_the_ledger_is_a_mismatch_that_fails_the_run(stage_of)
         batch.delete("AccessLog", spanner.KeySet(keys=[list(key)]))
     integrity, _ = stage.finish()
     assert (integrity.lost, integrity.stored, integrity.ok) == (1, 19, False)
-    rows = stage_rows(stage.result(1.0, integrity, None, True, 0.0))
+    rows = stage_rows(stage.result(seconds=1.0, integrity=integrity, tenant_drop=None, fresh=True, started_epoch_s=0.0))
     assert {r["integrity"] for r in rows} == {"MISMATCH"}
     assert "integrity MISMATCH" in " ".join(stage_problems(stage.strategy, rows, integrity, None))
 
@@ -178,7 +178,7 @@ def test_bigtable_batch_writes_n_rows_per_mutate_rows_call_and_the_audit_counts_
     assert len(stage.written) == 20 and len(stage.recent) == 20
     integrity, _ = stage.finish()
     assert integrity.ok and (integrity.acknowledged, integrity.stored) == (20, 20)
-    [insert_row] = [r for r in stage_rows(stage.result(1.0, integrity, None, True, 0.0)) if r["operation"] == "insert"]
+    [insert_row] = [r for r in stage_rows(stage.result(seconds=1.0, integrity=integrity, tenant_drop=None, fresh=True, started_epoch_s=0.0)) if r["operation"] == "insert"]
     assert insert_row["batch_size"] == 5 and insert_row["rows_per_op"] == "5.00"
 
 
@@ -222,7 +222,7 @@ def test_batch_size_must_be_positive_and_needs_keys_keybench_makes():
     from loadtests.errors import KeybenchError
     from loadtests.run import RunOptions, plan_stages
 
-    with pytest.raises(KeybenchError, match="--batch-size must be at least 1"):
+    with pytest.raises(KeybenchError, match="--batch-size must be between 1 and"):
         RunOptions(settings=WorkloadSettings(batch_size=0)).validate()
     options = RunOptions(backends=("spanner",), strategies=("bit_reversed_sequence",), dialects=("googlesql",),
                          settings=WorkloadSettings(batch_size=10))

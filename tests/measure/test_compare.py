@@ -79,3 +79,45 @@ def test_runs_with_nothing_in_common_are_refused(baseline, tmp_path):
 def test_a_bad_rule_is_refused():
     result = keybench("compare", "a", "b", "--fail-on", "p99 grows", timeout=60)
     assert result.returncode == 2 and "cannot parse --fail-on" in result.stderr
+
+
+def test_a_candidate_missing_a_row_of_the_baseline_fails_whatever_the_rules(baseline, tmp_path):
+    fewer = doctored(baseline, tmp_path, "fewer", lambda r: None)
+    lines = (fewer / "summary.csv").read_text().splitlines()
+    (fewer / "summary.csv").write_text("\n".join(lines[:-1]) + "\n")  # hash_shard's time_window is gone
+    result = keybench("compare", str(baseline), str(fewer), timeout=60)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "REGRESSION 1 row(s) of the baseline are missing from the candidate: spanner/hash_shard/googlesql/time_window" \
+        in result.stdout
+
+
+@pytest.mark.parametrize("integrity", ["unverified", "MISMATCH"])
+def test_a_candidate_whose_integrity_is_not_ok_fails(baseline, tmp_path, integrity):
+    bad = doctored(baseline, tmp_path, "bad", lambda r: r.update(integrity=integrity))
+    result = keybench("compare", str(baseline), str(bad), "--fail-on", "failures>0", timeout=60)
+    assert result.returncode == 1
+    assert result.stdout.count(f"candidate integrity {integrity}") == 4
+
+
+def test_a_candidate_run_that_did_not_complete_fails(baseline, tmp_path):
+    cut = doctored(baseline, tmp_path, "cut", lambda r: None)
+    (cut / "run.json").write_text('{"status": "interrupted"}')
+    result = keybench("compare", str(baseline), str(cut), timeout=60)
+    assert result.returncode == 1 and "the candidate run is interrupted, not complete" in result.stdout
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+def test_a_non_finite_figure_is_refused_not_compared(baseline, tmp_path, value):
+    odd = doctored(baseline, tmp_path, "odd", lambda r: r.update(p99_ms=value))
+    result = keybench("compare", str(baseline), str(odd), "--fail-on", "p99_ms>+20%", timeout=60)
+    assert result.returncode == 2 and "is not a finite number" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("content", [b"\x89PNG\r\n\x1a\n\x00\x00\xff\xfe binary", b"schema_version,backend\n2,spanner,extra,fields\n"])
+def test_a_binary_or_ragged_summary_is_one_line_and_exit_2(baseline, tmp_path, content):
+    bad = tmp_path / "summary.csv"
+    bad.write_bytes(content)
+    result = keybench("compare", str(baseline), str(bad), timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr

@@ -68,3 +68,37 @@ def test_report_command_rebuilds_the_page_and_refuses_a_directory_that_is_no_run
     assert done.returncode == 0 and (small_run / "report.html").is_file(), done.stderr
     bad = keybench("report", str(tmp_path))
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "no summary.csv" in bad.stderr
+
+
+def test_a_report_of_an_unfinished_run_says_it_is_incomplete(small_run, tmp_path):
+    import json
+    import shutil
+
+    partial = tmp_path / ".r.partial"
+    shutil.copytree(small_run, partial)
+    meta = json.loads((partial / "run.json").read_text())
+    (partial / "run.json").write_text(json.dumps({**meta, "status": "running"}))
+    done = keybench("report", str(partial))
+    assert done.returncode == 0, done.stderr
+    assert "is an incomplete run (running)" in done.stderr
+    assert "Incomplete run (running)" in (partial / "report.html").read_text()
+    assert "Incomplete run" not in (small_run / "report.html").read_text()
+
+
+@pytest.mark.parametrize("damage", ["binary", "nan"])
+def test_a_damaged_run_directory_is_one_line_and_exit_2(small_run, tmp_path, damage):
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(small_run, copy)
+    if damage == "binary":
+        (copy / "summary.csv").write_bytes(b"\x00\xff\xfe\x89 not text at all")
+    else:
+        text = (copy / "timeseries.csv").read_text().splitlines()
+        header = text[0].split(",")
+        first = text[1].split(",")
+        first[header.index("ops")] = "nan"
+        (copy / "timeseries.csv").write_text("\n".join([text[0], ",".join(first), *text[2:]]) + "\n")
+    done = keybench("report", str(copy))
+    assert done.returncode == 2, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr

@@ -65,3 +65,20 @@ def test_results_directory_blocked_by_a_file_is_reported(tmp_path):
     (tmp_path / "results").write_text("not a directory")
     with pytest.raises(KeybenchError, match="not writable"):
         RunDirectory.check_writable(tmp_path / "results")
+
+
+def test_a_stage_that_completed_nothing_or_whose_operation_always_failed_fails_the_run():
+    from loadtests.design import strategies
+    from loadtests.measure.summary import stage_problems
+
+    salted = strategies.catalogue("bigtable")["salted"]
+    idle = [summary_row(Series("bigtable", "salted", "", op), stats_with([]), 1.0, OK, True, "spread")
+            for op in ("insert", "point_read")]
+    assert f"{salted.label} completed no operation" in stage_problems(salted, idle, OK, None)
+    failing = stats_with([100, 200, 300])
+    failing.failures = 3
+    rows = [summary_row(Series("bigtable", "salted", "", "insert"), failing, 1.0, OK, True, "spread"),
+            summary_row(Series("bigtable", "salted", "", "point_read"), stats_with([100]), 1.0, OK, True, "spread")]
+    assert stage_problems(salted, rows, OK, None) == [f"{salted.label} insert failed every time (3 of 3)"]
+    rows[0] = summary_row(Series("bigtable", "salted", "", "insert"), stats_with([100, 200]), 1.0, OK, True, "spread")
+    assert stage_problems(salted, rows, OK, None) == []

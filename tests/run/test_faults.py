@@ -147,18 +147,20 @@ def test_an_operation_cut_off_by_its_deadline_is_unknown_and_settled_by_reading_
     assert int(insert["stored"]) == int(insert["acknowledged"]) + int(insert["unknown_stored"])
 
 
-def test_ctrl_c_stops_the_users_audits_what_they_wrote_and_exits_130(own_emulators):
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
+def test_a_signal_stops_the_users_audits_what_they_wrote_and_exits_128_plus_its_number(own_emulators, signum):
+    """Ctrl-C, CI cancellation and docker stop (SIGTERM), a closed terminal (SIGHUP): one interrupt."""
     run = Run("--backend", "bigtable", "--strategies", "salted,timestamp_first", "--users", "4", "--duration", "30s",
               "--results-dir", str(own_emulators), "--run-id", "ctrlc")
     run.wait_for("[1/2] bigtable:salted:")
     time.sleep(3)
     pid = emulator_pid("bigtable")
-    run.proc.send_signal(signal.SIGINT)
+    run.proc.send_signal(signum)
     sent = time.monotonic()
     code, _ = run.finish()
-    assert code == 130, run.stderr[-2000:]
+    assert code == 128 + signum, run.stderr[-2000:]
     assert time.monotonic() - sent < 30
-    assert "interrupted; the results cover 1 of 2 stages" in run.stderr
+    assert f"interrupted by {signum.name}; the results cover 1 of 2 stages" in run.stderr
     run_dir = own_emulators / "ctrlc"
     assert json.loads((run_dir / "run.json").read_text())["status"] == "interrupted"
     rows = read_summary(run_dir / "summary.csv")
@@ -192,3 +194,26 @@ def test_a_run_killed_outright_leaves_a_marked_partial_directory_of_whole_files(
             break
         time.sleep(0.1)
     assert gone(pid)
+
+
+@pytest.mark.parametrize("attempt", range(3))
+def test_two_runs_started_together_never_sabotage_each_other(own_emulators, attempt):
+    """The same run id into one results directory: one run is refused before it starts
+    anything; the other runs on emulators of its own and completes clean. Then two runs with
+    their own ids at once: each owns its emulators, and both complete clean."""
+    common = ("--backend", "bigtable", "--strategies", "salted,timestamp_first", "--users", "2", "--duration", "1s",
+              "--results-dir", str(own_emulators), "--no-report")
+    same = [Run(*common, "--run-id", "same") for _ in range(2)]
+    outcomes = sorted(run.finish()[0] for run in same)
+    assert outcomes == [0, 2], [run.stderr[-1500:] for run in same]
+    refused = next(run for run in same if run.proc.returncode == 2)
+    assert len(refused.stderr.strip().splitlines()) == 1 and "another run with this id" in refused.stderr
+    assert "emulator" not in refused.stderr  # it started nothing
+    rows = read_summary(own_emulators / "same" / "summary.csv")
+    assert {r["strategy"] for r in rows} == {"salted", "timestamp_first"} and {r["integrity"] for r in rows} == {"ok"}
+    both = [Run(*common, "--run-id", f"own-{i}") for i in range(2)]
+    assert [run.finish()[0] for run in both] == [0, 0], [run.stderr[-1500:] for run in both]
+    pids = [{s["emulator_pid"] for s in json.loads((own_emulators / f"own-{i}" / "run.json").read_text())["stages"]}
+            for i in range(2)]
+    assert not pids[0] & pids[1], "two runs shared an emulator one of them owned"
+    assert not list(own_emulators.glob(".*.partial")) and emulators.recorded() == []

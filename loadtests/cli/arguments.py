@@ -1,133 +1,24 @@
-"""The `keybench` command: it translates arguments into the library's calls. The defaults
-and the validation live with the options they belong to (`run.options.RunOptions`,
-`drive.workload.WorkloadSettings`, `model.splitmodel.SplitParams`, ...)."""
+"""The `keybench` command line: every subcommand and option, with the defaults read from
+the configuration objects (`RunOptions`, `WorkloadSettings`, `SplitParams`, ...)."""
 
 from __future__ import annotations
 
-import loadtests.infra.runtime  # noqa: F401  (gevent and gRPC set-up, before any client exists)
-
 import argparse
-import sys
-from pathlib import Path
 
 from loadtests import __version__
+from loadtests.backends.base import DEFAULT_PAYLOAD_BYTES, DEFAULT_TIMEOUT_S
+from loadtests.cli import commands
 from loadtests.design import strategies
 from loadtests.design.keys import DEFAULT_POPULATION
-from loadtests.backends.base import DEFAULT_PAYLOAD_BYTES, DEFAULT_TIMEOUT_S
-from loadtests.drive.workload import DEFAULT_MIX, WorkloadSettings
-from loadtests.errors import KeybenchError
-from loadtests.infra import emulators
-from loadtests.model.simulate import DEFAULT_READS, DEFAULT_ROWS
-from loadtests.model.splitmodel import SplitParams
-from loadtests.run.options import (
-    DEFAULT_DURATION_S, DEFAULT_USERS, SMOKE_DURATION_S, SMOKE_USERS, RunOptions, parse_duration,
-)
+from loadtests.drive.workload import WorkloadSettings
+from loadtests.model.params import DEFAULT_READS, DEFAULT_ROWS, SplitParams
+from loadtests.run.options import DEFAULT_DURATION_S, DEFAULT_USERS, SMOKE_DURATION_S, SMOKE_USERS, RunOptions
 
 BACKEND_CHOICES = (*strategies.BACKENDS, "all")
 POPULATION_HELP = "users (Spanner) or devices (Bigtable) the writes are spread over"
 
 
-def _backends(choice: str) -> tuple[str, ...]:
-    return strategies.BACKENDS if choice == "all" else (choice,)
-
-
-def _names(text: str | None) -> tuple[str, ...]:
-    return tuple(n.strip() for n in (text or "").split(",") if n.strip())
-
-
-def _run(args: argparse.Namespace) -> int:
-    from loadtests.drive.workload import parse_mix
-    from loadtests.run.pipeline import run
-
-    options = RunOptions(
-        backends=_backends(args.backend),
-        strategies=_names(args.strategies),
-        users=args.users,
-        spawn_rate=args.spawn_rate,
-        duration_s=parse_duration(args.duration) if args.duration is not None else None,
-        results_dir=Path(args.results_dir),
-        smoke=args.smoke,
-        seed=args.seed,
-        settings=WorkloadSettings(population=args.population, payload_bytes=args.payload_bytes,
-                                  mix=parse_mix(args.mix) if args.mix is not None else dict(DEFAULT_MIX),
-                                  timeout_s=parse_duration(args.op_timeout),
-                                  batch_size=args.batch_size),
-        run_id=args.run_id,
-        buckets=args.buckets,
-        dialects=_names(args.dialects),
-        repeat=args.repeat,
-        rate=args.rate,
-        workers=args.workers,
-        report=not args.no_report,
-        model=_model_params(args),
-        target=args.target,
-        project=args.project,
-        instance=args.instance,
-        dry_run=args.dry_run,
-    )
-    return run(options)
-
-
-def _compare(args: argparse.Namespace) -> int:
-    from loadtests.measure.compare import Rule, compare
-
-    rules = [Rule.parse(text) for text in args.fail_on]
-    text, broken = compare(args.run_a, args.run_b, rules)
-    print(text)
-    for line in broken:
-        print(f"REGRESSION {line}")
-    return 1 if broken else 0
-
-
-def _report(args: argparse.Namespace) -> int:
-    from loadtests.measure.report import write_report
-
-    print(write_report(Path(args.run)))
-    return 0
-
-
-def _emulators(args: argparse.Namespace) -> int:
-    if args.any_port and args.action != "up":
-        raise KeybenchError("--any-port applies to `keybench emulators up` only")
-    action = {"up": lambda: emulators.up(any_port=args.any_port), "down": emulators.down,
-              "status": emulators.status}[args.action]
-    for line in action():
-        print(line)
-    return 0
-
-
-def _strategies(args: argparse.Namespace) -> int:
-    from loadtests.measure.console import catalogue_lines
-
-    for backend in _backends(args.backend):
-        print("\n".join(catalogue_lines(strategies.catalogue(backend).values(), WorkloadSettings.latest_n)))
-    return 0
-
-
-def _simulate(args: argparse.Namespace) -> int:
-    """The split model over a strategy's simulated key stream: no database, every figure modelled."""
-    from loadtests.measure.console import metrics_text
-    from loadtests.model.simulate import simulate_strategy
-
-    strategy = strategies.select(args.backend, [args.strategy], args.dialect)[0]
-    result = simulate_strategy(strategy, args.rows, seed=args.seed, population=args.population,
-                               params=_model_params(args), reads_per_operation=args.reads)
-    metrics = {"backend": args.backend, "strategy": strategy.name, "rows": args.rows, **result.summary()}
-    print(metrics_text(metrics, args.format), end="")
-    return 0
-
-
-def _analyze(args: argparse.Namespace) -> int:
-    """The split model again over a saved run's key streams, with other parameters."""
-    from loadtests.measure.console import analysis_text
-    from loadtests.model.splitmodel import analyze_run
-
-    params = _model_params(args)
-    print(analysis_text(analyze_run(Path(args.run), params), params.nodes, args.format), end="")
-    return 0
-
-
-def _model_options(p: argparse.ArgumentParser, nodes_help: str = "nodes serving the key ranges") -> None:
+def model_options(p: argparse.ArgumentParser, nodes_help: str = "nodes serving the key ranges") -> None:
     """The split model's parameters, shared by run, simulate and analyze (see results/README.md)."""
     d = SplitParams()
     p.add_argument("--nodes", type=int, default=d.nodes, help=f"{nodes_help} (default {d.nodes})")
@@ -140,13 +31,6 @@ def _model_options(p: argparse.ArgumentParser, nodes_help: str = "nodes serving 
                    help="model: a range splits by size above this many rows (default max(1000, rows / (4 x nodes)))")
     p.add_argument("--warmup-windows", type=int,
                    help="model: first windows left out of the figures (default ceil(log2(nodes)) + 1)")
-
-
-def _model_params(args: argparse.Namespace) -> SplitParams:
-    params = SplitParams(nodes=args.nodes, window_writes=args.window_writes, load_split_share=args.load_split_share,
-                         size_split_rows=args.size_split_rows, warmup_windows=args.warmup_windows)
-    params.validate()
-    return params
 
 
 class _Parser(argparse.ArgumentParser):
@@ -168,21 +52,22 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--spawn-rate", type=float, default=RunOptions.spawn_rate, help="users started per second (default: all at once)")
     r.add_argument("--duration", help=f"time per stage, e.g. 30s or 2m (default {DEFAULT_DURATION_S:g}s; "
                                       f"smoke {SMOKE_DURATION_S:g}s)")
-    r.add_argument("--results-dir", default=str(RunOptions.results_dir), help="where the run directory is written (default results/)")
+    r.add_argument("--results-dir", default=str(RunOptions.results_dir), help=f"where the run directory is written (default {RunOptions.results_dir}/)")
     r.add_argument("--smoke", action="store_true", help="short CI profile; exits 1 on any failure or integrity mismatch")
     r.add_argument("--seed", type=int, default=RunOptions.seed, help=f"seed of every random choice (default {RunOptions.seed})")
     r.add_argument("--population", type=int, default=DEFAULT_POPULATION, help=f"{POPULATION_HELP} (default {DEFAULT_POPULATION})")
     r.add_argument("--run-id", help="name of the run directory (default: the UTC start time)")
-    r.add_argument("--dialects", default=",".join(RunOptions.dialects), help="Spanner dialects to run each strategy in (default: both)")
+    r.add_argument("--dialects", default=",".join(RunOptions.dialects), help=f"Spanner dialects to run each strategy in (default {','.join(RunOptions.dialects)})")
     r.add_argument("--repeat", type=int, default=RunOptions.repeat,
                    help="run the whole stage list K times, interleaved (A B C, A B C); the summary shows the spread")
     r.add_argument("--rate", type=float,
                    help="open loop: operations per second per stage, spread over the users; the summary adds latency "
                         "from each operation's intended start (default: closed loop, each user back to back)")
     r.add_argument("--workers", type=int, default=RunOptions.workers,
-                   help="run each stage's users in N Locust worker processes under a master (default 0: in-process)")
+                   help=f"run each stage's users in N Locust worker processes under a master (default {RunOptions.workers}: "
+                        "in-process)")
     r.add_argument("--no-report", action="store_true", help="do not write report.html and the heatmaps at the end")
-    _model_options(r, "nodes of the split model over the recorded keys")
+    model_options(r, "nodes of the split model over the recorded keys")
     r.add_argument("--buckets", type=int, help="shard or salt count N of hash_shard, salted, ... (default: each fixture's)")
     r.add_argument("--op-timeout", default=f"{DEFAULT_TIMEOUT_S:g}s",
                    help=f"Bigtable: deadline of one data operation, retries included (default {DEFAULT_TIMEOUT_S:g}s); "
@@ -198,62 +83,49 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--dry-run", action="store_true",
                    help="print the stages, the names they would create and the write estimate; contact nothing")
     r.add_argument("--batch-size", type=int, default=WorkloadSettings.batch_size,
-                   help="rows per insert operation: one commit (Spanner) or mutate_rows call (Bigtable) (default 1)")
-    r.set_defaults(func=_run)
+                   help="rows per insert operation: one commit (Spanner) or mutate_rows call (Bigtable) "
+                        f"(default {WorkloadSettings.batch_size})")
+    r.set_defaults(func=commands.run_command)
 
     c = sub.add_parser("compare", help="two runs side by side with ratios; --fail-on gates a CI job")
     c.add_argument("run_a", help="the baseline: a run directory or its summary.csv")
     c.add_argument("run_b", help="the candidate: a run directory or its summary.csv")
     c.add_argument("--fail-on", action="append", default=[], metavar="RULE",
                    help="exit 1 when B breaks it: 'p99_ms>+20%%' (above A by 20%%), 'rps<-10%%', 'failures>0'")
-    c.set_defaults(func=_compare)
+    c.set_defaults(func=commands.compare_command)
 
     a = sub.add_parser("analyze", help="re-run the split model on a saved run's key streams, e.g. with more nodes")
     a.add_argument("run", help="a run directory, e.g. results/20261122T101500Z")
-    _model_options(a, "nodes of the model")
+    model_options(a, "nodes of the model")
     a.add_argument("--format", choices=("text", "csv"), default="text")
-    a.set_defaults(func=_analyze)
+    a.set_defaults(func=commands.analyze_command)
 
     rp = sub.add_parser("report", help="write report.html (plots and the summary table) into a run directory")
     rp.add_argument("run", help="a run directory, e.g. results/20261122T101500Z")
-    rp.set_defaults(func=_report)
+    rp.set_defaults(func=commands.report_command)
 
     e = sub.add_parser("emulators", help="start, stop or inspect the native emulators")
     e.add_argument("action", choices=("up", "down", "status"))
     e.add_argument("--any-port", action="store_true",
                    help="up: when a port is held by another process, start on a free port and print it")
-    e.set_defaults(func=_emulators)
+    e.set_defaults(func=commands.emulators_command)
 
     s = sub.add_parser("strategies", help="list the strategy catalogue and how each serves the reads")
     s.add_argument("--backend", choices=BACKEND_CHOICES, default="all")
-    s.set_defaults(func=_strategies)
+    s.set_defaults(func=commands.strategies_command)
 
     m = sub.add_parser("simulate", help="model splits and hotspots of one strategy's key stream, without a database")
     m.add_argument("--backend", choices=strategies.BACKENDS, required=True)
     m.add_argument("--strategy", required=True, help="canonical strategy name (see keybench strategies)")
-    m.add_argument("--dialect", help="Spanner dialect whose fixture to use (default googlesql)")
+    m.add_argument("--dialect", help=f"Spanner dialect whose fixture to use (default {strategies.DIALECTS['spanner'][0]})")
     m.add_argument("--rows", type=int, default=DEFAULT_ROWS, help=f"inserts to simulate (default {DEFAULT_ROWS:,})")
-    _model_options(m)
+    model_options(m)
     m.add_argument("--seed", type=int, default=RunOptions.seed, help=f"seed of every random choice (default {RunOptions.seed})")
     m.add_argument("--population", "--users", type=int, default=DEFAULT_POPULATION, help=f"{POPULATION_HELP} (default {DEFAULT_POPULATION})")
     m.add_argument("--reads", type=int, default=DEFAULT_READS, help=f"sample reads per read operation (default {DEFAULT_READS})")
     m.add_argument("--format", choices=("text", "csv"), default="text",
                    help="text: one 'name: value' line per metric; csv: a header row and a value row")
-    m.set_defaults(func=_simulate)
+    m.set_defaults(func=commands.simulate_command)
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
-    try:
-        return args.func(args)
-    except KeybenchError as exc:
-        print(f"keybench: error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        print("keybench: interrupted", file=sys.stderr)
-        return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())

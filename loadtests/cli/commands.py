@@ -1,0 +1,126 @@
+"""The `keybench` subcommands: each turns its parsed arguments into one library call and
+prints what it returns. Defaults and validation live with the options they belong to."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from loadtests.design import strategies
+from loadtests.drive.workload import DEFAULT_MIX, WorkloadSettings
+from loadtests.errors import KeybenchError
+from loadtests.infra import emulators
+from loadtests.model.params import SplitParams
+from loadtests.run.options import RunOptions, parse_duration
+
+
+def backends(choice: str) -> tuple[str, ...]:
+    return strategies.BACKENDS if choice == "all" else (choice,)
+
+
+def names(text: str | None) -> tuple[str, ...]:
+    return tuple(n.strip() for n in (text or "").split(",") if n.strip())
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from loadtests.drive.workload import parse_mix
+    from loadtests.run.pipeline import run
+
+    options = RunOptions(
+        backends=backends(args.backend),
+        strategies=None if args.strategies is None else names(args.strategies),
+        users=args.users,
+        spawn_rate=args.spawn_rate,
+        duration_s=parse_duration(args.duration) if args.duration is not None else None,
+        results_dir=Path(args.results_dir),
+        smoke=args.smoke,
+        seed=args.seed,
+        settings=WorkloadSettings(population=args.population, payload_bytes=args.payload_bytes,
+                                  mix=parse_mix(args.mix) if args.mix is not None else dict(DEFAULT_MIX),
+                                  timeout_s=parse_duration(args.op_timeout),
+                                  batch_size=args.batch_size),
+        run_id=args.run_id,
+        buckets=args.buckets,
+        dialects=names(args.dialects),
+        repeat=args.repeat,
+        rate=args.rate,
+        workers=args.workers,
+        report=not args.no_report,
+        model=model_params(args),
+        target=args.target,
+        project=args.project,
+        instance=args.instance,
+        dry_run=args.dry_run,
+    )
+    return run(options)
+
+
+def compare_command(args: argparse.Namespace) -> int:
+    from loadtests.measure.compare import Rule, compare
+
+    rules = [Rule.parse(text) for text in args.fail_on]
+    text, broken = compare(args.run_a, args.run_b, rules)
+    print(text)
+    for line in broken:
+        print(f"REGRESSION {line}")
+    return 1 if broken else 0
+
+
+def report_command(args: argparse.Namespace) -> int:
+    from loadtests.measure.report import status_of, write_report
+
+    print(write_report(Path(args.run)))
+    status = status_of(Path(args.run))
+    if status != "complete":
+        print(f"keybench: note: {args.run} is an incomplete run ({status}); the report says so", file=sys.stderr)
+    return 0
+
+
+def emulators_command(args: argparse.Namespace) -> int:
+    if args.any_port and args.action != "up":
+        raise KeybenchError("--any-port applies to `keybench emulators up` only")
+    action = {"up": lambda: emulators.up(any_port=args.any_port), "down": emulators.down,
+              "status": emulators.status}[args.action]
+    for line in action():
+        print(line)
+    return 0
+
+
+def strategies_command(args: argparse.Namespace) -> int:
+    from loadtests.measure.console import catalogue_lines
+
+    for backend in backends(args.backend):
+        print("\n".join(catalogue_lines(strategies.catalogue(backend).values(), WorkloadSettings.latest_n)))
+    return 0
+
+
+def simulate_command(args: argparse.Namespace) -> int:
+    """The split model over a strategy's simulated key stream: no database, every figure modelled."""
+    from loadtests.measure.console import metrics_text
+    from loadtests.model.simulate import simulate_strategy
+
+    strategy = strategies.select(args.backend, [args.strategy], args.dialect)[0]
+    result = simulate_strategy(strategy, args.rows, seed=args.seed, population=args.population,
+                               params=model_params(args), reads_per_operation=args.reads)
+    metrics = {"backend": args.backend, "strategy": strategy.name, "rows": args.rows, **result.summary()}
+    print(metrics_text(metrics, args.format), end="")
+    return 0
+
+
+def analyze_command(args: argparse.Namespace) -> int:
+    """The split model again over a saved run's key streams, with other parameters."""
+    from loadtests.measure.console import analysis_text
+    from loadtests.model.splitmodel import analyze_run
+
+    params = model_params(args)
+    print(analysis_text(analyze_run(Path(args.run), params), params.nodes, args.format), end="")
+    return 0
+
+
+def model_params(args: argparse.Namespace) -> SplitParams:
+    params = SplitParams(nodes=args.nodes, window_writes=args.window_writes, load_split_share=args.load_split_share,
+                         size_split_rows=args.size_split_rows, warmup_windows=args.warmup_windows)
+    return params
+
+
