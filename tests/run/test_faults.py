@@ -150,8 +150,9 @@ def test_an_operation_cut_off_by_its_deadline_is_unknown_and_settled_by_reading_
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
 def test_a_signal_stops_the_users_audits_what_they_wrote_and_exits_128_plus_its_number(own_emulators, signum):
     """Ctrl-C, CI cancellation and docker stop (SIGTERM), a closed terminal (SIGHUP): one interrupt."""
+    report = () if signum == signal.SIGINT else ("--no-report",)  # the report's part is the same for every signal
     run = Run("--backend", "bigtable", "--strategies", "salted,timestamp_first", "--users", "4", "--duration", "30s",
-              "--results-dir", str(own_emulators), "--run-id", "ctrlc")
+              "--results-dir", str(own_emulators), "--run-id", "ctrlc", *report)
     run.wait_for("[1/2] bigtable:salted:")
     time.sleep(3)
     pid = emulator_pid("bigtable")
@@ -168,7 +169,7 @@ def test_a_signal_stops_the_users_audits_what_they_wrote_and_exits_128_plus_its_
     insert = next(r for r in rows if r["operation"] == "insert")
     assert int(insert["requests"]) > 0 and insert["integrity"] == "ok"
     assert int(insert["acknowledged"]) == int(insert["stored"]) and insert["lost"] == "0"
-    assert (run_dir / "report.html").is_file()
+    assert (run_dir / "report.html").is_file() == (not report)
     assert gone(pid), "the emulator keybench started is still running"
     assert not list(own_emulators.glob(".*.partial"))
 
@@ -196,7 +197,7 @@ def test_a_run_killed_outright_leaves_a_marked_partial_directory_of_whole_files(
     assert gone(pid)
 
 
-@pytest.mark.parametrize("attempt", range(3))
+@pytest.mark.parametrize("attempt", range(2))
 def test_two_runs_started_together_never_sabotage_each_other(own_emulators, attempt):
     """The same run id into one results directory: one run is refused before it starts
     anything; the other runs on emulators of its own and completes clean. Then two runs with
