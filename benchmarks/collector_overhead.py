@@ -60,6 +60,9 @@ class NoOpBackend(Backend):
     def write_ids(self):
         return []
 
+    def answers(self, timeout_s):
+        return True
+
 
 def locust_events() -> Events:
     """Events with the request listener a Locust local runner attaches, as during a run."""

@@ -73,6 +73,11 @@ class Backend(ABC):
     def write_ids(self) -> list[str]:
         """The WriteId of every row stored, duplicates included (for the integrity audit)."""
 
+    @abstractmethod
+    def answers(self, timeout_s: float) -> bool:
+        """A cheap request with a short deadline: True if the database answered in time. The
+        watchdog asks it while a longer wait (the audit, the drop) has not finished."""
+
     def take_aborts(self) -> int:
         """Aborted attempts the client retried, silently, since the last call: the stage hands
         them to the collector with each insert, so they are counted like everything else. With

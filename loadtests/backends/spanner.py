@@ -297,6 +297,10 @@ class SpannerBackend(Backend):
                                  index=self._n(index or ""), limit=limit or 0)
             return [StoredRow(user, ts_us_of(ts), write_id) for user, ts, write_id in rows]
 
+    def answers(self, timeout_s: float) -> bool:
+        with self.database.snapshot() as snapshot:
+            return list(snapshot.execute_sql("SELECT 1", timeout=timeout_s)) == [[1]]
+
     def write_ids(self) -> list[str]:
         with self.database.snapshot() as snapshot:
             return [r[0] for r in snapshot.read(self._n(self.strategy.table), [self._n("WriteId")],

@@ -24,6 +24,7 @@ from loadtests.drive.users import KeybenchUser, StageSlot, user_class
 from loadtests.drive.workload import WorkloadSettings
 from loadtests.errors import KeybenchError, one_line
 from loadtests.infra import emulators
+from loadtests.infra.watchdog import watched
 from loadtests.measure.console import side_by_side
 from loadtests.measure.summary import stage_problems, stage_rows
 
@@ -89,13 +90,16 @@ def scenario(backend: str) -> type[KeybenchUser]:
         stage: Stage | None = slot.clear()
         if stage is None:
             return
+        integrity = None
         try:
-            integrity, tenant_drop = stage.finish()
+            integrity, tenant_drop = watched(stage.finish, stage.backend.answers, "the audit")
         except Exception as exc:  # noqa: BLE001 - the emulator went away: say so in one line, not a traceback
             integrity, tenant_drop = stage.unverifiable(f"the database does not answer: {one_line(exc)}"), None
         finally:
             try:
-                stage.teardown(drop=not state["keep"])
+                verified = integrity is not None and integrity.verified
+                watched(lambda: stage.teardown(drop=not state["keep"] and verified),
+                        stage.backend.answers, "the drop")
             except Exception as exc:  # noqa: BLE001 - nor can it drop the table
                 print(f"keybench: could not drop {stage.backend.location}: {one_line(exc)}", file=sys.stderr)
         result = stage.result(seconds=stage.collector.active_seconds(), integrity=integrity, tenant_drop=tenant_drop,

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import gevent
+
 from loadtests.backends import open_backend
 from loadtests.backends.base import Backend, KeyCollision
 from loadtests.design.byteorder import KeyEncoder
@@ -28,6 +30,11 @@ from loadtests.measure.collector import Collector, Series
 from loadtests.measure.result import StageResult
 
 RECENT_ROWS = 4096  # acknowledged rows that point and entity reads pick from
+DEADLINE_GRACE_S = 0.5  # past --op-timeout: lets a client's own deadline error arrive first
+
+
+class OperationDeadline(TimeoutError):
+    """An operation that had no answer by its deadline."""
 
 
 @dataclass(frozen=True)
@@ -144,7 +151,7 @@ class Stage:
         keys = [self.generator.key(e) for e in events]
         for e in events:
             self.collector.attempt(e.write_id)
-        with self.collector.timed(self.series[INSERT], intended) as m:
+        with self.collector.timed(self.series[INSERT], intended) as m, self._deadline():
             try:
                 try:
                     if len(events) == 1:
@@ -172,6 +179,14 @@ class Stage:
                 self.collector.key_stream.record_insert(self.encoder, key, e, now)
                 self.recent.append((key, row))
 
+    def _deadline(self) -> gevent.Timeout:
+        """Every operation ends by its deadline (`--op-timeout`), whatever the client does:
+        a stalled database makes it a failure (an insert's outcome unknown, for the audit to
+        settle), never a user stuck for good. A client's own deadline, where it has one, comes
+        first; this is the backstop."""
+        return gevent.Timeout(self.settings.timeout_s + DEADLINE_GRACE_S,
+                              OperationDeadline(f"no answer within --op-timeout {self.settings.timeout_s:g}s"))
+
     def preload(self) -> int:
         """A migration's source rows, written before the load and counted as acknowledged."""
         spec = self.strategy.preload
@@ -193,7 +208,7 @@ class Stage:
         """Time one read; then count the rows it should not have returned and the
         acknowledged rows it should have returned but did not."""
         plan = self.plans[op]
-        with self.collector.timed(self.series[op], intended) as m:
+        with self.collector.timed(self.series[op], intended) as m, self._deadline():
             if request.limit is not None and request.spans and len(request.spans) > 1:
                 # a per-range row limit needs one request per range
                 raw = [r for span in request.spans for r in self.backend.read((span,), request.limit)]

@@ -18,7 +18,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from loadtests.errors import KeybenchError
-from loadtests.measure.rundir import write_atomically
+from loadtests.atomic import save_figure, write_atomically
 from loadtests.measure.summary import read_summary
 
 PERCENTILES = (("p50_ms", "p50", "o"), ("p90_ms", "p90", "s"), ("p99_ms", "p99", "^"), ("max_ms", "max", "x"))
@@ -61,7 +61,7 @@ def latency_plot(rows: list[dict], title: str, path: Path) -> Path:
     else:
         ax.text(0.5, 0.5, "no operation completed", ha="center", va="center", transform=ax.transAxes)
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
+    save_figure(fig, path, dpi=90)
     plt.close(fig)
     return path
 
@@ -78,7 +78,7 @@ def throughput_plot(series: dict[str, list[tuple[int, int]]], title: str, path: 
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, ncol=2, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
+    save_figure(fig, path, dpi=90)
     plt.close(fig)
     return path
 

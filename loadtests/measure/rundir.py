@@ -10,6 +10,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from loadtests.atomic import write_atomically
 from loadtests.errors import KeybenchError
 
 
@@ -67,20 +68,3 @@ class RunDirectory:
 
     def discard(self) -> None:
         shutil.rmtree(self.partial, ignore_errors=True)
-
-
-def write_atomically(path: Path, content: str | bytes) -> Path:
-    """Write through a temporary file and rename it into place, so a reader sees the old file
-    or the new one, never a truncated one; a write error (a full disk) is one KeybenchError."""
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            tmp.write_bytes(content)
-        else:
-            tmp.write_text(content)
-        tmp.replace(path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise KeybenchError(f"cannot write {path}: {exc.strerror or exc}", exit_code=1) from None
-    return path

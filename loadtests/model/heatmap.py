@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from loadtests.design.byteorder import TABLE_SPACE
+from loadtests.atomic import save_figure
 from loadtests.model.keystream import KeyStream
 from loadtests.model.splitmodel import interval_ranks, range_span, rank_keys
 
@@ -88,7 +89,6 @@ def render_heatmap(stream: KeyStream, space: str, kind: str, path: str | Path, t
     ax.set_ylabel(f"key space: {matrix.shape[0]} buckets at quantiles of the keys written")
     fig.colorbar(image, ax=ax, label=f"{kind} per bucket per time bin (modelled)")
     fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path)
+    path = save_figure(fig, Path(path))
     plt.close(fig)
     return path

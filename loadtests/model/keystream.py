@@ -13,6 +13,7 @@ import numpy as np
 from loadtests.design.byteorder import TABLE_SPACE, KeyEncoder
 from loadtests.design.keys import WriteEvent
 from loadtests.design.plans import ReadRequest
+from loadtests.atomic import write_atomically
 from loadtests.errors import KeybenchError
 
 
@@ -181,15 +182,7 @@ class KeyStream:
 
     def save(self, path: str | Path) -> Path:
         """One file, e.g. `<run dir>/keystream.npz`, written whole or not at all."""
-        path = Path(path)
-        tmp = path.with_name(path.name + ".tmp")
-        try:
-            tmp.write_bytes(self.to_bytes())
-            tmp.replace(path)
-        except OSError as exc:
-            tmp.unlink(missing_ok=True)
-            raise KeybenchError(f"cannot write {path}: {exc.strerror or exc}", exit_code=1) from None
-        return path
+        return write_atomically(Path(path), self.to_bytes())
 
     @classmethod
     def load(cls, path: str | Path) -> KeyStream:

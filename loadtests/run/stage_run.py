@@ -12,6 +12,7 @@ from loadtests.drive.stage import StageSpec
 from loadtests.errors import one_line
 from loadtests.infra import emulators, target
 from loadtests.infra.progress import progress
+from loadtests.infra.watchdog import watched
 from loadtests.measure.result import StageResult
 from loadtests.run.options import RunOptions
 
@@ -36,7 +37,7 @@ def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, t
     locust_stage = LocustStage(spec)
     stage = locust_stage.stage
     started = time.time()
-    driven = None
+    driven, silent = None, False
     try:
         try:
             stage.setup()
@@ -48,14 +49,16 @@ def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, t
             integrity = stage.unverifiable(driven.ended_early)
         else:
             try:
-                integrity, tenant_drop = stage.finish()
-            except Exception as exc:  # noqa: BLE001 - the database went away after the load
+                integrity, tenant_drop = watched(stage.finish, stage.backend.answers, "the audit")
+            except Exception as exc:  # noqa: BLE001 - the database went away or stalled after the load
                 integrity = stage.unverifiable(one_line(exc))
+                silent = True
     finally:
+        # What this stage created goes, even when it failed before its load; a database that
+        # went away or fell silent cannot be asked (keybench's own emulator restarts anyway).
+        drop = not (silent or (driven and driven.ended_early))
         try:
-            # What this stage created goes, even when it failed before its load; only an
-            # emulator that went away mid-stage cannot be asked.
-            stage.teardown(drop=not (driven and driven.ended_early))
+            watched(lambda: stage.teardown(drop=drop), stage.backend.answers, "the drop")
         except Exception as exc:  # noqa: BLE001 - a database that went away cannot be dropped either
             progress(f"  {label}  could not drop {spec.location}: {one_line(exc)}")
     result = stage.result(seconds=driven.seconds, integrity=integrity, tenant_drop=tenant_drop, fresh=ep.restartable,

@@ -218,3 +218,59 @@ def test_two_runs_started_together_never_sabotage_each_other(own_emulators, atte
             for i in range(2)]
     assert not pids[0] & pids[1], "two runs shared an emulator one of them owned"
     assert not list(own_emulators.glob(".*.partial")) and emulators.recorded() == []
+
+
+@pytest.mark.parametrize("backend, strategy", [("bigtable", "salted"), ("spanner", "uuid4_string")])
+def test_a_database_that_stalls_at_the_end_of_the_load_is_unverified_not_waited_for(own_emulators, backend, strategy):
+    """SIGSTOP just before the stage ends: the operations in flight run out of --op-timeout,
+    the audit ends by its own deadline or by unanswered probes, and the stage ends unverified
+    within seconds, while the emulator is still paused; no wait without an end."""
+    run = Run("--backend", backend, "--strategies", strategy, "--dialects", "googlesql", "--users", "2",
+              "--duration", "4s", "--op-timeout", "3s", "--results-dir", str(own_emulators), "--run-id", "stall",
+              "--no-report")
+    started = run.wait_for(f"[1/1] {backend}:{strategy}:")
+    pid = emulator_pid(backend)
+    time.sleep(max(0.0, started + 3.5 - time.monotonic()))
+    os.kill(pid, signal.SIGSTOP)
+    paused = time.monotonic()
+    try:
+        ended = run.wait_for(f"[1/1] {backend}:{strategy}  done", timeout=60)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert ended - paused < 15, run.stderr[-2000:]
+    code, _ = run.finish()
+    assert code == 1
+    assert "integrity UNVERIFIED" in run.stderr
+    assert "did not answer" in run.stderr or "DeadlineExceeded" in run.stderr, run.stderr[-1500:]
+    rows = read_summary(own_emulators / "stall" / "summary.csv")
+    assert {r["integrity"] for r in rows} == {"unverified"}
+
+
+@pytest.fixture
+def tiny_disk(tmp_path):
+    """A 48 KiB filesystem of its own (tmpfs, as root): room for a stage's files, not a run's."""
+    mount = tmp_path / "tiny"
+    mount.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=48k", "tmpfs", str(mount)], capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here (needs root): {done.stderr.strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def test_a_full_disk_is_one_line_exit_1_and_a_directory_marked_failed(own_emulators, tiny_disk):
+    run = Run("--backend", "bigtable", "--strategies", "salted,timestamp_first,reverse_timestamp", "--users", "2",
+              "--duration", "1s", "--results-dir", str(tiny_disk), "--run-id", "full")
+    code, _ = run.finish()
+    assert code == 1, run.stderr[-2000:]
+    last = run.stderr.strip().splitlines()[-1]
+    assert "Traceback" not in run.stderr and "No space left on device" in last, run.stderr[-2000:]
+    assert [p.name for p in tiny_disk.iterdir() if not p.name.endswith(".tmp")] == [".full.failed"]
+    assert not list(tiny_disk.rglob("*.tmp")), "a temporary file was left behind"
+    kept = tiny_disk / ".full.failed"
+    assert (kept / "summary.csv").is_file(), "the disk filled before the first stage's results"
+    for csv_file in kept.rglob("*.csv"):  # whatever was written is whole
+        read_summary(csv_file)
+    assert emulators.recorded() == []
