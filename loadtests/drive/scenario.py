@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 
 from locust import events
 from locust.runners import MasterRunner, WorkerRunner
@@ -91,8 +92,11 @@ def scenario(backend: str) -> type[KeybenchUser]:
         result = stage.result(stage.collector.active_seconds(), integrity, tenant_drop, fresh=False,
                               started_epoch_s=state["started"])
         rows = stage_rows(result)
-        print(side_by_side(rows))
-        print(f"integrity: {integrity.describe()}")
+        table = f"{side_by_side(rows)}\nintegrity: {integrity.describe()}\n"
+        print(table, end="")
+        csv_prefix = environment.parsed_options.csv_prefix
+        if csv_prefix:  # beside Locust's CSVs, so a run under Docker Compose leaves it in results/
+            Path(f"{csv_prefix}_keybench.txt").write_text(table)
         problems = stage_problems(result.strategy, rows, integrity, tenant_drop)
         if problems:
             print(f"keybench: {'; '.join(problems)}")
