@@ -33,8 +33,10 @@ def _docker_emulator(backend: str):
     if COMMANDS[backend]:
         container = container.with_command(COMMANDS[backend])
     container.start()
-    host = container.get_container_host_ip()
-    address = f"{'127.0.0.1' if host == 'localhost' else host}:{container.get_exposed_port(port)}"
+    # A local engine (a unix socket, as tests/dockerd.py's) publishes on this machine, so the
+    # tests reach it on loopback; testcontainers would name the bridge's gateway instead.
+    local = os.environ.get("DOCKER_HOST", dockerd.DEFAULT_SOCKET).startswith("unix://")
+    address = f"{emulators.HOST if local else container.get_container_host_ip()}:{container.get_exposed_port(port)}"
     if not emulators.answers(address, timeout=60)[0]:
         container.stop()
         pytest.fail(f"the {backend} emulator container at {address} did not answer within 60 s")

@@ -20,6 +20,7 @@ from locust.runners import MasterRunner, WorkerRunner
 from loadtests.design import strategies
 from loadtests.drive.distributed import MasterSide, attach_worker
 from loadtests.drive.stage import Stage, StageSpec
+from loadtests.drive import webui
 from loadtests.drive.users import KeybenchUser, StageSlot, user_class
 from loadtests.drive.workload import WorkloadSettings
 from loadtests.errors import KeybenchError
@@ -69,6 +70,7 @@ def scenario(backend: str) -> type[KeybenchUser]:
             print(f"keybench: error: {exc}", file=sys.stderr)
             raise SystemExit(exc.exit_code) from None
         slot.put(stage)
+        webui.attach(environment, slot.peek)
         state.update(keep=opts.keep_data, started=time.time())
         if isinstance(environment.runner, MasterRunner):
             state["master"] = MasterSide(environment, stage, spec)
@@ -82,6 +84,9 @@ def scenario(backend: str) -> type[KeybenchUser]:
     def _audit(environment, **_kw):
         if isinstance(environment.runner, WorkerRunner):
             return
+        # Locust fires `quitting` before it stops the users (Ctrl-C or SIGTERM while a test
+        # started from the web UI runs): stop them first, so no write lands after the audit.
+        environment.runner.stop()
         stage: Stage | None = slot.clear()
         if stage is None:
             return
@@ -102,4 +107,4 @@ def scenario(backend: str) -> type[KeybenchUser]:
             print(f"keybench: {'; '.join(problems)}")
             environment.process_exit_code = 1
 
-    return user_class(slot, f"{backend.title()}User")
+    return user_class(slot, f"{backend.title()}User", host=f"grpc://{emulators.expected_address(backend)}")
