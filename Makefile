@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.keybench-installed
 
-.PHONY: compare smoke test install browser clean
+.PHONY: compare smoke test install system-packages clean
 
 install: $(STAMP)
 
@@ -21,14 +21,19 @@ compare: $(STAMP)
 smoke: $(STAMP)
 	$(VENV)/bin/keybench run --smoke
 
-test: $(STAMP) browser
+test: $(STAMP) system-packages
 	$(PY) -m pytest
 
-# The report test opens report.html in headless Chromium (Debian's package).
-browser:
-	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || { \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
-	  else echo "make: the report test needs Chromium: sudo apt-get install chromium" >&2; exit 1; fi; }
+# From Debian's packages: Chromium for the report and web UI tests; docker.io (dockerd, which
+# the tests start privately and stop by PID, see tests/dockerd.py) and busybox-static (for
+# the locally built emulator images) for the Docker tests.
+SYSTEM_PACKAGES := chromium:chromium dockerd:docker.io busybox:busybox-static
+system-packages:
+	@missing=""; for pair in $(SYSTEM_PACKAGES); do \
+	  command -v $${pair%%:*} >/dev/null || missing="$$missing $${pair#*:}"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else echo "make: the tests need Debian's$$missing: sudo apt-get install$$missing" >&2; exit 1; fi; fi
 
 clean:
 	rm -rf $(VENV) *.egg-info

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 
 from locust import events
 from locust.runners import MasterRunner, WorkerRunner
@@ -20,6 +21,7 @@ from loadtests.design import strategies
 from loadtests.design.keys import DEFAULT_SEED
 from loadtests.drive.distributed import MasterSide, attach_worker
 from loadtests.drive.stage import Stage, StageSpec
+from loadtests.drive import webui
 from loadtests.drive.users import KeybenchUser, StageSlot, user_class
 from loadtests.drive.workload import WorkloadSettings
 from loadtests.errors import KeybenchError, one_line
@@ -74,6 +76,7 @@ def scenario(backend: str) -> type[KeybenchUser]:
             print(f"keybench: error: {exc}", file=sys.stderr)
             raise SystemExit(exc.exit_code) from None
         slot.put(stage)
+        webui.attach(environment, slot.peek)
         state.update(keep=opts.keep_data, started=time.time())
         if isinstance(environment.runner, MasterRunner):
             state["master"] = MasterSide(environment, stage, spec)
@@ -87,6 +90,9 @@ def scenario(backend: str) -> type[KeybenchUser]:
     def _audit(environment, **_kw):
         if isinstance(environment.runner, WorkerRunner):
             return
+        # Locust fires `quitting` before it stops the users (Ctrl-C or SIGTERM while a test
+        # started from the web UI runs): stop them first, so no write lands after the audit.
+        environment.runner.stop()
         stage: Stage | None = slot.clear()
         if stage is None:
             return
@@ -105,11 +111,14 @@ def scenario(backend: str) -> type[KeybenchUser]:
         result = stage.result(seconds=stage.collector.active_seconds(), integrity=integrity, tenant_drop=tenant_drop,
                               fresh=False, started_epoch_s=state["started"])
         rows = stage_rows(result)
-        print(side_by_side(rows))
-        print(f"integrity: {integrity.describe()}")
+        table = f"{side_by_side(rows)}\nintegrity: {integrity.describe()}\n"
+        print(table, end="")
+        csv_prefix = environment.parsed_options.csv_prefix
+        if csv_prefix:  # beside Locust's CSVs, so a run under Docker Compose leaves it in results/
+            Path(f"{csv_prefix}_keybench.txt").write_text(table)
         problems = stage_problems(result.strategy, rows, integrity, tenant_drop)
         if problems:
             print(f"keybench: {'; '.join(problems)}")
             environment.process_exit_code = 1
 
-    return user_class(slot, f"{backend.title()}User")
+    return user_class(slot, f"{backend.title()}User", host=f"grpc://{emulators.expected_address(backend)}")

@@ -30,6 +30,10 @@ class StageSlot:
             raise RuntimeError(f"no keybench stage arrived within {timeout:.0f} s")
         return self._stage
 
+    def peek(self):
+        """The stage now in the slot, or None; never waits."""
+        return self._stage
+
     def clear(self):
         """Empty the slot and hand back what it held (None if nothing)."""
         stage, self._stage = self._stage, None
@@ -57,6 +61,7 @@ class KeybenchUser(User):
 STAGE_USER = "StageUser"  # the class name `keybench run` and its workers share (Locust matches users by name)
 
 
-def user_class(slot: StageSlot, name: str = STAGE_USER) -> type[KeybenchUser]:
-    """A concrete user class bound to one slot."""
-    return type(name, (KeybenchUser,), {"slot": slot, "__module__": __name__})
+def user_class(slot: StageSlot, name: str = STAGE_USER, host: str | None = None) -> type[KeybenchUser]:
+    """A concrete user class bound to one slot. `host` only fills the web UI's Host field:
+    the stage, not Locust, decides where the operations go."""
+    return type(name, (KeybenchUser,), {"slot": slot, "host": host, "__module__": __name__})

@@ -66,6 +66,13 @@ def default_port(backend: str) -> int:
     return int(configured)
 
 
+def expected_address(backend: str) -> str:
+    """Where `resolve` looks first, for display (a web form's Host field): never raises."""
+    configured = os.environ.get(PORT_OVERRIDES[backend], "")
+    port = configured if configured.isdigit() else DEFAULT_PORTS[backend]
+    return os.environ.get(ENV_VARS[backend]) or f"{HOST}:{port}"
+
+
 # ---------------------------------------------------------------- probing
 
 

@@ -1,32 +1,16 @@
 """`keybench report`: the page a person opens, checked in a real headless Chromium."""
 
-import shutil
 import subprocess
 
 import pytest
 
 from loadtests.measure.summary import read_summary
 from loadtests.run import RunOptions, run
+from tests.browser import chromium, console_messages
 from tests.conftest import keybench
 
-BROWSERS = ("chromium", "chromium-browser", "google-chrome")
-
-
-def _browser() -> str:
-    found = next((shutil.which(b) for b in BROWSERS if shutil.which(b)), None)
-    if found is None:
-        pytest.fail("no headless Chromium: install Debian's `chromium` package (.ci/run does)")
-    return found
-
-
 def _chromium(page, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [_browser(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--enable-logging=stderr",
-         "--v=0", *args, page.as_uri()], capture_output=True, text=True, timeout=120)
-
-
-def console_messages(result: subprocess.CompletedProcess) -> list[str]:
-    return [line for line in result.stderr.splitlines() if ":CONSOLE" in line]
+    return chromium(page.as_uri(), *args)
 
 
 def test_console_messages_are_seen_when_a_page_logs_an_error(tmp_path):
