@@ -17,6 +17,15 @@ import pytest
 from loadtests.infra import emulators
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def test_strategy_toml(body: str, claim: str = "spread") -> str:
+    """A strategy.toml for a design a test makes up: `body` (top-level keys first) with the
+    expected distribution and a provenance that says it is no document's."""
+    return f'claim = "{claim}"\nadvice = "a test design"\n{body}\n[source]\nnot_in_the_documents = "made up by a test"\n'
+
+
+test_strategy_toml.__test__ = False  # a helper, not a test
 IMAGES = {
     "spanner": ("gcr.io/cloud-spanner-emulator/emulator", None),
     "bigtable": (

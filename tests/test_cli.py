@@ -4,7 +4,7 @@ import shutil
 
 import pytest
 
-from tests.conftest import REPO, keybench
+from tests.conftest import REPO, keybench, test_strategy_toml
 
 
 @pytest.mark.parametrize("args, complaint", [
@@ -65,11 +65,15 @@ def test_unwritable_results_directory(tmp_path):
     assert blocked.read_text() == "a file where the directory should be"
 
 
-def test_strategies_lists_each_design_with_its_read_plan():
+def test_strategies_lists_each_design_with_its_expectation_provenance_advice_and_read_plan():
     result = keybench("strategies", timeout=60)
     assert result.returncode == 0
     assert "time_window=multi_rangex16" in result.stdout
-    assert result.stdout.count("documented") >= 6
+    designs = sum(1 for line in result.stdout.splitlines() if line.startswith(("spanner ", "bigtable ")))
+    for label in ("expected: ", "source: ", "advice: ", "reads: "):
+        assert sum(1 for line in result.stdout.splitlines() if line.lstrip().startswith(label)) == designs, label
+    assert 'source: Optimizing schema design for Cloud Spanner, section "Anti-pattern: sequences"' in result.stdout
+    assert "expected: hotspot (keybench's expectation: the milliseconds come first" in result.stdout  # uuid7
 
 
 def test_a_real_target_with_an_emulator_variable_set_is_ambiguous(tmp_path):
@@ -92,7 +96,7 @@ def test_a_run_id_already_in_the_results_directory_is_refused(tmp_path):
 # Each case breaks one file of a copy of schemas/; the one-line error must name that file.
 # --dry-run: even a fixture that failed to break would contact nothing.
 
-LONG_LABEL = ('key = [{ value = "label", text = "' + "x" * 5000 + '" }, "device", "ts"]\nsummary = "too long"\n',
+LONG_LABEL = (test_strategy_toml('summary = "too long"\nkey = [{ value = "label", text = "' + "x" * 5000 + '" }, "device", "ts"]'),
               "[column_families.cf]\ngc = { max_versions = 1 }\n")
 
 

@@ -36,6 +36,45 @@ class Index:
     stores: tuple[str, ...] = ()  # STORING / INCLUDE columns
 
 
+# The source documents keybench is built from, by title: the one home of their names.
+SPANNER_BEST_PRACTICES = "Spanner: Schema design best practices"
+SPANNER_KEY_MIGRATION = "Spanner: Primary key migration strategies"
+BIGTABLE_BEST_PRACTICES = "Bigtable: Schema design best practices"
+SPANNER_OPTIMIZING = "Optimizing schema design for Cloud Spanner"
+DOCUMENTS = (SPANNER_BEST_PRACTICES, SPANNER_KEY_MIGRATION, BIGTABLE_BEST_PRACTICES, SPANNER_OPTIMIZING)
+# A strategy's expected key distribution: writes pile up at one end of the key space, on one
+# row, or spread over it.
+DISTRIBUTIONS = ("hotspot", "hot_row", "spread")
+NOT_IN_THE_DOCUMENTS = "not in the documents"
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a strategy comes from: a document's title and section with the phrase relied on
+    (quoted in the document's language, with an English gloss), or keybench's own reason."""
+
+    title: str = ""  # one of DOCUMENTS; empty: the design is keybench's own addition
+    section: str = ""
+    phrase: str = ""
+    gloss: str = ""
+    # Whether the phrase states the expected distribution, or only supports the advice (the
+    # distribution is then keybench's expectation, `expected_because` says why).
+    states_distribution: bool = False
+    expected_because: str = ""
+    reason: str = ""  # not in the documents: why keybench includes the design
+
+    @property
+    def cited(self) -> bool:
+        return bool(self.title)
+
+    def text(self) -> str:
+        """One line: `Title, section "Section": "phrase" (gloss)`, or `not in the documents: reason`."""
+        if not self.cited:
+            return f"{NOT_IN_THE_DOCUMENTS} (keybench's own addition): {self.reason}"
+        gloss = f" ({self.gloss})" if self.gloss else ""
+        return f'{self.title}, section "{self.section}": "{self.phrase}"{gloss}'
+
+
 @dataclass(frozen=True)
 class Strategy:
     backend: str
@@ -43,7 +82,7 @@ class Strategy:
     dialect: str
     directory: Path
     summary: str
-    claim: str  # what the documents predict: "hotspot" or "spread"
+    claim: str  # the expected key distribution, one of DISTRIBUTIONS, which verdicts are checked against
     table: str
     parts: tuple[Part, ...]
     separator: str | None = None
@@ -56,6 +95,20 @@ class Strategy:
     indexes: tuple[Index, ...] = ()  # Spanner secondary indexes the reads may use
     extra_parts: tuple[Part, ...] = ()  # Spanner: non-key columns the application computes (an index's ShardId)
     note: str = ""  # where this dialect's fixture departs from the documented design, and why
+    source: Provenance = Provenance()
+    advice: str = ""  # the documents' advice beyond hotspots, e.g. "avoid: loses scan order"
+
+    @property
+    def documented(self) -> bool:
+        """A document states this design's key distribution (not only advice about it)."""
+        return self.source.cited and self.source.states_distribution
+
+    @property
+    def expectation(self) -> str:
+        """The expected distribution and whose expectation it is, in a few words."""
+        if self.documented:
+            return f"{self.claim} (documented)"
+        return f"{self.claim} (keybench's expectation: {self.source.expected_because or self.source.reason})"
 
     @property
     def label(self) -> str:
@@ -134,6 +187,35 @@ def _with_buckets(spec, buckets: int | None):
     return {**spec, "buckets": buckets}
 
 
+PROVENANCE_KEYS = {"title", "section", "phrase", "gloss", "states", "expected_because", "not_in_the_documents"}
+
+
+def _provenance(path: Path, spec) -> Provenance:
+    """The [source] table of a strategy.toml: a document's title, section and phrase, with
+    `states = "distribution"` or `"advice"`; or `not_in_the_documents = "<reason>"`."""
+    if not isinstance(spec, dict) or not spec:
+        raise _fixture_error(path, "needs a [source] table: title, section, phrase and states, "
+                                   "or not_in_the_documents = \"<reason>\"")
+    unknown = set(spec) - PROVENANCE_KEYS
+    if unknown:
+        raise _fixture_error(path, f"[source]: unknown key(s) {sorted(unknown)}")
+    text = {k: " ".join(str(v).split()) for k, v in spec.items()}
+    if "not_in_the_documents" in text:
+        if set(text) - {"not_in_the_documents", "expected_because"} or not text["not_in_the_documents"]:
+            raise _fixture_error(path, "[source]: not_in_the_documents takes a reason and nothing else")
+        return Provenance(reason=text["not_in_the_documents"], expected_because=text.get("expected_because", ""))
+    if text.get("title") not in DOCUMENTS:
+        raise _fixture_error(path, f"[source]: title must be one of {list(DOCUMENTS)}, got {text.get('title')!r}")
+    if not text.get("section") or not text.get("phrase"):
+        raise _fixture_error(path, "[source]: a cited document needs its section and the phrase relied on")
+    if text.get("states") not in ("distribution", "advice"):
+        raise _fixture_error(path, '[source]: states must be "distribution" or "advice"')
+    if text["states"] == "advice" and not text.get("expected_because"):
+        raise _fixture_error(path, "[source]: a phrase that states only advice needs expected_because")
+    return Provenance(text["title"], text["section"], text["phrase"], text.get("gloss", ""),
+                      text["states"] == "distribution", text.get("expected_because", ""))
+
+
 def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | None = None) -> Strategy:
     meta_path = directory / "strategy.toml"
     meta = _read_toml(meta_path)
@@ -149,12 +231,15 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
         raise _fixture_error(meta_path, str(exc)) from None
     if not parts:
         raise _fixture_error(meta_path, "'key' lists no parts")
+    if meta.get("claim") not in DISTRIBUTIONS:
+        raise _fixture_error(meta_path, f"claim must be one of {', '.join(DISTRIBUTIONS)}, got {meta.get('claim')!r}")
     common = dict(
         backend=backend, name=name, dialect=dialect, directory=directory,
         summary=str(meta.get("summary", "")), claim=str(meta.get("claim", "")),
         parts=parts, order=int(meta.get("order", 1000)),
         expect_wrong_rows=bool(meta.get("expect_wrong_rows", False)),
         note=" ".join(str(meta.get("note", "")).split()),
+        source=_provenance(meta_path, meta.get("source")), advice=" ".join(str(meta.get("advice", "")).split()),
     )
     if backend == "spanner":
         ddl_path = directory / f"{dialect}.sql"
@@ -230,7 +315,7 @@ def select(backend: str, names: list[str] | None, dialect: str | None = None) ->
     return [available[n] for n in names]
 
 
-# Bigtable's limits, as the schema-design guide (seed 002) gives them.
+# Bigtable's limits, as "Bigtable: Schema design best practices" gives them.
 BIGTABLE_MAX_ROW_KEY_BYTES = 4 * 1024
 BIGTABLE_MAX_COLUMN_FAMILIES = 100
 BIGTABLE_MAX_CELL_BYTES = 10 * 1024 * 1024
@@ -245,7 +330,7 @@ def check_rules(strategy: Strategy, population: int, payload_bytes: int) -> None
     if families > BIGTABLE_MAX_COLUMN_FAMILIES:
         raise KeybenchError(
             f"{where}: {families} column families; Bigtable's rule is about "
-            f"{BIGTABLE_MAX_COLUMN_FAMILIES} at most (seed 002: keep column families few)"
+            f"{BIGTABLE_MAX_COLUMN_FAMILIES} at most (Bigtable: Schema design best practices)"
         )
     if payload_bytes > BIGTABLE_MAX_CELL_BYTES:
         raise KeybenchError(

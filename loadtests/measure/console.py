@@ -10,13 +10,19 @@ from loadtests.design.plans import strategy_plans
 
 
 def catalogue_lines(catalogue, latest_n: int) -> list[str]:
-    """`keybench strategies`: each design, its documented behaviour, and how it serves the reads."""
+    """`keybench strategies`: each design, its expected key distribution and whose expectation
+    that is, where it comes from, the documents' advice, and how it serves the reads."""
     lines = []
+    indent = " " * 30
     for s in catalogue:
         plans = strategy_plans(s, latest_n)
         reads = ", ".join(f"{op}={p.access}" + (f"x{p.fanout}" if p.fanout > 1 else "") for op, p in plans.items())
-        lines.append(f"{s.backend:8} {s.name:20} documented {s.claim:8} {s.summary}")
-        lines.append(f"{'':8} {'':20} reads: {reads}")
+        lines.append(f"{s.backend:8} {s.name:20} {s.summary}")
+        lines.append(f"{indent}expected: {s.expectation}")
+        lines.append(f"{indent}source: {s.source.text()}")
+        if s.advice:
+            lines.append(f"{indent}advice: {s.advice}")
+        lines.append(f"{indent}reads: {reads}")
     return lines
 
 

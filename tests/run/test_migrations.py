@@ -1,4 +1,4 @@
-"""Seed 001's migration strategies: database-generated keys must never collide with the
+"""The migration strategies of "Spanner: Primary key migration strategies": database-generated keys must never collide with the
 migrated source's keys, and a wrong sequence configuration must show up as collisions."""
 
 import shutil

@@ -1,5 +1,5 @@
 -- PostgreSQL dialect of index_monotonic. NULL_FILTERED is written as WHERE ... IS NOT NULL;
--- the emulator accepts it but stores the index without the filter (emulator-facts.md).
+-- the emulator accepts it but stores the index without the filter (README.md, Emulator behaviour keybench relies on).
 CREATE TABLE accesslog (
   logid varchar(36) NOT NULL,
   userid bigint NOT NULL,

@@ -1,4 +1,4 @@
--- Seed 001: keep the migrated rows' keys, and let a bit-reversed sequence generate new ones
+-- "Spanner: Primary key migration strategies": keep the migrated rows' keys, and let a bit-reversed sequence generate new ones
 -- outside the range the source used, so that no new key can collide with a migrated one.
 CREATE SEQUENCE LogIdSequence OPTIONS (
   sequence_kind = "bit_reversed_positive",
@@ -6,6 +6,8 @@ CREATE SEQUENCE LogIdSequence OPTIONS (
   skip_range_max = 4294967296
 );
 
+-- The column default GET_NEXT_SEQUENCE_VALUE(SEQUENCE ...) is Spanner's usage of a sequence,
+-- not text of the source documents, which show only the CREATE SEQUENCE.
 CREATE TABLE AccessLog (
   LogId INT64 NOT NULL DEFAULT (GET_NEXT_SEQUENCE_VALUE(SEQUENCE LogIdSequence)),
   UserId INT64 NOT NULL,
