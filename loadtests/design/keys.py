@@ -313,12 +313,19 @@ def join_segments(parts: tuple[Part, ...], values: tuple, default_separator: str
     return "".join(out).encode()
 
 
-def preload_keys(kind: str, rows: int, seed: int) -> list[int]:
+PRELOAD_KINDS = ("uint32", "bit_reversed_counter")
+
+
+def preload_keys(kind: str, rows: int, seed: int, with_keys: tuple = ()) -> list[int]:
     """Keys of a migrated source: `uint32` spread over 1..2^32 as its own counter or hash
-    left them; `bit_reversed_counter` the bit-reversed values of 1..rows."""
+    left them; `bit_reversed_counter` the bit-reversed values of 1..rows. `with_keys` are
+    source keys a scenario needs among them: they come first, and the rows stay `rows`."""
     if kind == "uint32":
         rng = random.Random(f"preload:{seed}")
-        return rng.sample(range(1, 2**32 + 1), rows)
-    if kind == "bit_reversed_counter":
-        return [bit_reversed(n) for n in range(1, rows + 1)]
-    raise ValueError(f"unknown preload keys {kind!r}; known: uint32, bit_reversed_counter")
+        drawn = rng.sample(range(1, 2**32 + 1), rows)
+    elif kind == "bit_reversed_counter":
+        drawn = [bit_reversed(n) for n in range(1, rows + 1)]
+    else:
+        raise ValueError(f"unknown preload keys {kind!r}; known: {', '.join(PRELOAD_KINDS)}")
+    chosen = set(with_keys)
+    return [*with_keys, *(k for k in drawn if k not in chosen)][:rows]

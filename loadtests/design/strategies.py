@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from loadtests.errors import KeybenchError
-from loadtests.design.keys import KeyGenerator, Part, bigtable_part, spanner_part
+from loadtests.design.keys import PRELOAD_KINDS, KeyGenerator, Part, bigtable_part, spanner_part
 
 BACKENDS = ("spanner", "bigtable")
 DIALECTS = {"spanner": ("googlesql", "postgresql"), "bigtable": ("",)}
@@ -91,7 +91,7 @@ class Strategy:
     order: int = 1000
     expect_wrong_rows: bool = False  # the design's documented trap: range reads return wrong rows
     parent_table: str | None = None  # Spanner: an interleaving parent keyed by UserId, upserted with each insert
-    preload: dict | None = None  # a migration's source rows: {rows: N, keys: "uint32" | "bit_reversed_counter"}
+    preload: dict | None = None  # a migration's source rows: {rows: N, keys: one of PRELOAD_KINDS, with_keys?: [...]}
     indexes: tuple[Index, ...] = ()  # Spanner secondary indexes the reads may use
     extra_parts: tuple[Part, ...] = ()  # Spanner: non-key columns the application computes (an index's ShardId)
     note: str = ""  # where this dialect's fixture departs from the documented design, and why
@@ -256,10 +256,12 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
         preload = meta.get("preload")
         if preload is not None and (
             not isinstance(preload, dict) or not isinstance(preload.get("rows"), int) or preload["rows"] < 1
-            or preload.get("keys") not in ("uint32", "bit_reversed_counter") or len(parts) != 1
+            or preload.get("keys") not in PRELOAD_KINDS or len(parts) != 1
+            or not isinstance(preload.get("with_keys", []), list)
+            or not all(isinstance(k, int) and k > 0 for k in preload.get("with_keys", []))
         ):
-            raise _fixture_error(meta_path, '[preload] needs rows = N > 0 and keys = "uint32" or '
-                                            '"bit_reversed_counter", on a one-column key')
+            raise _fixture_error(meta_path, f"[preload] needs rows = N > 0 and keys = one of {', '.join(PRELOAD_KINDS)}, "
+                                            "optionally with_keys = [positive integers], on a one-column key")
         try:
             extra = tuple(spanner_part(p) for p in meta.get("column", []))
             indexes = tuple(

@@ -173,7 +173,7 @@ class Stage:
         if not spec:
             return 0
         day_ago = CLOCK.now_us() - 86_400_000_000
-        keys = preload_keys(spec["keys"], spec["rows"], self.seed)
+        keys = preload_keys(spec["keys"], spec["rows"], self.seed, tuple(spec.get("with_keys", ())))
         rows = [(k, WriteEvent(i % self.settings.population + 1, day_ago + i * 1000, f"{self.tag}-pre-{i}"))
                 for i, k in enumerate(keys)]
         self.backend.preload([((k,), e) for k, e in rows])

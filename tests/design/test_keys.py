@@ -185,3 +185,24 @@ def test_farm_fingerprint_shards_span_both_signs_within_2048():
     shards = [farm_fingerprint_shard(1_795_590_000_000_000 + i * 997, 2048) for i in range(3000)]
     assert all(-2048 < s < 2048 for s in shards)
     assert min(shards) < -1500 and max(shards) > 1500
+
+
+def test_a_preload_holds_the_keys_a_scenario_needs_and_no_more_rows():
+    from loadtests.design.keys import preload_keys
+
+    keys = preload_keys("uint32", 2000, seed=1, with_keys=(2**31,))
+    assert keys[0] == 2**31 and len(keys) == len(set(keys)) == 2000
+    assert all(1 <= k <= 2**32 for k in keys)
+
+
+def test_the_skip_range_fixture_starts_where_the_unskipped_sequence_would_hit_a_source_key():
+    import numpy as np
+
+    from loadtests.design.keys import bit_reversed
+    from loadtests.design.byteorder import generated_values, sequence_options
+    from loadtests.design.strategies import catalogue
+
+    unit = catalogue("spanner")["migrate_skip_range"]
+    start, skip_min, skip_max = sequence_options(unit.ddl)
+    assert bit_reversed(start) in unit.preload["with_keys"] and skip_min <= bit_reversed(start) <= skip_max
+    assert int(generated_values(unit.ddl, np.array([1]))[0]) == bit_reversed(start + 1)
