@@ -52,39 +52,27 @@ def without(path, text: str) -> None:
     path.write_text(before.replace(text, ""))
 
 
-def collisions_of(results, run_id, name) -> dict[str, int]:
-    return {dialect: int(inserts(results, run_id)[(name, dialect)]["collisions"]) for dialect in DIALECTS}
-
-
-def test_without_the_documented_skip_range_the_sequence_collides_and_the_run_fails(emulator_hosts, wrong_schemas,
-                                                                                   tmp_path):
-    # The same source and the same counter start (2^31, which reverses to 2^31, a source key)
-    # as the shipped fixture, but no skip range: the first generated key is a migrated one.
-    unit = wrong_schemas / "migrate_skip_range"
-    without(unit / "googlesql.sql", "  skip_range_min = 1,\n  skip_range_max = 4294967296,\n")
-    without(unit / "postgresql.sql", " SKIP RANGE 1 4294967296")
-    options = RunOptions(backends=("spanner",), strategies=("migrate_skip_range",), users=2, duration_s=2.0,
-                         results_dir=tmp_path / "results", run_id="no-skip-range")
-    assert run(options) == 1
-    collided = collisions_of(tmp_path / "results", "no-skip-range", "migrate_skip_range")
-    print(f"migrate_skip_range without the skip range: collisions {collided}")
-    assert all(count > 0 for count in collided.values()), collided
-    for dialect in DIALECTS:
-        assert inserts(tmp_path / "results", "no-skip-range")[("migrate_skip_range", dialect)]["integrity"] == "ok"
-
-
-def test_without_the_documented_counter_start_the_sequence_collides_and_the_run_fails(emulator_hosts, wrong_schemas,
-                                                                                      tmp_path):
+@pytest.mark.parametrize("name, documented_setting", [
+    # The same source and counter start (2^31, which reverses to 2^31, a source key) as the
+    # shipped fixture, but no skip range: the first generated key is a migrated one.
+    ("migrate_skip_range", {"googlesql": "  skip_range_min = 1,\n  skip_range_max = 4294967296,\n",
+                            "postgresql": " SKIP RANGE 1 4294967296"}),
     # A counter from 1 reverses to the very keys the source made from its counters 1..1000.
-    unit = wrong_schemas / "migrate_start_counter"
-    without(unit / "googlesql.sql", "ALTER SEQUENCE LogIdSequence SET OPTIONS (start_with_counter = 11000);")
-    without(unit / "postgresql.sql", " START COUNTER WITH 11000")
-    options = RunOptions(backends=("spanner",), strategies=("migrate_start_counter",), users=2, duration_s=2.0,
-                         results_dir=tmp_path / "results", run_id="no-counter-start")
+    ("migrate_start_counter", {"googlesql": "ALTER SEQUENCE LogIdSequence SET OPTIONS (start_with_counter = 11000);",
+                               "postgresql": " START COUNTER WITH 11000"}),
+])
+def test_without_the_documented_setting_the_sequence_collides_and_the_run_fails(emulator_hosts, wrong_schemas, tmp_path,
+                                                                                name, documented_setting):
+    for dialect, text in documented_setting.items():
+        without(wrong_schemas / name / f"{dialect}.sql", text)
+    options = RunOptions(backends=("spanner",), strategies=(name,), users=2, duration_s=2.0,
+                         results_dir=tmp_path / "results", run_id="undocumented")
     assert run(options) == 1
-    collided = collisions_of(tmp_path / "results", "no-counter-start", "migrate_start_counter")
-    print(f"migrate_start_counter without the counter start: collisions {collided}")
+    rows = inserts(tmp_path / "results", "undocumented")
+    collided = {dialect: int(rows[(name, dialect)]["collisions"]) for dialect in DIALECTS}
+    print(f"{name} without the documented setting: collisions {collided}")
     assert all(count > 0 for count in collided.values()), collided
+    assert all(rows[(name, dialect)]["integrity"] == "ok" for dialect in DIALECTS)  # a refused insert loses nothing
 
 
 def test_a_skip_range_that_misses_the_source_keys_collides_and_fails_the_run(emulator_hosts, wrong_schemas, tmp_path):
