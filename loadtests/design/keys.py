@@ -218,10 +218,20 @@ def spanner_part(spec: dict) -> Part:
     if value == "generated":
         # Known only once the database returns it (DML ... THEN RETURN).
         return Part("generated", OPAQUE, lambda e, r: None, column, desc, generated=True)
+    if value == "label":
+        return _label(spec, column=column, descending=desc)
     raise ValueError(
         f"unknown Spanner key value {value!r}; known: user, ts, shard, uuid4_string, uuid4_bytes, uuid1, uuid7, "
-        "sequence, bit_reversed_sequence, generated, farm_fingerprint_shard"
+        "sequence, bit_reversed_sequence, generated, farm_fingerprint_shard, label"
     )
+
+
+def _label(spec: dict, **kw) -> Part:
+    """A fixed string, the same in every key (Bigtable: `memusage`)."""
+    text = spec.get("text")
+    if not isinstance(text, str) or not text:
+        raise ValueError("part 'label' needs 'text', the fixed string it writes")
+    return Part("label", BUCKET, lambda e, r: text, buckets=(text,), **kw)
 
 
 def _derived(name: str, fn: Callable[[int], Any], **kw) -> Part:
@@ -261,10 +271,7 @@ def bigtable_part(spec: dict | str) -> Part:
     if value == "hash":
         return Part("hash", OPAQUE, lambda e, r: f"{stable_hash('row', e.entity, e.ts_us):016x}", separator=sep)
     if value == "label":
-        text = spec.get("text")
-        if not isinstance(text, str) or not text:
-            raise ValueError("part 'label' needs 'text', the fixed string it writes")
-        return Part("label", BUCKET, lambda e, r: text, buckets=(text,), separator=sep)
+        return _label(spec, separator=sep)
     if value == "salt":
         count, bucket = _buckets(spec), _bucket_of(_fields(spec), _buckets(spec))
         digits = len(str(count - 1))
