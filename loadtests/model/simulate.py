@@ -112,8 +112,8 @@ def _uuid1_raw(ts_us: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return raw
 
 
-def _text(values: list[str]) -> np.ndarray | list[bytes]:
-    return _column([v.encode() for v in values])
+def _text(values: list[str | bytes]) -> np.ndarray | list[bytes]:
+    return _column([v if isinstance(v, bytes) else v.encode() for v in values])
 
 
 def _column(encoded: list[bytes]) -> np.ndarray | list[bytes]:
@@ -149,7 +149,7 @@ def spanner_column(part: Part, events: EventColumns, strategy, seed: int, rng: n
         return _int64_column(bit_reversed_array(events.seq))
     if name == "generated":
         return _int64_column(generated_values(strategy.ddl, events.seq))
-    if name == "uuid4_string":
+    if name in ("uuid4_string", "generated_uuid"):  # GENERATE_UUID() makes version-4 UUIDs too
         return _with_end(_uuid_text(_uuid4_raw(rng, len(events))))
     if name == "uuid7":
         return _with_end(_uuid_text(_uuid7_raw(events.ts_us, rng)))

@@ -61,13 +61,13 @@ def test_spanner_schema_matches_the_fixture_and_rows_read_back(emulator_hosts, n
         if db.postgresql:
             with db.database.snapshot() as snap:  # the kind is the 13th column of the PostgreSQL view
                 kinds = [r[12] for r in snap.execute_sql("SELECT * FROM information_schema.sequences")]
-            assert kinds == (["bit_reversed_positive"] if any(p.generated for p in strategy.parts) else [])
+            assert kinds == (["bit_reversed_positive"] if any(p.name == "generated" for p in strategy.parts) else [])
         else:
             with db.database.snapshot() as snap:
                 kinds = {name: value for name, value in snap.execute_sql(
                     "SELECT OPTION_NAME, OPTION_VALUE FROM INFORMATION_SCHEMA.SEQUENCE_OPTIONS "
                     "WHERE OPTION_NAME IN ('sequence_kind', 'start_with_counter', 'skip_range_max')")}
-            if any(p.generated for p in strategy.parts):
+            if any(p.name == "generated" for p in strategy.parts):  # (generated_uuid: GENERATE_UUID(), no sequence)
                 assert kinds["sequence_kind"] == "bit_reversed_positive"
             else:
                 assert kinds == {}

@@ -135,10 +135,10 @@ def test_bit_reversal_and_generated_sequences_follow_the_fixtures():
 
 DETERMINISTIC = [("spanner", n) for n in ("timestamp_first", "hash_shard", "sequential_int", "bit_reversed_app",
                                           "desc_timestamp", "interleaved", "bit_reversed_sequence",
-                                          "migrate_skip_range", "hash_shard_generated")] + [
+                                          "migrate_skip_range", "hash_shard_generated", "desc_timestamp_first")] + [
     ("bigtable", n) for n in ("timestamp_first", "sequential_id", "reversed_id", "field_promoted", "salted", "hashed",
                               "reverse_domain", "tenant_prefix", "unpadded_numbers", "reverse_timestamp",
-                              "forward_domain", "single_row_counter")]
+                              "forward_domain", "single_row_counter", "reverse_domain_few", "raw_bytes")]
 
 
 @pytest.mark.parametrize(("backend", "name"), DETERMINISTIC)

@@ -1,3 +1,4 @@
+import random
 import re
 import uuid
 
@@ -206,3 +207,29 @@ def test_the_skip_range_fixture_starts_where_the_unskipped_sequence_would_hit_a_
     start, skip_min, skip_max = sequence_options(unit.ddl)
     assert bit_reversed(start) in unit.preload["with_keys"] and skip_min <= bit_reversed(start) <= skip_max
     assert int(generated_values(unit.ddl, np.array([1]))[0]) == bit_reversed(start + 1)
+
+
+def test_a_uuid_pair_of_int64_carries_a_version_4_uuid():
+    from loadtests.design.keys import uuid4_high, uuid4_low
+
+    rng = random.Random(3)
+    for _ in range(200):
+        high, low = uuid4_high(rng), uuid4_low(rng)
+        value = uuid.UUID(int=(high % 2**64) << 64 | (low % 2**64))
+        assert value.version == 4 and value.variant == uuid.RFC_4122
+        assert -2**63 <= high < 2**63 and -2**63 <= low < 2**63
+
+
+def test_raw_byte_row_keys_are_the_device_id_and_time_as_bytes():
+    from loadtests.design.keys import KeyGenerator, WriteEvent, bigtable_part, device_id
+
+    generator = KeyGenerator((bigtable_part("device_bytes"), bigtable_part("ts_bytes")), separator="")
+    key = generator.row_key(generator.key(WriteEvent(42, 1_700_000_000_000_000, "w")))
+    assert key == bytes.fromhex(device_id(42)) + (1_700_000_000_000_000).to_bytes(8, "big")
+
+
+def test_few_domains_are_shared_by_all_devices():
+    from loadtests.design.keys import WriteEvent, bigtable_part
+
+    part = bigtable_part({"value": "reverse_domain", "domains": 2})
+    assert len({part.compute(WriteEvent(e, 0, ""), None) for e in range(1, 1001)}) == 2 == len(part.buckets)

@@ -12,12 +12,15 @@ CANONICAL = {
         "timestamp_first", "sequential_int", "uuid4_string", "uuid4_bytes", "uuid1", "uuid7", "bit_reversed_app",
         "swapped_order", "hash_shard", "desc_timestamp", "interleaved", "bit_reversed_sequence",
         "migrate_skip_range", "migrate_start_counter",
+        # issue 15: designs the documents describe
+        "desc_timestamp_first", "uuid_int64_pair", "uuid4_generated", "migrate_uuid",
     },
     "bigtable": {
         "timestamp_first", "sequential_id", "reversed_id", "field_promoted", "reverse_timestamp", "salted",
         "hashed", "reverse_domain", "tenant_prefix", "single_row_counter", "unpadded_numbers",
         # the twins the documents compare against
         "forward_domain", "new_row_per_reading", "padded_numbers",
+        "reverse_domain_few", "raw_bytes",
     },
 }
 
