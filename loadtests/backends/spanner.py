@@ -28,7 +28,7 @@ PARAM_TYPES = {
     "uuid7": spanner.param_types.STRING, "uuid4_bytes": spanner.param_types.BYTES,
     "sequence": spanner.param_types.INT64, "bit_reversed_sequence": spanner.param_types.INT64,
     "label": spanner.param_types.STRING, "uuid4_high": spanner.param_types.INT64,
-    "uuid4_low": spanner.param_types.INT64,
+    "uuid4_low": spanner.param_types.INT64, "unread": spanner.param_types.BOOL,
 }
 
 

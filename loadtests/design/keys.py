@@ -246,9 +246,15 @@ def spanner_part(spec: dict) -> Part:
         return Part("generated_uuid", OPAQUE, lambda e, r: None, column, desc, generated=True)
     if value == "label":
         return _label(spec, column=column, descending=desc)
+    if value == "unread":
+        # A mailbox's is_unread: TRUE for about one message in ten, NULL (not FALSE) for the rest,
+        # so that a NULL_FILTERED index holds the unread ones only.
+        return Part("unread", OPAQUE, lambda e, r: True if stable_hash("unread", e.entity, e.ts_us) % 10 == 0 else None,
+                    column, desc)
     raise ValueError(
         f"unknown Spanner key value {value!r}; known: user, ts, shard, uuid4_string, uuid4_bytes, uuid1, uuid7, "
-        "uuid4_high, uuid4_low, sequence, bit_reversed_sequence, generated, generated_uuid, farm_fingerprint_shard, label"
+        "uuid4_high, uuid4_low, sequence, bit_reversed_sequence, generated, generated_uuid, farm_fingerprint_shard, label, "
+        "unread"
     )
 
 

@@ -8,6 +8,7 @@ Adding a strategy means adding one folder.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import random
 import re
@@ -38,6 +39,11 @@ class Index:
     name: str
     parts: tuple[Part, ...]  # the index key, in the same vocabulary as a table key
     stores: tuple[str, ...] = ()  # STORING / INCLUDE columns
+    null_filtered: bool = False  # NULL_FILTERED (PostgreSQL: WHERE ... IS NOT NULL): rows with a NULL key column have no entry
+
+    def holds(self, values: tuple) -> bool:
+        """Whether a row whose index key columns take `values` has an entry in this index."""
+        return not (self.null_filtered and any(v is None for v in values))
 
 
 # The source documents keybench is built from, by title: the one home of their names.
@@ -276,10 +282,15 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise _fixture_error(meta_path, f"[[column]] / [[index]]: {exc}") from None
+        found = {}
         for index in indexes:
-            if not any(re.match(rf"CREATE\s+(NULL_FILTERED\s+)?INDEX\s+{re.escape(index.name)}\b", st, re.IGNORECASE)
-                       for st in ddl):
+            statement = next((st for st in ddl if re.match(
+                rf"CREATE\s+(NULL_FILTERED\s+)?INDEX\s+{re.escape(index.name)}\b", st, re.IGNORECASE)), None)
+            if statement is None:
                 raise _fixture_error(ddl_path, f"no CREATE INDEX {index.name} (strategy.toml declares it)")
+            found[index.name] = bool(re.match(r"CREATE\s+NULL_FILTERED\b", statement, re.IGNORECASE)
+                                     or re.search(r"\bWHERE\b.*\bIS\s+NOT\s+NULL\b", statement, re.IGNORECASE))
+        indexes = tuple(dataclasses.replace(i, null_filtered=found[i.name]) for i in indexes)
         return Strategy(table=table, ddl=ddl, parent_table=parent, preload=preload, indexes=indexes,
                         extra_parts=extra, **common)
     table_path = directory / "table.toml"

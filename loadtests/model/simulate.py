@@ -248,6 +248,14 @@ def encode_events(strategy, events: EventColumns, seed: int) -> dict[str, tuple[
     return out
 
 
+def index_rows(strategy, events: EventColumns) -> dict[str, np.ndarray]:
+    """Per NULL_FILTERED index, the rows that have an entry in it (a boolean mask)."""
+    rng = random.Random(0)  # index key parts never draw from it
+    return {index.name: np.fromiter((index.holds(tuple(p.compute(events.event(i), rng) for p in index.parts))
+                                     for i in range(len(events))), dtype=bool, count=len(events))
+            for index in strategy.indexes if index.null_filtered}
+
+
 def _descending(column):
     return 255 - column if isinstance(column, np.ndarray) else [invert(b) for b in column]
 
@@ -320,8 +328,10 @@ def simulate_stream(strategy, rows: int, seed: int = 1, population: int = DEFAUL
     for first in range(0, rows, CHUNK_ROWS):
         events = make_events(min(CHUNK_ROWS, rows - first), population, seed, rate_per_s, first)
         times = events.ts_us / 1e6
+        held = index_rows(strategy, events)
         for space, (keys, lengths) in encode_events(strategy, events, seed).items():
-            stream.add_writes(space, times, keys, lengths)
+            kept = held.get(space, slice(None))  # a NULL_FILTERED index: the rows with its key columns set
+            stream.add_writes(space, times[kept], keys[kept], lengths[kept])
         entities.append(events.entity.astype(np.int32))
     if reads_per_operation and entities:
         entity = np.concatenate(entities)
