@@ -296,6 +296,10 @@ def bigtable_part(spec: dict | str) -> Part:
         return Part("subdomain", OPAQUE, lambda e, r: subdomain(e), separator=sep)
     if value == "ts":
         return Part("ts", TIME, lambda e, r: f"{e.ts_us:0{TS_DIGITS}d}", separator=sep)
+    if value == "date_ts":
+        # The documents' date form (`20200501`), followed by the time to the microsecond so that
+        # one device's readings never share a key: 20200501142536123456.
+        return Part("date_ts", TIME, lambda e, r: f"{timestamp(e.ts_us):%Y%m%d%H%M%S%f}", separator=sep)
     if value == "reverse_ts":
         return Part("reverse_ts", TIME, lambda e, r: f"{LONG_MAX - e.ts_us:019d}", descending=True, separator=sep)
     if value == "sequence":
@@ -323,7 +327,7 @@ def bigtable_part(spec: dict | str) -> Part:
         )
     raise ValueError(
         f"unknown Bigtable key value {value!r}; known: device, device_type, tenant, domain, reverse_domain, "
-        "subdomain, ts, reverse_ts, sequence, number, reversed_sequence, device_bytes, ts_bytes, hash, label, salt"
+        "subdomain, ts, date_ts, reverse_ts, sequence, number, reversed_sequence, device_bytes, ts_bytes, hash, label, salt"
     )
 
 

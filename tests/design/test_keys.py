@@ -2,6 +2,8 @@ import random
 import re
 import uuid
 
+import pytest
+
 from loadtests.design.keys import (
     BUCKET, DERIVED, ENTITY, OPAQUE, TIME, WriteEvent, KeyGenerator, bigtable_part, device_id, device_type,
     spanner_part, stable_hash, timestamp, ts_us_of,
@@ -233,3 +235,19 @@ def test_few_domains_are_shared_by_all_devices():
 
     part = bigtable_part({"value": "reverse_domain", "domains": 2})
     assert len({part.compute(WriteEvent(e, 0, ""), None) for e in range(1, 1001)}) == 2 == len(part.buckets)
+
+
+@pytest.mark.parametrize("name, form", [
+    # the documents' examples: phone#4c410523#20200501 and altostrat#phone#4c410523#20190501
+    ("field_promoted", rb"(phone|tablet|watch)#[0-9a-f]{8}#20\d{6}\d{12}"),
+    ("tenant_prefix", rb"tenant\d\d#(phone|tablet|watch)#[0-9a-f]{8}#20\d{6}\d{12}"),
+])
+def test_generated_row_keys_look_like_the_documents_examples(name, form):
+    from loadtests.design.strategies import catalogue
+
+    strategy = catalogue("bigtable")[name]
+    generator = strategy.key_generator(1)
+    event = WriteEvent(42, 1_795_000_000_123_456, "w")
+    key = generator.row_key(generator.key(event))
+    assert re.fullmatch(form, key), key
+    assert key.endswith(b"#" + timestamp(event.ts_us).strftime("%Y%m%d%H%M%S%f").encode())
