@@ -234,7 +234,7 @@ class BigtableBackend(Backend):
         return ReadRowsQuery(row_ranges=ranges, limit=limit, row_filter=READ_CELLS) if ranges else None
 
     def read(self, spans: tuple[Span, ...] | None, limit: int | None = None, where=None, index=None,
-             join=False) -> list[StoredRow]:
+             join=False, parent=False) -> list[StoredRow]:
         query = self._query(spans, limit, where)
         if query is None:
             return []

@@ -193,7 +193,8 @@ class Stage:
                 # a per-range row limit needs one request per range
                 raw = [r for span in request.spans for r in self.backend.read((span,), request.limit)]
             else:
-                raw = self.backend.read(request.spans, request.limit, request.where, request.index, request.join)
+                raw = self.backend.read(request.spans, request.limit, request.where, request.index, request.join,
+                                        request.parent)
             rows, m.strays = request.answer(raw)
             m.rows, m.fanout = len(rows), plan.fanout
             # A full scan reads every row the table holds, whatever the client keeps.

@@ -13,7 +13,7 @@ CANONICAL = {
         "swapped_order", "hash_shard", "desc_timestamp", "interleaved", "bit_reversed_sequence",
         "migrate_skip_range", "migrate_start_counter",
         # issue 15: designs the documents describe
-        "desc_timestamp_first", "uuid_int64_pair", "uuid4_generated", "migrate_uuid",
+        "desc_timestamp_first", "uuid_int64_pair", "uuid4_generated", "migrate_uuid", "index_sparse", "interleaved_asc",
     },
     "bigtable": {
         "timestamp_first", "sequential_id", "reversed_id", "field_promoted", "reverse_timestamp", "salted",
