@@ -9,7 +9,7 @@ For each backend and operation, the same concurrency is driven several ways on t
   keybench code on the hot path (Spanner: `database.batch()` single-row insert commits, or
   `snapshot.read` of one user's KeyRange with a limit; Bigtable: data-client `mutate_row`,
   or `read_rows` of one device's row range with a limit). This is the ceiling the issue
-  sets, and the loop `emulator-facts.md` measured;
+  sets, and the loop behind README.md's emulator figures;
 - bare_gevent: the same loop in a process set up as keybench's (gevent monkey-patching and
   init_gevent), its threads greenlets: what gevent and gRPC's gevent mode cost;
 - bare_rpc (Bigtable single-row inserts only): OS threads calling the write keybench uses,

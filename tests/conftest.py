@@ -24,6 +24,15 @@ COMMANDS = {"spanner": None, "bigtable": "gcloud beta emulators bigtable start -
 IMAGES = {"spanner": images.SPANNER_IMAGE, "bigtable": images.CLI_IMAGE}
 
 
+def test_strategy_toml(body: str, claim: str = "spread") -> str:
+    """A strategy.toml for a design a test makes up: `body` (top-level keys first) with the
+    expected distribution and a provenance that says it is no document's."""
+    return f'claim = "{claim}"\nadvice = "a test design"\n{body}\n[source]\nnot_in_the_documents = "made up by a test"\n'
+
+
+test_strategy_toml.__test__ = False  # a helper, not a test
+
+
 def _docker_emulator(backend: str):
     """An emulator container, started through testcontainers, that answers, and its host:port."""
     from testcontainers.core.container import DockerContainer

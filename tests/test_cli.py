@@ -4,7 +4,7 @@ import shutil
 
 import pytest
 
-from tests.conftest import REPO, keybench
+from tests.conftest import REPO, keybench, test_strategy_toml
 
 
 @pytest.mark.parametrize("args, complaint", [
@@ -83,11 +83,15 @@ def test_unwritable_results_directory(tmp_path):
     assert blocked.read_text() == "a file where the directory should be"
 
 
-def test_strategies_lists_each_design_with_its_read_plan():
+def test_strategies_lists_each_design_with_its_expectation_provenance_advice_and_read_plan():
     result = keybench("strategies", timeout=60)
     assert result.returncode == 0
     assert "time_window=multi_rangex16" in result.stdout
-    assert result.stdout.count("documented") >= 6
+    designs = sum(1 for line in result.stdout.splitlines() if line.startswith(("spanner ", "bigtable ")))
+    for label in ("expected: ", "source: ", "advice: ", "reads: "):
+        assert sum(1 for line in result.stdout.splitlines() if line.lstrip().startswith(label)) == designs, label
+    assert 'source: Optimizing schema design for Cloud Spanner, section "Anti-pattern: sequences"' in result.stdout
+    assert "expected: hotspot (keybench's expectation: the milliseconds come first" in result.stdout  # uuid7
 
 
 def test_a_real_target_with_an_emulator_variable_set_is_ambiguous(tmp_path):
@@ -110,7 +114,7 @@ def test_a_run_id_already_in_the_results_directory_is_refused(tmp_path):
 # Each case breaks one file of a copy of schemas/; the one-line error must name that file.
 # --dry-run: even a fixture that failed to break would contact nothing.
 
-LONG_LABEL = ('key = [{ value = "label", text = "' + "x" * 5000 + '" }, "device", "ts"]\nsummary = "too long"\n',
+LONG_LABEL = (test_strategy_toml('summary = "too long"\nkey = [{ value = "label", text = "' + "x" * 5000 + '" }, "device", "ts"]'),
               "[column_families.cf]\ngc = { max_versions = 1 }\n")
 
 
@@ -175,3 +179,50 @@ def test_a_truncated_or_foreign_key_stream_is_one_line_and_exit_2(tmp_path):
         result = keybench("analyze", str(run), timeout=60)
         assert result.returncode == 2, result.stderr
         assert len(result.stderr.strip().splitlines()) == 1 and "is not a key stream keybench wrote" in result.stderr
+
+
+# ---------------------------------------------------------------- documented limits
+# Each case adds a design that breaks one limit of the documents; --dry-run: nothing is
+# contacted, and the refusal comes before any load.
+
+SPANNER_TABLE = "CREATE TABLE AccessLog (LogId STRING(36) NOT NULL, {columns} UserId INT64 NOT NULL, " \
+                "LastAccess TIMESTAMP NOT NULL, WriteId STRING(64) NOT NULL, Payload STRING(MAX)) PRIMARY KEY (LogId);\n"
+WIDE = [f"C{i}" for i in range(1, 17)]
+LIMITS = {
+    "index_of_17_columns": ("spanner", test_strategy_toml(
+        'table = "AccessLog"\nkey = [{ column = "LogId", value = "uuid4_string" }]\n'
+        'index = [{ name = "Wide", key = [' + ", ".join(f'{{ column = "{c}", value = "user" }}' for c in WIDE) + "] }]"),
+        SPANNER_TABLE.format(columns=" ".join(f"{c} INT64 NOT NULL," for c in WIDE))
+        + f"CREATE INDEX Wide ON AccessLog({', '.join(WIDE)});", [],
+        "index Wide has 17 key columns (with the table's key); Spanner's rule is at most 16 index key columns"),
+    "index_key_over_8_kib": ("spanner", test_strategy_toml(
+        'table = "AccessLog"\nkey = [{ column = "LogId", value = "uuid4_string" }]\n'
+        'index = [{ name = "ByTag", key = [{ column = "Tag", value = "label", text = "' + "t" * 8200 + '" }] }]'),
+        SPANNER_TABLE.format(columns="Tag STRING(MAX),") + "CREATE INDEX ByTag ON AccessLog(Tag);", [],
+        "index ByTag has keys of 8,236 bytes; Spanner's rule is an index key of at most 8 KiB"),
+    "row_over_100_mb": ("bigtable", test_strategy_toml('key = ["device", { value = "label", text = "memusage" }]'),
+        "[column_families.cf]\ngc = { max_versions = 11 }\n", ["--payload-bytes", str(10 * 1024 * 1024)],
+        "rows of up to 110 MB (11 versions of a 10,485,760-byte cell in family 'cf'); "
+        "Bigtable's rule is a row under 100 MB (256 MB at most)"),
+    "qualifier_over_16_kb": ("bigtable", test_strategy_toml('key = ["device", "ts"]'),
+        'payload_qualifier = "' + "q" * (16 * 1024 + 1) + '"\n[column_families.cf]\n', [],
+        "a column qualifier of 16,385 bytes; Bigtable's rule is a qualifier of at most 16 KB"),
+}
+
+
+@pytest.mark.parametrize("name", list(LIMITS))
+def test_a_design_over_a_documented_limit_is_refused_before_the_load_naming_the_rule(tmp_path, name):
+    backend, strategy, fixture, extra, rule = LIMITS[name]
+    schemas = tmp_path / "schemas"
+    shutil.copytree(REPO / "schemas", schemas)
+    unit = schemas / backend / name
+    unit.mkdir()
+    (unit / "strategy.toml").write_text(strategy)
+    for fixture_file in (("googlesql.sql", "postgresql.sql") if backend == "spanner" else ("table.toml",)):
+        (unit / fixture_file).write_text(fixture)
+    result = keybench("run", "--backend", backend, "--strategies", name, "--dry-run", *extra,
+                      "--results-dir", str(tmp_path / "results"), env={"KEYBENCH_SCHEMAS": str(schemas)}, timeout=60)
+    print(result.stderr.strip())
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and rule in lines[0], result.stderr

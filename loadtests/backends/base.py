@@ -58,12 +58,13 @@ class Backend(ABC):
     @abstractmethod
     def read(
         self, spans: tuple[Span, ...] | None, limit: int | None = None, where: tuple[str, int, int] | None = None,
-        index: str | None = None, join: bool = False,
+        index: str | None = None, join: bool = False, parent: bool = False,
     ) -> list[StoredRow]:
         """One read request over the spans (None: the whole table). `where` (field, lo, hi)
         describes the rows a full scan wants; a backend may filter on the server with it,
         and the caller filters again either way. `index`: the spans are over that secondary
-        index (Spanner); `join`: read the rows' columns back from the table."""
+        index (Spanner); `join`: read the rows' columns back from the table; `parent`: read
+        the parent row of the spans' user too (Spanner, interleaved)."""
 
     def delete_prefix(self, values: tuple) -> None:
         """Delete every row whose key starts with `values` (Bigtable: drop a row range)."""

@@ -154,6 +154,7 @@ class BigtableBackend(Backend):
         self.family = next(iter(strategy.column_families))
         self.nparts = len(strategy.parts)
         self.payload_value = self.payload.encode()
+        self.payload_qualifier = strategy.payload_qualifier.encode()
         self.admin = bigtable.Client(project=project, admin=True)
         self.data = BigtableDataClient(project=project)
         self.admin_table = self.admin.instance(instance).table(location)
@@ -190,7 +191,7 @@ class BigtableBackend(Backend):
             (b"t", _fixed("ts_us", event.ts_us)),
             (b"n", _fixed("seq", event.seq)),
             (b"w", event.write_id.encode()),
-            (b"p", self.payload_value),
+            (self.payload_qualifier, self.payload_value),
         ]
 
     @staticmethod
@@ -233,7 +234,7 @@ class BigtableBackend(Backend):
         return ReadRowsQuery(row_ranges=ranges, limit=limit, row_filter=READ_CELLS) if ranges else None
 
     def read(self, spans: tuple[Span, ...] | None, limit: int | None = None, where=None, index=None,
-             join=False) -> list[StoredRow]:
+             join=False, parent=False) -> list[StoredRow]:
         query = self._query(spans, limit, where)
         if query is None:
             return []

@@ -30,6 +30,8 @@ PARAM_TYPES = {
     "uuid4_string": spanner.param_types.STRING, "uuid1": spanner.param_types.STRING,
     "uuid7": spanner.param_types.STRING, "uuid4_bytes": spanner.param_types.BYTES,
     "sequence": spanner.param_types.INT64, "bit_reversed_sequence": spanner.param_types.INT64,
+    "label": spanner.param_types.STRING, "uuid4_high": spanner.param_types.INT64,
+    "uuid4_low": spanner.param_types.INT64, "unread": spanner.param_types.BOOL,
 }
 
 
@@ -271,7 +273,7 @@ class SpannerBackend(Backend):
 
     def read(
         self, spans: tuple[Span, ...] | None, limit: int | None = None, where=None,
-        index: str | None = None, join: bool = False,
+        index: str | None = None, join: bool = False, parent: bool = False,
     ) -> list[StoredRow]:
         # The Read API has no row filter: a full scan streams the whole table.
         if spans is None:
@@ -292,6 +294,15 @@ class SpannerBackend(Backend):
             if not keys:
                 return []
             keyset, index, limit = spanner.KeySet(keys=[_key(k) for k in keys]), None, None
+        if parent:
+            # The user's row, then its newest children, from one row tree. Two single-use reads, as
+            # for a join: the emulator loses multi-use read-only transactions on multiplexed
+            # sessions ("Transaction not found"), and no row is deleted during a stage.
+            user = spans[0].lo[0]
+            with self.database.snapshot() as snapshot:
+                if not list(snapshot.read(self._n(self.strategy.parent_table), [self._n("UserId")],
+                                          spanner.KeySet(keys=[[user]]))):
+                    raise KeybenchError(f"{self.strategy.label}: user {user} has rows but no parent row")
         with self.database.snapshot() as snapshot:
             rows = snapshot.read(self._n(self.strategy.table), self._names(READ_COLUMNS), keyset,
                                  index=self._n(index or ""), limit=limit or 0)

@@ -61,8 +61,10 @@ def invert(encoded: bytes) -> bytes:
 
 def encode_value(value) -> bytes:
     """One Spanner key column value, ascending; the type follows the Python value."""
-    if isinstance(value, bool) or value is None:
-        raise TypeError(f"cannot encode key value {value!r}")
+    if value is None:  # NULL sorts first in ascending order
+        return b"\x00"
+    if isinstance(value, bool):  # a BOOL column: FALSE, then TRUE, after NULL
+        return bytes((1, value))
     if isinstance(value, int):
         return encode_int64(value)
     if isinstance(value, str):
@@ -150,8 +152,9 @@ class KeyEncoder:
         out = [(TABLE_SPACE, self.table_key(key))]
         for index in self.strategy.indexes:
             parts, appended = self._index_layouts[index.name]
-            values = tuple(p.compute(event, _INDEX_RNG) for p in index.parts) + tuple(key[i] for i in appended)
-            out.append((index.name, spanner_key_bytes(parts, values)))
+            own = tuple(p.compute(event, _INDEX_RNG) for p in index.parts)
+            if index.holds(own):
+                out.append((index.name, spanner_key_bytes(parts, own + tuple(key[i] for i in appended))))
         return out
 
     def span_interval(self, span: Span, space: str = TABLE_SPACE) -> tuple[bytes, bytes] | None:

@@ -65,6 +65,11 @@ def domain(entity: int) -> str:
     return f"example{entity:04d}.{('com', 'org', 'net')[entity % 3]}"
 
 
+def reversed_domain(entity: int) -> str:
+    """com.example0042, as the documents' com.google.maps reverses maps.google.com."""
+    return ".".join(reversed(domain(entity).split(".")))
+
+
 def tenant(entity: int) -> str:
     return f"tenant{entity % TENANTS:02d}"
 
@@ -185,6 +190,20 @@ def farm_fingerprint_shard(ts_us: int, count: int) -> int:
     return shard if fingerprint >= 0 else -shard
 
 
+def _signed64(n: int) -> int:
+    return n - 2**64 if n >= 2**63 else n
+
+
+def uuid4_high(rng: random.Random) -> int:
+    """The first 64 bits of a version-4 UUID as a signed INT64 (version nibble 4)."""
+    return _signed64(rng.getrandbits(64) & ~0xF000 | 0x4000)
+
+
+def uuid4_low(rng: random.Random) -> int:
+    """The last 64 bits of a version-4 UUID as a signed INT64 (RFC 4122 variant bits 10)."""
+    return _signed64(rng.getrandbits(62) | 0b10 << 62)
+
+
 def bit_reversed(n: int) -> int:
     """The 63 value bits of a positive INT64 in reverse order, as a bit_reversed_positive
     sequence returns them: consecutive counters land far apart."""
@@ -212,6 +231,10 @@ def spanner_part(spec: dict) -> Part:
         return Part("uuid1", OPAQUE, lambda e, r: str(uuid1_at(e.ts_us, r)), column, desc)
     if value == "uuid7":
         return Part("uuid7", OPAQUE, lambda e, r: str(uuid7_at(e.ts_us, r)), column, desc)
+    if value == "uuid4_high":
+        return Part("uuid4_high", OPAQUE, lambda e, r: uuid4_high(r), column, desc)
+    if value == "uuid4_low":
+        return Part("uuid4_low", OPAQUE, lambda e, r: uuid4_low(r), column, desc)
     if value == "sequence":
         return Part("sequence", NUMBER, lambda e, r: e.seq, column, desc)
     if value == "bit_reversed_sequence":
@@ -223,10 +246,29 @@ def spanner_part(spec: dict) -> Part:
     if value == "generated":
         # Known only once the database returns it (DML ... THEN RETURN).
         return Part("generated", OPAQUE, lambda e, r: None, column, desc, generated=True)
+    if value == "generated_uuid":
+        # GENERATE_UUID() as the column default: a version-4 UUID the database makes.
+        return Part("generated_uuid", OPAQUE, lambda e, r: None, column, desc, generated=True)
+    if value == "label":
+        return _label(spec, column=column, descending=desc)
+    if value == "unread":
+        # A mailbox's is_unread: TRUE for about one message in ten, NULL (not FALSE) for the rest,
+        # so that a NULL_FILTERED index holds the unread ones only.
+        return Part("unread", OPAQUE, lambda e, r: True if stable_hash("unread", e.entity, e.ts_us) % 10 == 0 else None,
+                    column, desc)
     raise ValueError(
         f"unknown Spanner key value {value!r}; known: user, ts, shard, uuid4_string, uuid4_bytes, uuid1, uuid7, "
-        "sequence, bit_reversed_sequence, generated, farm_fingerprint_shard"
+        "uuid4_high, uuid4_low, sequence, bit_reversed_sequence, generated, generated_uuid, farm_fingerprint_shard, label, "
+        "unread"
     )
+
+
+def _label(spec: dict, **kw) -> Part:
+    """A fixed string, the same in every key (Bigtable: `memusage`)."""
+    text = spec.get("text")
+    if not isinstance(text, str) or not text:
+        raise ValueError("part 'label' needs 'text', the fixed string it writes")
+    return Part("label", BUCKET, lambda e, r: text, buckets=(text,), **kw)
 
 
 def _derived(name: str, fn: Callable[[int], Any], **kw) -> Part:
@@ -247,13 +289,22 @@ def bigtable_part(spec: dict | str) -> Part:
     if value == "domain":
         return Part("domain", ENTITY, lambda e, r: domain(e.entity), separator=sep)
     if value == "reverse_domain":
-        return Part("reverse_domain", ENTITY, lambda e, r: ".".join(reversed(domain(e.entity).split("."))),
-                    separator=sep)
+        domains = spec.get("domains")
+        if domains is None:  # every device its own domain
+            return Part("reverse_domain", ENTITY, lambda e, r: reversed_domain(e.entity), separator=sep)
+        if not isinstance(domains, int) or domains < 1:
+            raise ValueError("part 'reverse_domain' takes 'domains', a positive integer: how many domains all devices share")
+        of_entity = lambda entity: reversed_domain(entity % domains + 1)  # noqa: E731
+        return _derived("reverse_domain", of_entity, buckets=tuple(of_entity(i) for i in range(domains)), separator=sep)
     if value == "subdomain":
         # A site's subdomains are an open set: no reader can enumerate them.
         return Part("subdomain", OPAQUE, lambda e, r: subdomain(e), separator=sep)
     if value == "ts":
         return Part("ts", TIME, lambda e, r: f"{e.ts_us:0{TS_DIGITS}d}", separator=sep)
+    if value == "date_ts":
+        # The documents' date form (`20200501`), followed by the time to the microsecond so that
+        # one device's readings never share a key: 20200501142536123456.
+        return Part("date_ts", TIME, lambda e, r: f"{timestamp(e.ts_us):%Y%m%d%H%M%S%f}", separator=sep)
     if value == "reverse_ts":
         return Part("reverse_ts", TIME, lambda e, r: f"{LONG_MAX - e.ts_us:019d}", descending=True, separator=sep)
     if value == "sequence":
@@ -263,13 +314,15 @@ def bigtable_part(spec: dict | str) -> Part:
         return Part("number", NUMBER, lambda e, r: str(e.seq), separator=sep)
     if value == "reversed_sequence":
         return Part("reversed_sequence", OPAQUE, lambda e, r: f"{e.seq:0{width}d}"[::-1], separator=sep)
+    if value == "device_bytes":
+        # Raw bytes, not text: the 32 bits of the device id (`4c410523`) as 4 bytes.
+        return Part("device_bytes", ENTITY, lambda e, r: bytes.fromhex(device_id(e.entity)), separator=sep)
+    if value == "ts_bytes":
+        return Part("ts_bytes", TIME, lambda e, r: e.ts_us.to_bytes(8, "big"), separator=sep)
     if value == "hash":
         return Part("hash", OPAQUE, lambda e, r: f"{stable_hash('row', e.entity, e.ts_us):016x}", separator=sep)
     if value == "label":
-        text = spec.get("text")
-        if not isinstance(text, str) or not text:
-            raise ValueError("part 'label' needs 'text', the fixed string it writes")
-        return Part("label", BUCKET, lambda e, r: text, buckets=(text,), separator=sep)
+        return _label(spec, separator=sep)
     if value == "salt":
         count, bucket = _buckets(spec), _bucket_of(_fields(spec), _buckets(spec))
         digits = len(str(count - 1))
@@ -279,7 +332,7 @@ def bigtable_part(spec: dict | str) -> Part:
         )
     raise ValueError(
         f"unknown Bigtable key value {value!r}; known: device, device_type, tenant, domain, reverse_domain, "
-        "subdomain, ts, reverse_ts, sequence, number, reversed_sequence, hash, label, salt"
+        "subdomain, ts, date_ts, reverse_ts, sequence, number, reversed_sequence, device_bytes, ts_bytes, hash, label, salt"
     )
 
 
@@ -312,18 +365,28 @@ def join_segments(parts: tuple[Part, ...], values: tuple, default_separator: str
     follows the last one, so the result is the prefix of every key that starts with them."""
     out = []
     for i, value in enumerate(values):
-        out.append(value)
+        out.append(value if isinstance(value, bytes) else value.encode())  # raw-byte segments stay as they are
         if i < len(values) - 1 or open_end:
-            out.append(separator_after(parts[i], default_separator))
-    return "".join(out).encode()
+            out.append(separator_after(parts[i], default_separator).encode())
+    return b"".join(out)
 
 
-def preload_keys(kind: str, rows: int, seed: int) -> list[int]:
+PRELOAD_KINDS = ("uint32", "bit_reversed_counter", "uuid4_string")
+
+
+def preload_keys(kind: str, rows: int, seed: int, with_keys: tuple = ()) -> list:
     """Keys of a migrated source: `uint32` spread over 1..2^32 as its own counter or hash
-    left them; `bit_reversed_counter` the bit-reversed values of 1..rows."""
+    left them; `bit_reversed_counter` the bit-reversed values of 1..rows. `with_keys` are
+    source keys a scenario needs among them: they come first, and the rows stay `rows`."""
     if kind == "uint32":
         rng = random.Random(f"preload:{seed}")
-        return rng.sample(range(1, 2**32 + 1), rows)
-    if kind == "bit_reversed_counter":
-        return [bit_reversed(n) for n in range(1, rows + 1)]
-    raise ValueError(f"unknown preload keys {kind!r}; known: uint32, bit_reversed_counter")
+        drawn = rng.sample(range(1, 2**32 + 1), rows)
+    elif kind == "bit_reversed_counter":
+        drawn = [bit_reversed(n) for n in range(1, rows + 1)]
+    elif kind == "uuid4_string":  # a source whose own generator made version-4 UUIDs
+        rng = random.Random(f"preload:{seed}")
+        drawn = [str(_uuid4(rng)) for _ in range(rows)]
+    else:
+        raise ValueError(f"unknown preload keys {kind!r}; known: {', '.join(PRELOAD_KINDS)}")
+    chosen = set(with_keys)
+    return [*with_keys, *(k for k in drawn if k not in chosen)][:rows]

@@ -62,6 +62,7 @@ class ReadRequest:
     in_range: Callable[[StoredRow], bool] | None = None  # what the spans may return, if more than `wanted`
     index: str | None = None  # Spanner: the spans are over this secondary index's key
     join: bool = False  # the index lacks columns: read them back from the table by primary key
+    parent: bool = False  # Spanner, interleaved: read the entity's parent row too
 
     def answer(self, rows: list[StoredRow]) -> tuple[list[StoredRow], int]:
         """The answer, and how many returned rows the spans should never have returned."""
@@ -220,5 +221,18 @@ def read_plans(backend: str, parts: tuple[Part, ...], latest_n: int, indexes=(),
 ROW_COLUMNS = ("UserId", "LastAccess", "WriteId")  # what a Spanner read needs to make a StoredRow
 
 
+def _with_parent(plan: ReadPlan) -> ReadPlan:
+    """The newest rows of a user read together with the user's row, the parent they are
+    interleaved in: the read that makes a DESC time key worth it ("Spanner: Schema design best
+    practices", "Use descending order for timestamp-based keys")."""
+    def build(*args) -> ReadRequest:
+        return dataclasses.replace(plan.build(*args), parent=True)
+
+    return ReadPlan(plan.operation, f"{plan.access}+parent", plan.fanout, build, plan.stops_early)
+
+
 def strategy_plans(strategy, latest_n: int) -> dict[str, ReadPlan]:
-    return read_plans(strategy.backend, strategy.parts, latest_n, strategy.indexes, ROW_COLUMNS)
+    plans = read_plans(strategy.backend, strategy.parts, latest_n, strategy.indexes, ROW_COLUMNS)
+    if getattr(strategy, "parent_table", None):
+        plans["latest_n"] = _with_parent(plans["latest_n"])
+    return plans

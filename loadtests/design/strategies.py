@@ -8,14 +8,19 @@ Adding a strategy means adding one folder.
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import random
 import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from loadtests.errors import KeybenchError
-from loadtests.design.keys import KeyGenerator, Part, bigtable_part, spanner_part
+
+from loadtests.design.keys import (
+    NUMBER, OPAQUE, PRELOAD_KINDS, TIME, KeyGenerator, Part, bigtable_part, spanner_part,
+)
 
 BACKENDS = ("spanner", "bigtable")
 DIALECTS = {"spanner": ("googlesql", "postgresql"), "bigtable": ("",)}
@@ -35,6 +40,51 @@ class Index:
     name: str
     parts: tuple[Part, ...]  # the index key, in the same vocabulary as a table key
     stores: tuple[str, ...] = ()  # STORING / INCLUDE columns
+    null_filtered: bool = False  # NULL_FILTERED (PostgreSQL: WHERE ... IS NOT NULL): rows with a NULL key column have no entry
+
+    def holds(self, values: tuple) -> bool:
+        """Whether a row whose index key columns take `values` has an entry in this index."""
+        return not (self.null_filtered and any(v is None for v in values))
+
+
+# The source documents keybench is built from, by title: the one home of their names.
+SPANNER_BEST_PRACTICES = "Spanner: Schema design best practices"
+SPANNER_KEY_MIGRATION = "Spanner: Primary key migration strategies"
+BIGTABLE_BEST_PRACTICES = "Bigtable: Schema design best practices"
+SPANNER_OPTIMIZING = "Optimizing schema design for Cloud Spanner"
+DOCUMENTS = (SPANNER_BEST_PRACTICES, SPANNER_KEY_MIGRATION, BIGTABLE_BEST_PRACTICES, SPANNER_OPTIMIZING)
+# A strategy's expected key distribution: writes pile up at one end of the key space, on one
+# row, or spread over it.
+DISTRIBUTIONS = ("hotspot", "hot_row", "spread")
+NOT_IN_THE_DOCUMENTS = "not in the documents"
+DEFAULT_PAYLOAD_QUALIFIER = "p"
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a strategy comes from: a document's title and section with the phrase relied on
+    (quoted in the document's language, with an English gloss), or keybench's own reason."""
+
+    title: str = ""  # one of DOCUMENTS; empty: the design is keybench's own addition
+    section: str = ""
+    phrase: str = ""
+    gloss: str = ""
+    # Whether the phrase states the expected distribution, or only supports the advice (the
+    # distribution is then keybench's expectation, `expected_because` says why).
+    states_distribution: bool = False
+    expected_because: str = ""
+    reason: str = ""  # not in the documents: why keybench includes the design
+
+    @property
+    def cited(self) -> bool:
+        return bool(self.title)
+
+    def text(self) -> str:
+        """One line: `Title, section "Section": "phrase" (gloss)`, or `not in the documents: reason`."""
+        if not self.cited:
+            return f"{NOT_IN_THE_DOCUMENTS} (keybench's own addition): {self.reason}"
+        gloss = f" ({self.gloss})" if self.gloss else ""
+        return f'{self.title}, section "{self.section}": "{self.phrase}"{gloss}'
 
 
 @dataclass(frozen=True)
@@ -44,7 +94,7 @@ class Strategy:
     dialect: str
     directory: Path
     summary: str
-    claim: str  # what the documents predict: "hotspot" or "spread"
+    claim: str  # the expected key distribution, one of DISTRIBUTIONS, which verdicts are checked against
     table: str
     parts: tuple[Part, ...]
     separator: str | None = None
@@ -53,10 +103,25 @@ class Strategy:
     order: int = 1000
     expect_wrong_rows: bool = False  # the design's documented trap: range reads return wrong rows
     parent_table: str | None = None  # Spanner: an interleaving parent keyed by UserId, upserted with each insert
-    preload: dict | None = None  # a migration's source rows: {rows: N, keys: "uint32" | "bit_reversed_counter"}
+    preload: dict | None = None  # a migration's source rows: {rows: N, keys: one of PRELOAD_KINDS, with_keys?: [...]}
     indexes: tuple[Index, ...] = ()  # Spanner secondary indexes the reads may use
     extra_parts: tuple[Part, ...] = ()  # Spanner: non-key columns the application computes (an index's ShardId)
     note: str = ""  # where this dialect's fixture departs from the documented design, and why
+    payload_qualifier: str = DEFAULT_PAYLOAD_QUALIFIER  # Bigtable: the column the payload cell is written to
+    source: Provenance = Provenance()
+    advice: str = ""  # the documents' advice beyond hotspots, e.g. "avoid: loses scan order"
+
+    @property
+    def documented(self) -> bool:
+        """A document states this design's key distribution (not only advice about it)."""
+        return self.source.cited and self.source.states_distribution
+
+    @property
+    def expectation(self) -> str:
+        """The expected distribution and whose expectation it is, in a few words."""
+        if self.documented:
+            return f"{self.claim} (documented)"
+        return f"{self.claim} (keybench's expectation: {self.source.expected_because or self.source.reason})"
 
     @property
     def label(self) -> str:
@@ -135,6 +200,35 @@ def _with_buckets(spec, buckets: int | None):
     return {**spec, "buckets": buckets}
 
 
+PROVENANCE_KEYS = {"title", "section", "phrase", "gloss", "states", "expected_because", "not_in_the_documents"}
+
+
+def _provenance(path: Path, spec) -> Provenance:
+    """The [source] table of a strategy.toml: a document's title, section and phrase, with
+    `states = "distribution"` or `"advice"`; or `not_in_the_documents = "<reason>"`."""
+    if not isinstance(spec, dict) or not spec:
+        raise _fixture_error(path, "needs a [source] table: title, section, phrase and states, "
+                                   "or not_in_the_documents = \"<reason>\"")
+    unknown = set(spec) - PROVENANCE_KEYS
+    if unknown:
+        raise _fixture_error(path, f"[source]: unknown key(s) {sorted(unknown)}")
+    text = {k: " ".join(str(v).split()) for k, v in spec.items()}
+    if "not_in_the_documents" in text:
+        if set(text) - {"not_in_the_documents", "expected_because"} or not text["not_in_the_documents"]:
+            raise _fixture_error(path, "[source]: not_in_the_documents takes a reason and nothing else")
+        return Provenance(reason=text["not_in_the_documents"], expected_because=text.get("expected_because", ""))
+    if text.get("title") not in DOCUMENTS:
+        raise _fixture_error(path, f"[source]: title must be one of {list(DOCUMENTS)}, got {text.get('title')!r}")
+    if not text.get("section") or not text.get("phrase"):
+        raise _fixture_error(path, "[source]: a cited document needs its section and the phrase relied on")
+    if text.get("states") not in ("distribution", "advice"):
+        raise _fixture_error(path, '[source]: states must be "distribution" or "advice"')
+    if text["states"] == "advice" and not text.get("expected_because"):
+        raise _fixture_error(path, "[source]: a phrase that states only advice needs expected_because")
+    return Provenance(text["title"], text["section"], text["phrase"], text.get("gloss", ""),
+                      text["states"] == "distribution", text.get("expected_because", ""))
+
+
 def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | None = None) -> Strategy:
     meta_path = directory / "strategy.toml"
     meta = _read_toml(meta_path)
@@ -150,12 +244,15 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
         raise _fixture_error(meta_path, str(exc)) from None
     if not parts:
         raise _fixture_error(meta_path, "'key' lists no parts")
+    if meta.get("claim") not in DISTRIBUTIONS:
+        raise _fixture_error(meta_path, f"claim must be one of {', '.join(DISTRIBUTIONS)}, got {meta.get('claim')!r}")
     common = dict(
         backend=backend, name=name, dialect=dialect, directory=directory,
         summary=str(meta.get("summary", "")), claim=str(meta.get("claim", "")),
         parts=parts, order=int(meta.get("order", 1000)),
         expect_wrong_rows=bool(meta.get("expect_wrong_rows", False)),
         note=" ".join(str(meta.get("note", "")).split()),
+        source=_provenance(meta_path, meta.get("source")), advice=" ".join(str(meta.get("advice", "")).split()),
     )
     if backend == "spanner":
         ddl_path = directory / f"{dialect}.sql"
@@ -173,10 +270,13 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
         if preload is not None and (
             not isinstance(preload, dict) or not isinstance(preload.get("rows"), int)
             or not 1 <= preload["rows"] <= MAX_PRELOAD_ROWS
-            or preload.get("keys") not in ("uint32", "bit_reversed_counter") or len(parts) != 1
+            or preload.get("keys") not in PRELOAD_KINDS or len(parts) != 1
+            or not isinstance(preload.get("with_keys", []), list)
+            or not all(isinstance(k, int) and k > 0 for k in preload.get("with_keys", []))
         ):
-            raise _fixture_error(meta_path, f'[preload] needs rows = N from 1 to {MAX_PRELOAD_ROWS:,} and keys = '
-                                            '"uint32" or "bit_reversed_counter", on a one-column key')
+            raise _fixture_error(meta_path, f"[preload] needs rows = N from 1 to {MAX_PRELOAD_ROWS:,} and keys = one of "
+                                            f"{', '.join(PRELOAD_KINDS)}, optionally with_keys = [positive integers], "
+                                            "on a one-column key")
         try:
             extra = tuple(spanner_part(p) for p in meta.get("column", []))
             indexes = tuple(
@@ -185,10 +285,15 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise _fixture_error(meta_path, f"[[column]] / [[index]]: {exc}") from None
+        found = {}
         for index in indexes:
-            if not any(re.match(rf"CREATE\s+(NULL_FILTERED\s+)?INDEX\s+{re.escape(index.name)}\b", st, re.IGNORECASE)
-                       for st in ddl):
+            statement = next((st for st in ddl if re.match(
+                rf"CREATE\s+(NULL_FILTERED\s+)?INDEX\s+{re.escape(index.name)}\b", st, re.IGNORECASE)), None)
+            if statement is None:
                 raise _fixture_error(ddl_path, f"no CREATE INDEX {index.name} (strategy.toml declares it)")
+            found[index.name] = bool(re.match(r"CREATE\s+NULL_FILTERED\b", statement, re.IGNORECASE)
+                                     or re.search(r"\bWHERE\b.*\bIS\s+NOT\s+NULL\b", statement, re.IGNORECASE))
+        indexes = tuple(dataclasses.replace(i, null_filtered=found[i.name]) for i in indexes)
         return Strategy(table=table, ddl=ddl, parent_table=parent, preload=preload, indexes=indexes,
                         extra_parts=extra, **common)
     table_path = directory / "table.toml"
@@ -202,7 +307,10 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
             raise _fixture_error(table_path, f"column family {family!r}: unknown option(s) {sorted(unknown)}")
         _check_gc_rule(table_path, family, spec.get("gc", {"max_versions": 1}))
     separator = str(meta.get("separator", "#"))
-    return Strategy(table=name, separator=separator, column_families=families, **common)
+    qualifier = table_spec.get("payload_qualifier", DEFAULT_PAYLOAD_QUALIFIER)
+    if not isinstance(qualifier, str) or not qualifier:
+        raise _fixture_error(table_path, "payload_qualifier must be a non-empty string")
+    return Strategy(table=name, separator=separator, column_families=families, payload_qualifier=qualifier, **common)
 
 
 def catalogue(backend: str, dialect: str | None = None, buckets: int | None = None) -> dict[str, Strategy]:
@@ -232,33 +340,114 @@ def select(backend: str, names: list[str] | None, dialect: str | None = None) ->
     return [available[n] for n in names]
 
 
-# Bigtable's limits, as the schema-design guide (seed 002) gives them.
+# Bigtable's limits, as "Bigtable: Schema design best practices" gives them.
 BIGTABLE_MAX_ROW_KEY_BYTES = 4 * 1024
 BIGTABLE_MAX_COLUMN_FAMILIES = 100
 BIGTABLE_MAX_CELL_BYTES = 10 * 1024 * 1024
+BIGTABLE_ROW_BYTES, BIGTABLE_MAX_ROW_BYTES = 100 * 1024 * 1024, 256 * 1024 * 1024  # keep under / hard limit
+BIGTABLE_MAX_QUALIFIER_BYTES = 16 * 1024
+# Spanner's index key limits, as "Optimizing schema design for Cloud Spanner" gives them
+# (section "STORING index clause": "Indexschlüssel auf 16 in der Anzahl und 8 KiB in der
+# Gesamtgröße beschränkt", index keys are limited to 16 in number and 8 KiB in total size).
+SPANNER_MAX_INDEX_KEY_COLUMNS = 16
+SPANNER_MAX_INDEX_KEY_BYTES = 8 * 1024
+# Sizes of Spanner key values by type, for the index key estimate: INT64 8 bytes, TIMESTAMP 12.
+SPANNER_VALUE_BYTES = {int: 8, bool: 1}
+SPANNER_TIMESTAMP_BYTES = 12
+
+
+def _probe_event(population: int):
+    """The write with the longest key the workload can make: the largest entity, a late time,
+    a big insert number."""
+    from loadtests.design.keys import WriteEvent
+
+    return WriteEvent(entity=population, ts_us=9_999_999_999_999_999, write_id="", seq=10**12)
+
+
+def _spanner_value_bytes(part: Part, value) -> int:
+    if value is None:  # made by the database: a sequence's INT64 or GENERATE_UUID's 36 characters
+        return 36 if part.name == "generated_uuid" else 8
+    if isinstance(value, str):
+        return len(value.encode())
+    if isinstance(value, bytes):
+        return len(value)
+    return SPANNER_VALUE_BYTES.get(type(value), SPANNER_TIMESTAMP_BYTES)
+
+
+def _check_spanner_indexes(strategy: Strategy, population: int) -> None:
+    """An index's key is its own columns plus the table's key columns it carries to find the row."""
+    probe, rng = _probe_event(population), random.Random(0)
+    for index in strategy.indexes:
+        own = {p.column for p in index.parts}
+        parts = (*index.parts, *(p for p in strategy.parts if p.column not in own))
+        if len(parts) > SPANNER_MAX_INDEX_KEY_COLUMNS:
+            raise KeybenchError(
+                f"{strategy.label}: index {index.name} has {len(parts)} key columns (with the table's key); "
+                f"Spanner's rule is at most {SPANNER_MAX_INDEX_KEY_COLUMNS} index key columns"
+            )
+        size = sum(_spanner_value_bytes(p, p.compute(probe, rng)) for p in parts)
+        if size > SPANNER_MAX_INDEX_KEY_BYTES:
+            raise KeybenchError(
+                f"{strategy.label}: index {index.name} has keys of {size:,} bytes; "
+                f"Spanner's rule is an index key of at most 8 KiB"
+            )
+
+
+def _versions_kept(rule: dict) -> int | None:
+    """How many versions of a cell a GC rule keeps at most; None: no version bound (age only)."""
+    (kind, value), = rule.items()
+    if kind == "max_versions":
+        return value
+    if kind == "max_age":
+        return None
+    bounds = [_versions_kept(r) for r in value]
+    if kind == "union":  # collected when any rule says so: the tightest bound holds
+        return min((b for b in bounds if b is not None), default=None)
+    return None if None in bounds else max(bounds)  # intersection: collected only when all say so
+
+
+def _check_bigtable_rows(strategy: Strategy, payload_bytes: int) -> None:
+    """A row rewritten at every write (no part of its key is new per write) holds as many
+    versions of the payload as its GC rule keeps."""
+    if any(p.role in (TIME, NUMBER, OPAQUE) for p in strategy.parts):
+        return  # a new row per write: one version each
+    for family, spec in strategy.column_families.items():
+        versions = _versions_kept(spec.get("gc", {"max_versions": 1}))
+        if versions is None:
+            continue  # kept by age: the size depends on the write rate, which no rule here knows
+        size = versions * payload_bytes
+        if size > BIGTABLE_ROW_BYTES:
+            raise KeybenchError(
+                f"{strategy.label}: rows of up to {size / 2**20:,.0f} MB ({versions} versions of a "
+                f"{payload_bytes:,}-byte cell in family {family!r}); Bigtable's rule is a row under 100 MB "
+                f"({BIGTABLE_MAX_ROW_BYTES // 2**20} MB at most)"
+            )
 
 
 def check_rules(strategy: Strategy, population: int, payload_bytes: int) -> None:
     """Refuse, before any load, a design that breaks a documented limit."""
-    if strategy.backend != "bigtable":
+    if strategy.backend == "spanner":
+        _check_spanner_indexes(strategy, population)
         return
     where = strategy.directory
     families = len(strategy.column_families)
     if families > BIGTABLE_MAX_COLUMN_FAMILIES:
         raise KeybenchError(
             f"{where}: {families} column families; Bigtable's rule is about "
-            f"{BIGTABLE_MAX_COLUMN_FAMILIES} at most (seed 002: keep column families few)"
+            f"{BIGTABLE_MAX_COLUMN_FAMILIES} at most (Bigtable: Schema design best practices)"
         )
     if payload_bytes > BIGTABLE_MAX_CELL_BYTES:
         raise KeybenchError(
             f"{strategy.label}: a {payload_bytes:,}-byte payload cell; Bigtable's rule is a cell under 10 MB"
         )
-    # The longest key the workload can write: the largest entity, a late time, a big insert number.
-    from loadtests.design.keys import WriteEvent
-
+    qualifier = len(strategy.payload_qualifier.encode())
+    if qualifier > BIGTABLE_MAX_QUALIFIER_BYTES:
+        raise KeybenchError(
+            f"{where}: a column qualifier of {qualifier:,} bytes; Bigtable's rule is a qualifier of at most 16 KB"
+        )
+    _check_bigtable_rows(strategy, payload_bytes)
     generator = strategy.key_generator(0)
-    probe = WriteEvent(entity=population, ts_us=9_999_999_999_999_999, write_id="", seq=10**12)
-    size = len(generator.row_key(generator.key(probe)))
+    size = len(generator.row_key(generator.key(_probe_event(population))))
     if size > BIGTABLE_MAX_ROW_KEY_BYTES:
         raise KeybenchError(
             f"{where}: row keys of {size:,} bytes; Bigtable's rule is a row key of at most 4 KB"

@@ -193,7 +193,7 @@ class Stage:
         if not spec:
             return 0
         day_ago = CLOCK.now_us() - 86_400_000_000
-        keys = preload_keys(spec["keys"], spec["rows"], self.seed)
+        keys = preload_keys(spec["keys"], spec["rows"], self.seed, tuple(spec.get("with_keys", ())))
         rows = [(k, WriteEvent(i % self.settings.population + 1, day_ago + i * 1000, f"{self.tag}-pre-{i}"))
                 for i, k in enumerate(keys)]
         self.backend.preload([((k,), e) for k, e in rows])
@@ -213,7 +213,8 @@ class Stage:
                 # a per-range row limit needs one request per range
                 raw = [r for span in request.spans for r in self.backend.read((span,), request.limit)]
             else:
-                raw = self.backend.read(request.spans, request.limit, request.where, request.index, request.join)
+                raw = self.backend.read(request.spans, request.limit, request.where, request.index, request.join,
+                                        request.parent)
             rows, m.strays = request.answer(raw)
             m.rows, m.fanout = len(rows), plan.fanout
             # A full scan reads every row the table holds, whatever the client keeps.

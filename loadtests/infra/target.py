@@ -31,7 +31,7 @@ PROJECT, INSTANCE = "keybench-local", "keybench"  # the emulator's project and i
 REAL_ENDPOINTS = {"spanner": "spanner.googleapis.com", "bigtable": "bigtable.googleapis.com"}
 # Closed loop has no rate to multiply, so the estimate takes an upper bound per user: no user
 # completes an insert in under about 1 ms (a Spanner mutation on the emulator takes about 1 ms,
-# emulator-facts.md; the Bigtable data client wrote 2,350 rows/s from one process,
+# README.md, *Emulator behaviour keybench relies on*; the Bigtable data client wrote 2,350 rows/s from one process,
 # benchmarks/README.md). Over the network to a real instance each call is slower, so the
 # real count stays below this bound.
 CLOSED_LOOP_OPS_PER_USER_CEILING = 1000.0

@@ -10,13 +10,19 @@ from loadtests.design.plans import strategy_plans
 
 
 def catalogue_lines(catalogue, latest_n: int) -> list[str]:
-    """`keybench strategies`: each design, its documented behaviour, and how it serves the reads."""
+    """`keybench strategies`: each design, its expected key distribution and whose expectation
+    that is, where it comes from, the documents' advice, and how it serves the reads."""
     lines = []
+    indent = " " * 30
     for s in catalogue:
         plans = strategy_plans(s, latest_n)
         reads = ", ".join(f"{op}={p.access}" + (f"x{p.fanout}" if p.fanout > 1 else "") for op, p in plans.items())
-        lines.append(f"{s.backend:8} {s.name:20} documented {s.claim:8} {s.summary}")
-        lines.append(f"{'':8} {'':20} reads: {reads}")
+        lines.append(f"{s.backend:8} {s.name:20} {s.summary}")
+        lines.append(f"{indent}expected: {s.expectation}")
+        lines.append(f"{indent}source: {s.source.text()}")
+        if s.advice:
+            lines.append(f"{indent}advice: {s.advice}")
+        lines.append(f"{indent}reads: {reads}")
     return lines
 
 
@@ -42,11 +48,12 @@ def analysis_text(rows: list[dict], nodes: int, fmt: str) -> str:
         return out.getvalue()
     lines = [f"modelled, not measured: the split model over each stage's recorded keys, {nodes} nodes",
              f"{'unit':44} {'hot_space':24} {'hot_node_share':>14} {'effective_nodes':>15} {'vs_ideal':>8} "
-             f"{'read_ranges':>11} {'key_bytes':>9} {'windows':>7}"]
+             f"{'read_ranges':>11} {'key_bytes':>9} {'windows':>7} {'table_rows':>10} {'index_entries':>13}"]
     for r in rows:
         touched = "" if r["read_ranges_touched"] is None else f"{r['read_ranges_touched']:.2f}"
         lines.append(f"{r['unit']:44} {r['hot_space']:24} {r['hot_node_share']:14.3f} {r['effective_nodes']:15.2f} "
-                     f"{r['write_throughput_vs_ideal']:8.3f} {touched:>11} {r['mean_key_bytes']:9.1f} {r['windows']:7}")
+                     f"{r['write_throughput_vs_ideal']:8.3f} {touched:>11} {r['mean_key_bytes']:9.1f} {r['windows']:7} "
+                     f"{r['table_rows']:10} {r['index_entries']:13}")
     return "\n".join(lines) + "\n"
 
 

@@ -5,6 +5,7 @@ PNGs it embeds written beside it.
   and max on a log scale (measured on the emulator);
 - throughput over time per backend and dialect: one line per strategy;
 - key-space heatmaps, where the run recorded them (modelled, see results/README.md);
+- each strategy's expected key distribution, its provenance and the documents' advice;
 - the summary table.
 """
 
@@ -25,6 +26,8 @@ PERCENTILES = (("p50_ms", "p50", "o"), ("p90_ms", "p90", "s"), ("p99_ms", "p99",
 TABLE_COLUMNS = ("backend", "strategy", "dialect", "operation", "access", "requests", "failures", "rps", "p50_ms",
                  "p99_ms", "p50_intended_ms", "p99_intended_ms", "fanout", "rows_scanned_per_op", "wrong_rows",
                  "missing_rows", "integrity", "documented")
+# One row per strategy: these are the same in every row of a strategy's stage.
+DESIGN_COLUMNS = ("backend", "strategy", "dialect", "expected", "documented", "source", "advice")
 
 
 def _label(row: dict) -> str:
@@ -88,11 +91,19 @@ def _img(path: Path, css_class: str, alt: str) -> str:
     return f'<img class="{css_class}" alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
 
 
-def _table(rows: list[dict]) -> str:
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in TABLE_COLUMNS)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(r.get(c, '')))}</td>" for c in TABLE_COLUMNS) + "</tr>"
+def _table(rows: list[dict], columns=TABLE_COLUMNS, css_class: str = "summary") -> str:
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(r.get(c, '')))}</td>" for c in columns) + "</tr>"
                    for r in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f'<table class="{css_class}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def _designs(rows: list[dict]) -> list[dict]:
+    """The first row of each (backend, strategy, dialect): its provenance columns."""
+    first = {}
+    for r in rows:
+        first.setdefault((r["backend"], r["strategy"], r["dialect"]), r)
+    return list(first.values())
 
 
 def _checked(rows: list[dict], path: Path, numeric: list[str]) -> list[dict]:
@@ -195,6 +206,7 @@ img {{ max-width: 100%; }}
 table {{ border-collapse: collapse; font-size: 12px; }}
 td, th {{ border: 1px solid #ccc; padding: 2px 6px; text-align: right; }}
 td:nth-child(-n+5) {{ text-align: left; }}
+table.designs td {{ text-align: left; max-width: 40em; }}
 .note {{ background: #fff8e0; padding: 0.6em; border-left: 4px solid #e0b000; }}
 .partial {{ background: #ffe8e8; padding: 0.6em; border-left: 4px solid #c00000; }}
 </style></head><body>
@@ -209,6 +221,10 @@ cost of each operation and read fan-out, not a hotspot. Hotspot figures (heatmap
 <h2>Throughput over time</h2>
 {''.join(throughput)}
 {'<h2>Key-space heatmaps (modelled)</h2>' + ''.join(heatmaps) if heatmaps else ''}
+<h2>Expected behaviour and where it comes from</h2>
+<p>"documented" is filled where a source document states the distribution; "source" quotes the
+document's phrase, or says the design is keybench's own addition and why.</p>
+{_table(_designs(rows), DESIGN_COLUMNS, "designs")}
 <h2>Summary</h2>
 {_table(rows)}
 <script>

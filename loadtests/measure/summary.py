@@ -15,7 +15,9 @@ from loadtests.measure.collector import COUNTS, OperationStats, Series
 from loadtests.measure.result import StageResult
 from loadtests.model.splitmodel import MODEL_COLUMNS
 
-SCHEMA_VERSION = 2  # 2 added p50_intended_ms, p99_intended_ms and the split model's columns
+SCHEMA_VERSION = 3  # 2 added p50_intended_ms, p99_intended_ms and the split model's columns;
+# 3: `documented` holds the distribution only where a document states it (empty otherwise),
+# and the strategy's provenance follows at the end (PROVENANCE_COLUMNS)
 SUMMARY_COLUMNS = (
     "schema_version", "backend", "strategy", "dialect", "operation", "access",
     "requests", "failures", "cut_off", "aborts", "collisions", "emulator_bound", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms", "mean_ms",
@@ -24,7 +26,14 @@ SUMMARY_COLUMNS = (
     "repetitions", "p50_min_ms", "p50_max_ms", "p99_min_ms", "p99_max_ms", "batch_size",
     # modelled, not measured: the split model over the stage's recorded key stream
     *MODEL_COLUMNS,
+    "expected", "source", "advice",
 )
+
+
+def provenance_columns(strategy) -> dict:
+    """What the strategy expects and on whose word: the same in every row of the strategy."""
+    return {"documented": strategy.claim if strategy.documented else "", "expected": strategy.claim,
+            "source": strategy.source.text(), "advice": strategy.advice}
 
 
 def _ms(us: float) -> str:
@@ -32,7 +41,7 @@ def _ms(us: float) -> str:
 
 
 def summary_row(
-    series: Series, stats: OperationStats, seconds: float, integrity, fresh: bool, documented: str,
+    series: Series, stats: OperationStats, seconds: float, integrity, fresh: bool, provenance: dict,
     aborts: int | None = None, emulator_bound: bool = False, note: str = "", batch_size: int | None = None,
 ) -> dict:
     h, n = stats.histogram, stats.requests
@@ -67,10 +76,10 @@ def summary_row(
         "missing_rows": stats.missing if series.operation != "insert" else "",
         **integrity_columns(integrity),
         "fresh_emulator": "yes" if fresh else "no",
-        "documented": documented,
+        "documented": provenance["documented"],
         "note": note,
     } | _spread(1, h, n) | {"batch_size": "" if batch_size is None else batch_size} | {
-        c: "" for c in MODEL_COLUMNS}  # the split model fills these in per stage
+        c: "" for c in MODEL_COLUMNS} | provenance  # the split model fills its columns in per stage
 
 
 def integrity_columns(integrity) -> dict:
@@ -104,7 +113,7 @@ def tenant_drop_row(strategy, drop, integrity, fresh: bool) -> dict:
         "max_ms": ms, "mean_ms": ms, "rows_per_op": f"{drop.removed:.2f}",
         "wrong_rows": drop.others_removed, "missing_rows": drop.left_behind,
         **integrity_columns(integrity), "fresh_emulator": "yes" if fresh else "no",
-        "documented": strategy.claim,
+        **provenance_columns(strategy),
     })
     return row
 
@@ -117,7 +126,7 @@ def _rows_of(result: StageResult, stats: dict[Series, OperationStats], seconds: 
              fresh: bool) -> list[dict]:
     first = result
     rows = [
-        summary_row(series, st, seconds, integrity, fresh, first.strategy.claim,
+        summary_row(series, st, seconds, integrity, fresh, provenance_columns(first.strategy),
                     _insert_only(series, st.aborts if first.counts_aborts else None),
                     series.operation == "insert" and first.emulator_bound_inserts, first.strategy.note,
                     _insert_only(series, first.batch_size))

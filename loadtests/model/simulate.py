@@ -111,8 +111,8 @@ def _uuid1_raw(ts_us: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return raw
 
 
-def _text(values: list[str]) -> np.ndarray | list[bytes]:
-    return _column([v.encode() for v in values])
+def _text(values: list[str | bytes]) -> np.ndarray | list[bytes]:
+    return _column([v if isinstance(v, bytes) else v.encode() for v in values])
 
 
 def _column(encoded: list[bytes]) -> np.ndarray | list[bytes]:
@@ -148,7 +148,7 @@ def spanner_column(part: Part, events: EventColumns, strategy, seed: int, rng: n
         return _int64_column(bit_reversed_array(events.seq))
     if name == "generated":
         return _int64_column(generated_values(strategy.ddl, events.seq))
-    if name == "uuid4_string":
+    if name in ("uuid4_string", "generated_uuid"):  # GENERATE_UUID() makes version-4 UUIDs too
         return _with_end(_uuid_text(_uuid4_raw(rng, len(events))))
     if name == "uuid7":
         return _with_end(_uuid_text(_uuid7_raw(events.ts_us, rng)))
@@ -247,6 +247,14 @@ def encode_events(strategy, events: EventColumns, seed: int) -> dict[str, tuple[
     return out
 
 
+def index_rows(strategy, events: EventColumns) -> dict[str, np.ndarray]:
+    """Per NULL_FILTERED index, the rows that have an entry in it (a boolean mask)."""
+    rng = random.Random(0)  # index key parts never draw from it
+    return {index.name: np.fromiter((index.holds(tuple(p.compute(events.event(i), rng) for p in index.parts))
+                                     for i in range(len(events))), dtype=bool, count=len(events))
+            for index in strategy.indexes if index.null_filtered}
+
+
 def _descending(column):
     return 255 - column if isinstance(column, np.ndarray) else [invert(b) for b in column]
 
@@ -321,8 +329,10 @@ def simulate_stream(strategy, rows: int, seed: int = DEFAULT_SEED, population: i
     for first in range(0, rows, CHUNK_ROWS):
         events = make_events(min(CHUNK_ROWS, rows - first), population, seed, rate_per_s, first)
         times = events.ts_us / 1e6
+        held = index_rows(strategy, events)
         for space, (keys, lengths) in encode_events(strategy, events, seed).items():
-            stream.add_writes(space, times, keys, lengths)
+            kept = held.get(space, slice(None))  # a NULL_FILTERED index: the rows with its key columns set
+            stream.add_writes(space, times[kept], keys[kept], lengths[kept])
         entities.append(events.entity.astype(np.int32))
     if reads_per_operation and entities:
         entity = np.concatenate(entities)

@@ -91,6 +91,9 @@ class ModelResult:
             "windows": worst.windows,
             "window_writes": worst.window_writes,
             "writes": sum(m.writes for m in self.spaces.values()),
+            # what the table and its indexes hold: a NULL_FILTERED index has entries for some rows only
+            "table_rows": self.spaces[TABLE_SPACE].writes if TABLE_SPACE in self.spaces else 0,
+            "index_entries": sum(m.writes for s, m in self.spaces.items() if s != TABLE_SPACE),
         }
 
     def read_ranges_by_operation(self) -> dict[str, float]:
@@ -292,7 +295,7 @@ def analyze_file(path: str | Path, params: SplitParams | None = None) -> ModelRe
 
 
 ANALYSIS_COLUMNS = ("nodes", "hot_space", "hot_node_share", "effective_nodes", "write_throughput_vs_ideal",
-                    "read_ranges_touched", "mean_key_bytes", "windows", "writes")
+                    "read_ranges_touched", "mean_key_bytes", "windows", "writes", "table_rows", "index_entries")
 
 
 def analyze_run(run_dir: Path, params: SplitParams | None = None) -> list[dict]:

@@ -1,5 +1,8 @@
+import random
 import re
 import uuid
+
+import pytest
 
 from loadtests.design.keys import (
     BUCKET, DERIVED, ENTITY, OPAQUE, TIME, WriteEvent, KeyGenerator, bigtable_part, device_id, device_type,
@@ -185,3 +188,66 @@ def test_farm_fingerprint_shards_span_both_signs_within_2048():
     shards = [farm_fingerprint_shard(1_795_590_000_000_000 + i * 997, 2048) for i in range(3000)]
     assert all(-2048 < s < 2048 for s in shards)
     assert min(shards) < -1500 and max(shards) > 1500
+
+
+def test_a_preload_holds_the_keys_a_scenario_needs_and_no_more_rows():
+    from loadtests.design.keys import preload_keys
+
+    keys = preload_keys("uint32", 2000, seed=1, with_keys=(2**31,))
+    assert keys[0] == 2**31 and len(keys) == len(set(keys)) == 2000
+    assert all(1 <= k <= 2**32 for k in keys)
+
+
+def test_the_skip_range_fixture_starts_where_the_unskipped_sequence_would_hit_a_source_key():
+    import numpy as np
+
+    from loadtests.design.keys import bit_reversed
+    from loadtests.design.byteorder import generated_values, sequence_options
+    from loadtests.design.strategies import catalogue
+
+    unit = catalogue("spanner")["migrate_skip_range"]
+    start, skip_min, skip_max = sequence_options(unit.ddl)
+    assert bit_reversed(start) in unit.preload["with_keys"] and skip_min <= bit_reversed(start) <= skip_max
+    assert int(generated_values(unit.ddl, np.array([1]))[0]) == bit_reversed(start + 1)
+
+
+def test_a_uuid_pair_of_int64_carries_a_version_4_uuid():
+    from loadtests.design.keys import uuid4_high, uuid4_low
+
+    rng = random.Random(3)
+    for _ in range(200):
+        high, low = uuid4_high(rng), uuid4_low(rng)
+        value = uuid.UUID(int=(high % 2**64) << 64 | (low % 2**64))
+        assert value.version == 4 and value.variant == uuid.RFC_4122
+        assert -2**63 <= high < 2**63 and -2**63 <= low < 2**63
+
+
+def test_raw_byte_row_keys_are_the_device_id_and_time_as_bytes():
+    from loadtests.design.keys import KeyGenerator, WriteEvent, bigtable_part, device_id
+
+    generator = KeyGenerator((bigtable_part("device_bytes"), bigtable_part("ts_bytes")), separator="")
+    key = generator.row_key(generator.key(WriteEvent(42, 1_700_000_000_000_000, "w")))
+    assert key == bytes.fromhex(device_id(42)) + (1_700_000_000_000_000).to_bytes(8, "big")
+
+
+def test_few_domains_are_shared_by_all_devices():
+    from loadtests.design.keys import WriteEvent, bigtable_part
+
+    part = bigtable_part({"value": "reverse_domain", "domains": 2})
+    assert len({part.compute(WriteEvent(e, 0, ""), None) for e in range(1, 1001)}) == 2 == len(part.buckets)
+
+
+@pytest.mark.parametrize("name, form", [
+    # the documents' examples: phone#4c410523#20200501 and altostrat#phone#4c410523#20190501
+    ("field_promoted", rb"(phone|tablet|watch)#[0-9a-f]{8}#20\d{6}\d{12}"),
+    ("tenant_prefix", rb"tenant\d\d#(phone|tablet|watch)#[0-9a-f]{8}#20\d{6}\d{12}"),
+])
+def test_generated_row_keys_look_like_the_documents_examples(name, form):
+    from loadtests.design.strategies import catalogue
+
+    strategy = catalogue("bigtable")[name]
+    generator = strategy.key_generator(1)
+    event = WriteEvent(42, 1_795_000_000_123_456, "w")
+    key = generator.row_key(generator.key(event))
+    assert re.fullmatch(form, key), key
+    assert key.endswith(b"#" + timestamp(event.ts_us).strftime("%Y%m%d%H%M%S%f").encode())

@@ -73,6 +73,22 @@ def test_indexes_serve_what_the_table_key_cannot():
     assert access["index_monotonic"]["time_window"] == "index_range+join"
     assert access["index_storing"]["time_window"] == "index_range"
     assert access["index_sharded"]["time_window"] == "index_multi_range+join"
-    assert access["index_interleaved"]["latest_n"] == "index_prefix+join"
+    assert access["index_interleaved"]["latest_n"] == "index_prefix+join+parent"
     latest = strategy_plans(spanner_catalogue["index_interleaved"], 10)["latest_n"].build(5)
     assert latest.index == "AccessLogByUserTime" and latest.limit == 10
+
+
+def test_interleaved_designs_read_the_parent_row_with_its_newest_children():
+    from loadtests.design.plans import strategy_plans
+    from loadtests.design.strategies import catalogue
+
+    spanner_catalogue = catalogue("spanner")
+    desc = strategy_plans(spanner_catalogue["interleaved"], 10)["latest_n"]
+    asc = strategy_plans(spanner_catalogue["interleaved_asc"], 10)["latest_n"]
+    assert (desc.access, asc.access) == ("prefix+parent", "prefix+parent")
+    newest, all_rows = desc.build(5), asc.build(5)
+    assert newest.parent and all_rows.parent
+    # DESC: the newest rows follow the user's row, so the read stops after 10; ASC must pass
+    # over every older row first.
+    assert (newest.limit, desc.stops_early) == (10, True) and (all_rows.limit, asc.stops_early) == (None, False)
+    assert not strategy_plans(spanner_catalogue["swapped_order"], 10)["latest_n"].build(5).parent

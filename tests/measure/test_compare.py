@@ -6,7 +6,8 @@ import pytest
 
 from loadtests.measure.collector import OperationStats, Series
 from loadtests.measure.compare import Rule
-from loadtests.measure.summary import summary_row, to_csv
+from loadtests.design.strategies import catalogue
+from loadtests.measure.summary import provenance_columns, summary_row, to_csv
 from loadtests.measure.audit import Integrity
 from tests.conftest import keybench
 
@@ -22,7 +23,8 @@ def baseline(tmp_path):
             for i in range(100):
                 stats.histogram.record_value(latency_us + i * 10)
             stats.requests = 100
-            rows.append(summary_row(Series("spanner", strategy, "googlesql", op), stats, 1.0, OK, True, "spread"))
+            rows.append(summary_row(Series("spanner", strategy, "googlesql", op), stats, 1.0, OK, True,
+                                    provenance_columns(catalogue("spanner")[strategy])))
     run = tmp_path / "a"
     run.mkdir()
     (run / "summary.csv").write_text(to_csv(rows))

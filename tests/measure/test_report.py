@@ -46,6 +46,14 @@ def test_the_run_writes_a_report_that_loads_with_one_plot_per_operation(small_ru
     assert len(colours) > 50, "the screenshot is blank or nearly so"
 
 
+def test_the_report_shows_each_strategys_expectation_provenance_and_advice(small_run):
+    page = (small_run / "report.html").read_text()
+    designs = page.split('<table class="designs">')[1].split("</table>")[0]
+    assert designs.count("<tr>") == 1 + 4  # the header; spanner timestamp_first, hash_shard; bigtable timestamp_first, salted
+    assert "not in the documents" in designs  # salted is keybench's own addition
+    assert "Bigtable: Schema design best practices" in designs and "以时间戳开头的行键" in designs
+
+
 def test_report_command_rebuilds_the_page_and_refuses_a_directory_that_is_no_run(small_run, tmp_path):
     (small_run / "report.html").unlink()
     done = keybench("report", str(small_run))

@@ -2,12 +2,14 @@ import pytest
 
 from loadtests.measure.collector import OperationStats, Series
 from loadtests.errors import KeybenchError
-from loadtests.measure.summary import SUMMARY_COLUMNS, read_summary, summary_row, to_csv
+from loadtests.design.strategies import catalogue
+from loadtests.measure.summary import SUMMARY_COLUMNS, provenance_columns, read_summary, summary_row, to_csv
 from loadtests.measure.rundir import RunDirectory
 from loadtests.measure.console import side_by_side
 from loadtests.measure.audit import Integrity
 
 OK = Integrity(acknowledged=10, stored=10, lost=0, duplicates=0, unexpected=0, unknown=0, unknown_stored=0)
+SPREAD = provenance_columns(catalogue("spanner")["hash_shard"])
 
 
 def stats_with(latencies_us, failures=0):
@@ -20,7 +22,7 @@ def stats_with(latencies_us, failures=0):
 
 def test_summary_percentiles_come_from_the_microsecond_histogram():
     row = summary_row(Series("spanner", "hash_shard", "googlesql", "time_window"),
-                      stats_with([200] * 90 + [20_000] * 10), seconds=2.0, integrity=OK, fresh=True, documented="spread")
+                      stats_with([200] * 90 + [20_000] * 10), seconds=2.0, integrity=OK, fresh=True, provenance=SPREAD)
     assert row["p50_ms"] == "0.200"
     assert abs(float(row["p99_ms"]) - 20.0) <= 20.0 * 1e-3  # 3 significant digits
     assert row["rps"] == "50.0" and row["fanout"] == "16.00" and row["integrity"] == "ok"
@@ -29,12 +31,12 @@ def test_summary_percentiles_come_from_the_microsecond_histogram():
 
 def test_mismatch_is_visible_in_every_row_of_the_stage():
     lost = Integrity(10, 9, 1, 0, 0, 0, 0)
-    row = summary_row(Series("bigtable", "salted", "", "insert"), stats_with([100]), 1.0, lost, True, "spread")
+    row = summary_row(Series("bigtable", "salted", "", "insert"), stats_with([100]), 1.0, lost, True, SPREAD)
     assert row["integrity"] == "MISMATCH" and row["lost"] == 1
 
 
 def test_csv_round_trips_and_the_table_lines_strategies_up(tmp_path):
-    rows = [summary_row(Series("spanner", name, "googlesql", "insert"), stats_with([100, 300]), 1.0, OK, True, "spread")
+    rows = [summary_row(Series("spanner", name, "googlesql", "insert"), stats_with([100, 300]), 1.0, OK, True, SPREAD)
             for name in ("timestamp_first", "hash_shard")]
     path = tmp_path / "summary.csv"
     path.write_text(to_csv(rows))
@@ -72,13 +74,27 @@ def test_a_stage_that_completed_nothing_or_whose_operation_always_failed_fails_t
     from loadtests.measure.summary import stage_problems
 
     salted = strategies.catalogue("bigtable")["salted"]
-    idle = [summary_row(Series("bigtable", "salted", "", op), stats_with([]), 1.0, OK, True, "spread")
+    idle = [summary_row(Series("bigtable", "salted", "", op), stats_with([]), 1.0, OK, True, SPREAD)
             for op in ("insert", "point_read")]
     assert f"{salted.label} completed no operation" in stage_problems(salted, idle, OK, None)
     failing = stats_with([100, 200, 300])
     failing.failures = 3
-    rows = [summary_row(Series("bigtable", "salted", "", "insert"), failing, 1.0, OK, True, "spread"),
-            summary_row(Series("bigtable", "salted", "", "point_read"), stats_with([100]), 1.0, OK, True, "spread")]
+    rows = [summary_row(Series("bigtable", "salted", "", "insert"), failing, 1.0, OK, True, SPREAD),
+            summary_row(Series("bigtable", "salted", "", "point_read"), stats_with([100]), 1.0, OK, True, SPREAD)]
     assert stage_problems(salted, rows, OK, None) == [f"{salted.label} insert failed every time (3 of 3)"]
-    rows[0] = summary_row(Series("bigtable", "salted", "", "insert"), stats_with([100, 200]), 1.0, OK, True, "spread")
+    rows[0] = summary_row(Series("bigtable", "salted", "", "insert"), stats_with([100, 200]), 1.0, OK, True, SPREAD)
     assert stage_problems(salted, rows, OK, None) == []
+
+
+def test_provenance_columns_say_documented_only_where_a_document_states_the_distribution():
+    spanner, bigtable = catalogue("spanner"), catalogue("bigtable")
+    cited = provenance_columns(spanner["timestamp_first"])
+    assert cited["documented"] == cited["expected"] == "hotspot"
+    assert cited["source"].startswith('Spanner: Schema design best practices, section "Choose a primary key')
+    own = provenance_columns(spanner["uuid7"])
+    assert own["documented"] == "" and own["expected"] == "hotspot"
+    assert own["source"].startswith("not in the documents")
+    advice_only = provenance_columns(bigtable["hashed"])
+    assert advice_only["documented"] == "" and advice_only["source"].startswith("Bigtable: Schema design best practices")
+    assert advice_only["advice"].startswith("avoid: hashing loses")
+    assert list(SUMMARY_COLUMNS[-3:]) == ["expected", "source", "advice"]

@@ -49,7 +49,7 @@ def test_smoke_run_of_every_strategy_writes_a_clean_summary(emulator_hosts, tmp_
     assert {r["note"] != "" for r in inserts if r["dialect"] == "postgresql" and r["strategy"] == "desc_timestamp"} == {True}
     assert all(r["aborts"].isdigit() and r["collisions"] == "0" for r in inserts if r["backend"] == "spanner")
     assert {r["strategy"] for r in inserts if r["emulator_bound"] == "yes"} == {
-        "bit_reversed_sequence", "migrate_skip_range", "migrate_start_counter"}
+        "bit_reversed_sequence", "migrate_skip_range", "migrate_start_counter", "uuid4_generated", "migrate_uuid"}
     assert all(r["aborts"] == "" for r in rows if r["backend"] == "bigtable")
     preloaded = {s.name: (s.preload or {}).get("rows", 0) for s in plan_stages(options)}
     for r in inserts:  # every acknowledged insert, and every migrated row, is stored

@@ -1,5 +1,6 @@
 -- The index entries of a user live in that user's row tree, next to the rows they index:
 -- "latest N for a user" reads one short stretch of one split.
+-- No ON DELETE clause: the documents give none, and keybench never deletes a user.
 CREATE TABLE Users (
   UserId INT64 NOT NULL,
 ) PRIMARY KEY (UserId);
@@ -11,6 +12,6 @@ CREATE TABLE AccessLog (
   WriteId STRING(64) NOT NULL,
   Payload STRING(MAX),
 ) PRIMARY KEY (UserId, LogId),
-  INTERLEAVE IN PARENT Users ON DELETE CASCADE;
+  INTERLEAVE IN PARENT Users;
 
 CREATE INDEX AccessLogByUserTime ON AccessLog(UserId, LastAccess DESC), INTERLEAVE IN Users;

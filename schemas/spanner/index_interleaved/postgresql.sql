@@ -1,4 +1,5 @@
 -- PostgreSQL dialect of index_interleaved: the index lives in the users row trees.
+-- No ON DELETE clause: the documents give none, and keybench never deletes a user.
 CREATE TABLE users (
   userid bigint NOT NULL,
   PRIMARY KEY (userid)
@@ -11,6 +12,6 @@ CREATE TABLE accesslog (
   writeid varchar(64) NOT NULL,
   payload varchar,
   PRIMARY KEY (userid, logid)
-) INTERLEAVE IN PARENT users ON DELETE CASCADE;
+) INTERLEAVE IN PARENT users;
 
 CREATE INDEX accesslogbyusertime ON accesslog (userid, lastaccess DESC) INTERLEAVE IN users;

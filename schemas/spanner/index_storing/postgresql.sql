@@ -1,5 +1,5 @@
 -- PostgreSQL dialect of index_storing: STORING is INCLUDE; NULL_FILTERED is WHERE ... IS NOT
--- NULL, which the emulator accepts but stores without the filter (emulator-facts.md).
+-- NULL, which the emulator accepts but stores without the filter (README.md, Emulator behaviour keybench relies on).
 CREATE TABLE accesslog (
   logid varchar(36) NOT NULL,
   userid bigint NOT NULL,

@@ -1,5 +1,5 @@
--- Anti-pattern, seed 004: a counter as the key. Every insert takes the next number, so every
--- insert lands at the end of the key space.
+-- Anti-pattern "sequences" of "Optimizing schema design for Cloud Spanner": a counter as the
+-- key. Every insert takes the next number, so every insert lands at the end of the key space.
 CREATE TABLE AccessLog (
   LogId INT64 NOT NULL,
   UserId INT64 NOT NULL,

@@ -1,4 +1,4 @@
--- Anti-pattern, seed 000/003 best practice #1: the first key part grows with time, so
+-- Anti-pattern, best practice #1 of "Spanner: Schema design best practices": the first key part grows with time, so
 -- every insert lands at the end of the key space, in whichever split holds it.
 CREATE TABLE AccessLog (
   LastAccess TIMESTAMP NOT NULL,
