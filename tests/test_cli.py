@@ -204,6 +204,12 @@ LIMITS = {
         "[column_families.cf]\ngc = { max_versions = 11 }\n", ["--payload-bytes", str(10 * 1024 * 1024)],
         "rows of up to 110 MB (11 versions of a 10,485,760-byte cell in family 'cf'); "
         "Bigtable's rule is a row under 100 MB (256 MB at most)"),
+    # a row per device and interval holds the interval's writes as versions, as many as its GC rule keeps
+    "interval_row_over_100_mb": ("bigtable", test_strategy_toml(
+        'key = ["device", { value = "interval", seconds = 60 }]'),
+        "[column_families.cf]\ngc = { max_versions = 11 }\n", ["--payload-bytes", str(10 * 1024 * 1024)],
+        "rows of up to 110 MB (11 versions of a 10,485,760-byte cell in family 'cf'); "
+        "Bigtable's rule is a row under 100 MB (256 MB at most)"),
     "qualifier_over_16_kb": ("bigtable", test_strategy_toml('key = ["device", "ts"]'),
         'payload_qualifier = "' + "q" * (16 * 1024 + 1) + '"\n[column_families.cf]\n', [],
         "a column qualifier of 16,385 bytes; Bigtable's rule is a qualifier of at most 16 KB"),

@@ -32,6 +32,7 @@ DEFAULT_SEED = 1  # the seed of every random choice: key generators, users, simu
 # A shard or salt count (`buckets`): every read of a bucketed key fans out to each bucket, so
 # past a few thousand a read is thousands of requests; the documents' own example uses 2048.
 MAX_BUCKETS = 4096
+MAX_INTERVAL_S = 86_400  # an interval part's length: at most a day
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +111,7 @@ class Part:
     separator: str | None = None  # Bigtable: what follows this segment, if not the key's separator
     generated: bool = False  # Spanner: the database makes the value (a sequence default)
     computed_by_database: bool = False  # Spanner: a stored generated column keybench can also compute
+    interval_us: int = 0  # TIME parts that bucket time: the interval's length; its writes share one value
 
 
 def _bucket_of(fields: tuple[str, ...], count: int) -> Callable[[WriteEvent], int]:
@@ -305,6 +307,16 @@ def bigtable_part(spec: dict | str) -> Part:
         # The documents' date form (`20200501`), followed by the time to the microsecond so that
         # one device's readings never share a key: 20200501142536123456.
         return Part("date_ts", TIME, lambda e, r: f"{timestamp(e.ts_us):%Y%m%d%H%M%S%f}", separator=sep)
+    if value == "interval":
+        # The start of the interval the write falls in, in the documents' date form to the second
+        # (20200501142536): an application that keeps a fast-changing counter in memory writes one
+        # row per device per interval, and that interval's writes land on the row as new cells.
+        seconds = spec.get("seconds")
+        if not isinstance(seconds, int) or isinstance(seconds, bool) or not 1 <= seconds <= MAX_INTERVAL_S:
+            raise ValueError(f"part 'interval' needs 'seconds', a whole number from 1 to {MAX_INTERVAL_S}, got {seconds!r}")
+        length = seconds * 1_000_000
+        return Part("interval", TIME, lambda e, r: f"{timestamp(e.ts_us - e.ts_us % length):%Y%m%d%H%M%S}",
+                    separator=sep, interval_us=length)
     if value == "reverse_ts":
         return Part("reverse_ts", TIME, lambda e, r: f"{LONG_MAX - e.ts_us:019d}", descending=True, separator=sep)
     if value == "sequence":
@@ -332,7 +344,7 @@ def bigtable_part(spec: dict | str) -> Part:
         )
     raise ValueError(
         f"unknown Bigtable key value {value!r}; known: device, device_type, tenant, domain, reverse_domain, "
-        "subdomain, ts, date_ts, reverse_ts, sequence, number, reversed_sequence, device_bytes, ts_bytes, hash, label, salt"
+        "subdomain, ts, date_ts, interval, reverse_ts, sequence, number, reversed_sequence, device_bytes, ts_bytes, hash, label, salt"
     )
 
 

@@ -178,6 +178,10 @@ def bounded_plan(operation: str, role: str, parts: tuple[Part, ...]) -> ReadPlan
         for combo in combos:
             prefix = tuple(c(0) for c in combo)
             spans.append(Span(prefix + (first,), prefix + (last,)))
+        length = parts[at].interval_us
+        if length:  # an interval part: the spans hold the whole intervals that lo and hi fall in
+            return ReadRequest(tuple(spans), wanted=wanted(lo, hi),
+                               in_range=wanted(lo - lo % length, hi - hi % length + length - 1))
         return ReadRequest(tuple(spans), wanted=wanted(lo, hi))
 
     return ReadPlan(operation, RANGE if len(combos) == 1 else MULTI_RANGE, len(combos), build)

@@ -408,8 +408,9 @@ def _versions_kept(rule: dict) -> int | None:
 
 def _check_bigtable_rows(strategy: Strategy, payload_bytes: int) -> None:
     """A row rewritten at every write (no part of its key is new per write) holds as many
-    versions of the payload as its GC rule keeps."""
-    if any(p.role in (TIME, NUMBER, OPAQUE) for p in strategy.parts):
+    versions of the payload as its GC rule keeps; so does a row per interval (an interval
+    part), for the writes of its interval."""
+    if any(p.role in (TIME, NUMBER, OPAQUE) and not p.interval_us for p in strategy.parts):
         return  # a new row per write: one version each
     for family, spec in strategy.column_families.items():
         versions = _versions_kept(spec.get("gc", {"max_versions": 1}))

@@ -251,3 +251,35 @@ def test_generated_row_keys_look_like_the_documents_examples(name, form):
     key = generator.row_key(generator.key(event))
     assert re.fullmatch(form, key), key
     assert key.endswith(b"#" + timestamp(event.ts_us).strftime("%Y%m%d%H%M%S%f").encode())
+
+
+def test_an_interval_part_puts_one_devices_writes_of_one_interval_on_one_row():
+    from loadtests.design.strategies import catalogue
+
+    generator = catalogue("bigtable")["aggregated_counter"].key_generator(1)
+    start = 1_795_000_000_000_000  # a whole second
+    row = lambda entity, ts_us: generator.row_key(generator.key(WriteEvent(entity, ts_us, "w")))  # noqa: E731
+    # the documents' form 4c410523#memusage#1423523569918, with the interval's start to the second
+    assert re.fullmatch(rb"[0-9a-f]{8}#memusage#" + timestamp(start).strftime("%Y%m%d%H%M%S").encode(), row(42, start))
+    assert row(42, start) == row(42, start + 999_999) != row(42, start + 1_000_000)
+    assert row(42, start) != row(43, start)
+
+
+@pytest.mark.parametrize("seconds", [0, -1, 86_401, 1.5, True, None])
+def test_an_interval_part_needs_a_length_in_whole_seconds(seconds):
+    with pytest.raises(ValueError, match="'seconds'"):
+        bigtable_part({"value": "interval", "seconds": seconds})
+
+
+def test_a_time_window_over_interval_rows_counts_the_rest_of_their_intervals_as_in_range():
+    from loadtests.design.keys import KeyGenerator
+    from loadtests.design.plans import StoredRow, bounded_plan
+
+    parts = (bigtable_part({"value": "interval", "seconds": 10}), bigtable_part("device"))
+    lo, hi = 1_795_000_003_000_000, 1_795_000_012_000_000  # 3 s into one interval, 2 s into the next
+    request = bounded_plan("time_window", "time", parts).build(lo, hi)
+    rows = [StoredRow(1, t, str(t)) for t in (1_795_000_000_000_000, lo, hi, 1_795_000_019_999_999)]
+    answer, strays = request.answer(rows)
+    assert [r.ts_us for r in answer] == [lo, hi] and strays == 0
+    assert request.answer([StoredRow(1, 1_795_000_020_000_000, "next")])[1] == 1
+    assert KeyGenerator(parts).key(WriteEvent(1, lo, "w"))[0] == timestamp(1_795_000_000_000_000).strftime("%Y%m%d%H%M%S")

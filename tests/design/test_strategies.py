@@ -20,7 +20,7 @@ CANONICAL = {
         "hashed", "reverse_domain", "tenant_prefix", "single_row_counter", "unpadded_numbers",
         # the twins the documents compare against
         "forward_domain", "new_row_per_reading", "padded_numbers",
-        "reverse_domain_few", "raw_bytes",
+        "reverse_domain_few", "raw_bytes", "aggregated_counter",
     },
 }
 

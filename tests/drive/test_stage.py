@@ -89,6 +89,38 @@ def test_single_row_counter_keeps_every_reading_as_a_version_of_one_row_per_devi
     assert answer == sorted(answer, key=lambda r: r.ts_us, reverse=True)
 
 
+def cells_per_row(stage) -> dict[bytes, int]:
+    """Each stored row's key and how many writes (WriteId cells) it holds."""
+    from google.cloud.bigtable.data import ReadRowsQuery
+
+    return {row.row_key: len(row.get_cells(stage.backend.family, b"w"))
+            for row in stage.backend.table.read_rows(ReadRowsQuery())}
+
+
+def test_aggregated_counter_writes_a_new_row_per_device_and_second_where_single_row_counter_rewrites_one(stage_of):
+    aggregated, single = stage_of("aggregated_counter", population=3), stage_of("single_row_counter", population=3)
+    users = {stage: stage.new_user() for stage in (aggregated, single)}
+    for second in range(3):
+        if second:  # into the next second: a new interval, so new rows
+            time.sleep(1.0 - time.time() % 1.0 + 0.01)
+        for stage, user in users.items():
+            for _ in range(40):
+                stage.insert(user)
+    for stage in (aggregated, single):
+        integrity, _ = stage.finish()
+        assert integrity.ok and integrity.stored == 120, integrity.describe()
+    rows, one_row = cells_per_row(aggregated), cells_per_row(single)
+    assert len(one_row) == 3 and sum(one_row.values()) == 120
+    assert len(rows) >= 9 and sum(rows.values()) == 120
+    assert max(rows.values()) < max(one_row.values())
+    assert all(key.split(b"#")[1] == b"memusage" and len(key.split(b"#")[2]) == 14 for key in rows)
+    plan = aggregated.plans["latest_n"]
+    entity = aggregated.backend.read(None)[0].entity
+    answer, strays = plan.build(entity).answer(aggregated.backend.read(plan.build(entity).spans))
+    assert strays == 0 and len(answer) == 10
+    assert answer == sorted(answer, key=lambda r: r.ts_us, reverse=True)
+
+
 def test_reverse_timestamp_latest_n_stops_at_n_rows_in_the_database(stage_of):
     stage = stage_of("reverse_timestamp", population=2)
     fill(stage, 60)
