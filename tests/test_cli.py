@@ -210,6 +210,10 @@ LIMITS = {
         "[column_families.cf]\ngc = { max_versions = 11 }\n", ["--payload-bytes", str(10 * 1024 * 1024)],
         "rows of up to 110 MB (11 versions of a 10,485,760-byte cell in family 'cf'); "
         "Bigtable's rule is a row under 100 MB (256 MB at most)"),
+    "tables_over_1000": ("bigtable", test_strategy_toml(
+        'key = [{ value = "tenant", tenants = 1001 }, "device", "ts"]'),
+        'table_per = "tenant"\n[column_families.cf]\n', [],
+        "one table per tenant needs 1,001 tables; Bigtable's rule is at most 1,000 tables per instance"),
     "qualifier_over_16_kb": ("bigtable", test_strategy_toml('key = ["device", "ts"]'),
         'payload_qualifier = "' + "q" * (16 * 1024 + 1) + '"\n[column_families.cf]\n', [],
         "a column qualifier of 16,385 bytes; Bigtable's rule is a qualifier of at most 16 KB"),

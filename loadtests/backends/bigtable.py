@@ -157,33 +157,53 @@ class BigtableBackend(Backend):
         self.payload_qualifier = strategy.payload_qualifier.encode()
         self.admin = bigtable.Client(project=project, admin=True)
         self.data = BigtableDataClient(project=project)
-        self.admin_table = self.admin.instance(instance).table(location)
+        # One table, or one per tenant (`table_per = "tenant"`): the key's first part then names
+        # the table, `<location>-<tenant>`, and the row key is made of the other parts.
+        self.per_tenant = strategy.table_per_tenant
+        self.row_parts = strategy.parts[1:] if self.per_tenant else strategy.parts
+        tenants = strategy.parts[0].buckets if self.per_tenant else (None,)
+        table_ids = {t: location if t is None else f"{location}-{t}" for t in tenants}
+        self.admin_tables = {t: self.admin.instance(instance).table(i) for t, i in table_ids.items()}
         # One deadline for every call: an operation still unanswered then has an unknown outcome,
         # which the audit settles by reading back.
         timeouts = {f"default_{kind}operation_timeout": timeout_s for kind in ("", "read_rows_", "mutate_rows_")}
-        self.table = self.data.get_table(instance, location, **timeouts)
-        self.write_row = MutateRowCall(self.table, timeout_s)
+        self.tables = {t: self.data.get_table(instance, i, **timeouts) for t, i in table_ids.items()}
+        self.write_rows = {t: MutateRowCall(table, timeout_s) for t, table in self.tables.items()}
+        self.admin_table, self.table = next(iter(self.admin_tables.values())), next(iter(self.tables.values()))
 
     def create(self) -> None:
         families = {
             name: gc_rule(spec.get("gc", {"max_versions": 1}))
             for name, spec in self.strategy.column_families.items()
         }
+        created = []
         try:
-            self.admin_table.create(column_families=families)
+            for admin_table in self.admin_tables.values():
+                admin_table.create(column_families=families)
+                created.append(admin_table)
         except gexc.GoogleAPICallError as exc:
+            for admin_table in created:  # a table per tenant: none left behind when one is refused
+                admin_table.delete()
             raise KeybenchError(
                 f"schema fixture {self.strategy.directory / 'table.toml'} was refused by Bigtable: {exc.message}"
             ) from None
 
     def drop(self) -> None:
-        try:
-            self.admin_table.delete()
-        except gexc.NotFound:
-            pass
+        for admin_table in self.admin_tables.values():
+            try:
+                admin_table.delete()
+            except gexc.NotFound:
+                pass
+
+    def _tenant(self, values: tuple):
+        """The table a key (or key prefix) lives in: its tenant, or None for the one table."""
+        return values[0] if self.per_tenant else None
 
     def row_key(self, values: tuple, open_end: bool = False) -> bytes:
-        return join_segments(self.strategy.parts, values, self.strategy.separator, open_end)
+        """The row key of a key's values (a table per tenant: without the tenant, which names the table)."""
+        if self.per_tenant:
+            values = values[1:]
+        return join_segments(self.row_parts, values, self.strategy.separator, open_end)
 
     def _cell_values(self, event: WriteEvent) -> list[tuple[bytes, bytes]]:
         return [
@@ -206,20 +226,29 @@ class BigtableBackend(Backend):
         return [SetCell(self.family, q, v, at) for q, v in self._cell_values(event)]
 
     def insert(self, key: tuple, event: WriteEvent) -> tuple:
-        self.write_row(self.row_key(key), self.family, self._cell_values(event), self._cell_time(event))
+        self.write_rows[self._tenant(key)](self.row_key(key), self.family, self._cell_values(event),
+                                           self._cell_time(event))
         return key
 
     def insert_batch(self, rows: list[tuple[tuple, WriteEvent]]) -> list[tuple]:
-        """One `bulk_mutate_rows` call. Rows are applied one by one: when some fail, the
+        """One `bulk_mutate_rows` call per table. Rows are applied one by one: when some fail, the
         exception says which, and the stage leaves all of them to the audit's read-back."""
-        self.table.bulk_mutate_rows([RowMutationEntry(self.row_key(k), self._cells(e)) for k, e in rows])
+        by_table: dict = {}
+        for k, e in rows:
+            by_table.setdefault(self._tenant(k), []).append(RowMutationEntry(self.row_key(k), self._cells(e)))
+        for tenant, entries in by_table.items():
+            self.tables[tenant].bulk_mutate_rows(entries)
         return [k for k, _ in rows]
 
     def _row_range(self, span: Span) -> RowRange | None:
         """The row range of a span; None when it is empty because its ends are inverted
         (unpadded numbers: "95" sorts after "105"). The bounds are byteorder's, which the
         split model uses too."""
-        bounds = bigtable_row_range(self.strategy.parts, self.strategy.separator, span)
+        if self.per_tenant:
+            span = Span(span.lo[1:], span.hi[1:])
+            if not span.lo and not span.hi:
+                return RowRange()  # the tenant's whole table
+        bounds = bigtable_row_range(self.row_parts, self.strategy.separator, span)
         if bounds is None:
             return None
         start, end, inclusive = bounds
@@ -233,21 +262,37 @@ class BigtableBackend(Backend):
         ranges = [r for r in (self._row_range(s) for s in spans) if r is not None]
         return ReadRowsQuery(row_ranges=ranges, limit=limit, row_filter=READ_CELLS) if ranges else None
 
+    def _queries(self, spans: tuple[Span, ...] | None, limit: int | None, where=None) -> list:
+        """(table, query) pairs: a full scan reads every table; spans go to their tenant's table."""
+        if spans is None:
+            return [(table, self._query(None, limit, where)) for table in self.tables.values()]
+        if not self.per_tenant:
+            return [(self.table, self._query(spans, limit, where))]
+        by_tenant: dict = {}
+        for span in spans:
+            if not span.lo or span.hi[:1] != span.lo[:1]:
+                raise ValueError("a table per tenant reads spans within one tenant only")
+            by_tenant.setdefault(span.lo[0], []).append(span)
+        return [(self.tables[t], self._query(tuple(group), limit, where)) for t, group in by_tenant.items()]
+
     def read(self, spans: tuple[Span, ...] | None, limit: int | None = None, where=None, index=None,
              join=False, parent=False) -> list[StoredRow]:
-        query = self._query(spans, limit, where)
-        if query is None:
-            return []
         out = []
-        for row in self.table.read_rows(query):
-            # A row rewritten in place (single_row_counter) holds one reading per version.
-            cells = {q: row.get_cells(self.family, q) for q in (b"u", b"t", b"w", b"n")}
-            for u, t, w, n in zip(cells[b"u"], cells[b"t"], cells[b"w"], cells[b"n"]):
-                out.append(StoredRow(int(u.value), int(t.value), w.value.decode(), int(n.value)))
+        for table, query in self._queries(spans, limit, where):
+            if query is None:
+                continue
+            for row in table.read_rows(query):
+                # A row rewritten in place (single_row_counter) holds one reading per version.
+                cells = {q: row.get_cells(self.family, q) for q in (b"u", b"t", b"w", b"n")}
+                for u, t, w, n in zip(cells[b"u"], cells[b"t"], cells[b"w"], cells[b"n"]):
+                    out.append(StoredRow(int(u.value), int(t.value), w.value.decode(), int(n.value)))
         return out
 
     def delete_prefix(self, values: tuple) -> None:
-        self.admin_table.drop_by_prefix(self.row_key(values, open_end=True))
+        if self.per_tenant and len(values) == 1:
+            self.admin_tables[values[0]].truncate()  # the tenant's own table: all its rows
+            return
+        self.admin_tables[self._tenant(values)].drop_by_prefix(self.row_key(values, open_end=True))
 
     def answers(self, timeout_s: float) -> bool:
         self.table.read_row(b"\x00keybench-liveness-probe", operation_timeout=timeout_s, attempt_timeout=timeout_s)
@@ -255,8 +300,9 @@ class BigtableBackend(Backend):
 
     def write_ids(self) -> list[str]:
         ids = []
-        for row in self.table.read_rows(ReadRowsQuery(row_filter=ColumnQualifierRegexFilter(b"^w$"))):
-            ids.extend(c.value.decode() for c in row.get_cells(self.family, b"w"))
+        for table in self.tables.values():
+            for row in table.read_rows(ReadRowsQuery(row_filter=ColumnQualifierRegexFilter(b"^w$"))):
+                ids.extend(c.value.decode() for c in row.get_cells(self.family, b"w"))
         return ids
 
     def close(self) -> None:

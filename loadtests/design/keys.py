@@ -26,7 +26,8 @@ DEVICE_TYPES = ("phone", "tablet", "watch")
 TS_DIGITS = 16  # microseconds since the epoch, zero-padded so that text order is time order
 LONG_MAX = 2**63 - 1  # Java's Long.MAX_VALUE, which the documents subtract timestamps from
 SUBDOMAINS = ("www", "maps", "mail", "docs", "news", "shop", "api", "blog")
-TENANTS = 20  # tenants the devices are spread over
+TENANTS = 20  # tenants the devices are spread over, unless a tenant part sets `tenants`
+MAX_TENANTS = 100_000
 DEFAULT_POPULATION = 1000  # users (Spanner) or devices (Bigtable) the writes are spread over
 DEFAULT_SEED = 1  # the seed of every random choice: key generators, users, simulations
 # A shard or salt count (`buckets`): every read of a bucketed key fans out to each bucket, so
@@ -71,8 +72,8 @@ def reversed_domain(entity: int) -> str:
     return ".".join(reversed(domain(entity).split(".")))
 
 
-def tenant(entity: int) -> str:
-    return f"tenant{entity % TENANTS:02d}"
+def tenant(entity: int, tenants: int = TENANTS) -> str:
+    return f"tenant{entity % tenants:0{max(2, len(str(tenants - 1)))}d}"
 
 
 def subdomain(event: WriteEvent) -> str:
@@ -287,7 +288,11 @@ def bigtable_part(spec: dict | str) -> Part:
     if value == "device_type":
         return _derived("device_type", device_type, buckets=DEVICE_TYPES, separator=sep)
     if value == "tenant":
-        return _derived("tenant", tenant, separator=sep)
+        tenants = spec.get("tenants", TENANTS)
+        if not isinstance(tenants, int) or isinstance(tenants, bool) or not 1 <= tenants <= MAX_TENANTS:
+            raise ValueError(f"part 'tenant' takes 'tenants', a whole number from 1 to {MAX_TENANTS:,}, got {tenants!r}")
+        of_entity = lambda entity: tenant(entity, tenants)  # noqa: E731
+        return _derived("tenant", of_entity, buckets=tuple(of_entity(i) for i in range(tenants)), separator=sep)
     if value == "domain":
         return Part("domain", ENTITY, lambda e, r: domain(e.entity), separator=sep)
     if value == "reverse_domain":

@@ -110,6 +110,12 @@ class Strategy:
     payload_qualifier: str = DEFAULT_PAYLOAD_QUALIFIER  # Bigtable: the column the payload cell is written to
     source: Provenance = Provenance()
     advice: str = ""  # the documents' advice beyond hotspots, e.g. "avoid: loses scan order"
+    table_per_tenant: bool = False  # Bigtable: one table per tenant (the first key part), which the row key leaves out
+
+    @property
+    def tables(self) -> int:
+        """Tables the design needs in the instance: one, or one per tenant."""
+        return len(self.parts[0].buckets) if self.table_per_tenant else 1
 
     @property
     def documented(self) -> bool:
@@ -310,7 +316,11 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
     qualifier = table_spec.get("payload_qualifier", DEFAULT_PAYLOAD_QUALIFIER)
     if not isinstance(qualifier, str) or not qualifier:
         raise _fixture_error(table_path, "payload_qualifier must be a non-empty string")
-    return Strategy(table=name, separator=separator, column_families=families, payload_qualifier=qualifier, **common)
+    table_per = table_spec.get("table_per")
+    if table_per not in (None, "tenant") or (table_per and parts[0].name != "tenant"):
+        raise _fixture_error(table_path, 'table_per may only be "tenant", on a key whose first part is the tenant')
+    return Strategy(table=name, separator=separator, column_families=families, payload_qualifier=qualifier,
+                    table_per_tenant=table_per == "tenant", **common)
 
 
 def catalogue(backend: str, dialect: str | None = None, buckets: int | None = None) -> dict[str, Strategy]:
@@ -346,6 +356,7 @@ BIGTABLE_MAX_COLUMN_FAMILIES = 100
 BIGTABLE_MAX_CELL_BYTES = 10 * 1024 * 1024
 BIGTABLE_ROW_BYTES, BIGTABLE_MAX_ROW_BYTES = 100 * 1024 * 1024, 256 * 1024 * 1024  # keep under / hard limit
 BIGTABLE_MAX_QUALIFIER_BYTES = 16 * 1024
+BIGTABLE_MAX_TABLES = 1000  # per instance ("Multi-tenancy")
 # Spanner's index key limits, as "Optimizing schema design for Cloud Spanner" gives them
 # (section "STORING index clause": "Indexschlüssel auf 16 in der Anzahl und 8 KiB in der
 # Gesamtgröße beschränkt", index keys are limited to 16 in number and 8 KiB in total size).
@@ -445,6 +456,11 @@ def check_rules(strategy: Strategy, population: int, payload_bytes: int) -> None
     if qualifier > BIGTABLE_MAX_QUALIFIER_BYTES:
         raise KeybenchError(
             f"{where}: a column qualifier of {qualifier:,} bytes; Bigtable's rule is a qualifier of at most 16 KB"
+        )
+    if strategy.tables > BIGTABLE_MAX_TABLES:
+        raise KeybenchError(
+            f"{strategy.label}: one table per tenant needs {strategy.tables:,} tables; Bigtable's rule is at most "
+            f"{BIGTABLE_MAX_TABLES:,} tables per instance (Bigtable: Schema design best practices, \"Multi-tenancy\")"
         )
     _check_bigtable_rows(strategy, payload_bytes)
     generator = strategy.key_generator(0)

@@ -120,7 +120,7 @@ def stage_writes(strategy: Strategy, options) -> float:
 def estimate_line(options, stages: list[Strategy], tag: str) -> str:
     """The one line a real-target run prints before it starts (and a dry run prints too)."""
     writes = round(sum(stage_writes(s, options) for s in stages) * options.repeat)
-    locations = len(stages) * options.repeat
+    locations = sum(s.tables for s in stages) * options.repeat  # a table per tenant: one per tenant
     where = (f"target real project={options.project} instance={options.instance}" if is_real(options)
              else "target emulator")
     bound = "about" if options.rate else "at most about"
@@ -138,6 +138,9 @@ def plan_lines(options, stages: list[Strategy], tag: str) -> list[str]:
         for strategy in stages:
             name = location_name(tag, strategy)
             kind = "database" if strategy.backend == "spanner" else "table"
+            if strategy.tables > 1:
+                tenants = strategy.parts[0].buckets
+                kind, name = f"{strategy.tables} tables", f"{name}-{tenants[0]} .. {name}-{tenants[-1]}"
             suffix = f" (repetition {repetition})" if options.repeat > 1 else ""
             lines.append(f"  {strategy.label}: would create {kind} {name}{suffix}")
     lines.append(estimate_line(options, stages, tag))

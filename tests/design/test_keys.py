@@ -283,3 +283,11 @@ def test_a_time_window_over_interval_rows_counts_the_rest_of_their_intervals_as_
     assert [r.ts_us for r in answer] == [lo, hi] and strays == 0
     assert request.answer([StoredRow(1, 1_795_000_020_000_000, "next")])[1] == 1
     assert KeyGenerator(parts).key(WriteEvent(1, lo, "w"))[0] == timestamp(1_795_000_000_000_000).strftime("%Y%m%d%H%M%S")
+
+
+def test_a_tenant_part_spreads_devices_over_its_tenants():
+    assert bigtable_part("tenant").buckets == tuple(f"tenant{i:02d}" for i in range(20))
+    many = bigtable_part({"value": "tenant", "tenants": 1001})
+    assert len(many.buckets) == 1001 and many.of_entity(1000) == "tenant1000" and many.of_entity(1001) == "tenant0000"
+    with pytest.raises(ValueError, match="'tenants'"):
+        bigtable_part({"value": "tenant", "tenants": 0})

@@ -20,7 +20,7 @@ CANONICAL = {
         "hashed", "reverse_domain", "tenant_prefix", "single_row_counter", "unpadded_numbers",
         # the twins the documents compare against
         "forward_domain", "new_row_per_reading", "padded_numbers",
-        "reverse_domain_few", "raw_bytes", "aggregated_counter",
+        "reverse_domain_few", "raw_bytes", "aggregated_counter", "table_per_tenant",
     },
 }
 
@@ -180,3 +180,13 @@ def test_a_cell_over_10_mb_is_refused_naming_the_rule():
 def test_buckets_override_the_salt_count():
     salted = catalogue("bigtable", buckets=3)["salted"]
     assert salted.parts[0].buckets == ("0", "1", "2")
+
+
+def test_a_table_per_tenant_is_declared_on_a_key_led_by_the_tenant(copy_of):
+    unit = copy_of("bigtable", "table_per_tenant")
+    assert load_strategy(unit, "bigtable", "").tables == 20
+    (unit / "strategy.toml").write_text(test_strategy_toml('key = ["device", "tenant", "ts"]'))
+    with pytest.raises(KeybenchError) as err:
+        load_strategy(unit, "bigtable", "")
+    assert 'table_per may only be "tenant"' in str(err.value) and "\n" not in str(err.value)
+    assert catalogue("bigtable")["tenant_prefix"].tables == 1

@@ -2,10 +2,12 @@
 multi-tenant deletion, and readings kept as versions of one row."""
 
 import dataclasses
+import re
 import time
 import uuid
 
 import pytest
+from google.cloud.bigtable.data import ReadRowsQuery
 
 from loadtests.design import strategies
 from loadtests.infra.target import INSTANCE, PROJECT
@@ -69,6 +71,37 @@ def test_dropping_a_tenant_by_prefix_removes_exactly_its_rows(stage_of):
     assert len(stage.backend.write_ids()) == 300 - drop.tenant_rows
 
 
+def test_a_table_per_tenant_stores_each_tenants_rows_in_its_own_table_and_drops_a_tenant_with_its_table(stage_of):
+    stage = stage_of("table_per_tenant", population=100)
+    assert len(stage.backend.tables) == 20
+    fill(stage, 300)
+    per_table = {tenant: len(table.read_rows(ReadRowsQuery())) for tenant, table in stage.backend.tables.items()}
+    assert sum(per_table.values()) == 300 and sum(1 for n in per_table.values() if n) == 20
+    # the row key leaves the tenant out: it names the table
+    key = next(iter(stage.backend.tables["tenant05"].read_rows(ReadRowsQuery(limit=1)))).row_key
+    assert re.fullmatch(rb"(phone|tablet|watch)#[0-9a-f]{8}#20\d{18}", key), key
+    integrity, drop = stage.finish()
+    assert integrity.ok and integrity.stored == 300
+    assert drop.ok and drop.tenant == "tenant01" and drop.removed == drop.tenant_rows == per_table["tenant01"]
+    assert len(stage.backend.write_ids()) == 300 - drop.tenant_rows
+
+
+def test_table_per_tenant_reads_find_their_rows_in_the_tenants_table(stage_of):
+    stage = stage_of("table_per_tenant", population=40)
+    fill(stage, 200)
+    entity = stage.recent[-1][1].entity
+    for op in ("latest_n", "prefix_scan"):
+        request = stage.plans[op].build(entity)
+        answer, strays = request.answer(stage.backend.read(request.spans, request.limit))
+        expected = stage.written.of_entity(entity, time.monotonic_ns())
+        assert strays == 0 and {r.write_id for r in answer} <= expected and answer
+        if op == "prefix_scan":
+            assert {r.write_id for r in answer} == expected
+    key, row = stage.recent[-1]
+    point = stage.plans["point_read"].build(key, row)
+    assert [r.write_id for r in point.answer(stage.backend.read(point.spans))[0]] == [row.write_id]
+
+
 def test_designs_without_a_tenant_prefix_have_no_tenant_drop(stage_of):
     stage = stage_of("field_promoted")
     fill(stage, 10)
@@ -91,8 +124,6 @@ def test_single_row_counter_keeps_every_reading_as_a_version_of_one_row_per_devi
 
 def cells_per_row(stage) -> dict[bytes, int]:
     """Each stored row's key and how many writes (WriteId cells) it holds."""
-    from google.cloud.bigtable.data import ReadRowsQuery
-
     return {row.row_key: len(row.get_cells(stage.backend.family, b"w"))
             for row in stage.backend.table.read_rows(ReadRowsQuery())}
 
