@@ -197,7 +197,7 @@ def test_mutate_row_call_follows_the_data_clients_channel_when_it_is_swapped(emu
         db.data._invalidate_channel_stubs()
         old.close()  # a write still bound to the old channel would now fail
         db.insert(("b",), events(2)[1])
-        assert db.write_row._bound_to is new
+        assert db.write_rows[None]._bound_to is new  # the one table's writer
         assert sorted(db.write_ids()) == ["t-0", "t-1"]
     finally:
         db.drop()

@@ -41,7 +41,7 @@ def test_smoke_run_of_every_strategy_writes_a_clean_summary(emulator_hosts, tmp_
         if r["operation"] != "insert" and r["strategy"] != "unpadded_numbers":
             assert (r["wrong_rows"], r["missing_rows"]) == ("0", "0"), r
     assert {(r["strategy"], r["operation"]) for r in rows if r["operation"] == "tenant_drop"} == {
-        ("tenant_prefix", "tenant_drop")}
+        ("tenant_prefix", "tenant_drop"), ("table_per_tenant", "tenant_drop")}
     inserts = [r for r in rows if r["operation"] == "insert"]
     spanner_units = {(r["strategy"], r["dialect"]) for r in inserts if r["backend"] == "spanner"}
     assert spanner_units == {(s.name, d) for s in plan_stages(options) if s.backend == "spanner"
@@ -54,9 +54,9 @@ def test_smoke_run_of_every_strategy_writes_a_clean_summary(emulator_hosts, tmp_
     preloaded = {s.name: (s.preload or {}).get("rows", 0) for s in plan_stages(options)}
     for r in inserts:  # every acknowledged insert, and every migrated row, is stored
         assert int(r["stored"]) >= int(r["acknowledged"]) == int(r["requests"]) + preloaded[r["strategy"]], r
-    assert sorted(p.name for p in (tmp_path / "smoke" / "locust").iterdir())[:2] == [
-        "bigtable-field_promoted_failures.csv", "bigtable-field_promoted_stats.csv",
-    ]
+    locust_csvs = {p.name for p in (tmp_path / "smoke" / "locust").iterdir()}
+    assert locust_csvs == {f"{s.backend}-{s.name}" + (f"-{s.dialect}" if s.dialect else "") + f"_{kind}.csv"
+                           for s in plan_stages(options) for kind in ("stats", "failures")}
     assert [p.name for p in tmp_path.iterdir()] == ["smoke"]
     # the split model's (modelled) columns, from a key stream saved per unit
     assert all(0 < float(r["hot_node_share"]) <= 1 and float(r["mean_key_bytes"]) > 0 for r in inserts)
