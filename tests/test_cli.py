@@ -86,7 +86,7 @@ def test_unwritable_results_directory(tmp_path):
 def test_strategies_lists_each_design_with_its_expectation_provenance_advice_and_read_plan():
     result = keybench("strategies", timeout=60)
     assert result.returncode == 0
-    assert "time_window=multi_rangex16" in result.stdout
+    assert "time_window=multi_rangex64" in result.stdout
     designs = sum(1 for line in result.stdout.splitlines() if line.startswith(("spanner ", "bigtable ")))
     for label in ("expected: ", "source: ", "advice: ", "reads: "):
         assert sum(1 for line in result.stdout.splitlines() if line.lstrip().startswith(label)) == designs, label

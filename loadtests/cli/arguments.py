@@ -23,14 +23,9 @@ def model_options(p: argparse.ArgumentParser, nodes_help: str = "nodes serving t
     d = SplitParams()
     p.add_argument("--nodes", type=int, default=d.nodes, help=f"{nodes_help} (default {d.nodes})")
     p.add_argument("--window-writes", type=int,
-                   help="model: writes per window (default: max(50 x nodes, writes / 50))")
-    p.add_argument("--load-split-share", type=float, default=d.load_split_share,
-                   help=f"model: a range splits by load above this share of one node's fair load "
-                        f"(default {d.load_split_share})")
-    p.add_argument("--size-split-rows", type=int,
-                   help="model: a range splits by size above this many rows (default max(1000, rows / (4 x nodes)))")
-    p.add_argument("--warmup-windows", type=int,
-                   help="model: first windows left out of the figures (default ceil(log2(nodes)) + 1)")
+                   help=f"model: writes per window (default max({d.min_window_writes}, writes / {d.target_windows}))")
+    p.add_argument("--ranges-per-node", type=int, default=d.ranges_per_node,
+                   help=f"model: ranges per node the key space is cut into (default {d.ranges_per_node})")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -68,6 +63,9 @@ def parser() -> argparse.ArgumentParser:
                         "in-process)")
     r.add_argument("--no-report", action="store_true", help="do not write report.html and the heatmaps at the end")
     model_options(r, "nodes of the split model over the recorded keys")
+    r.add_argument("--fail-on-verdict", metavar="VERDICTS",
+                   help="exit 1, one line per design, when a design's modelled verdict is one of these, "
+                        "e.g. hotspot,hot_row (the CI gate on key designs)")
     r.add_argument("--buckets", type=int, help="shard or salt count N of hash_shard, salted, ... (default: each fixture's)")
     r.add_argument("--op-timeout", default=f"{DEFAULT_TIMEOUT_S:g}s",
                    help=f"Bigtable: deadline of one data operation, retries included (default {DEFAULT_TIMEOUT_S:g}s); "

@@ -52,6 +52,7 @@ def run_command(args: argparse.Namespace) -> int:
         project=args.project,
         instance=args.instance,
         dry_run=args.dry_run,
+        fail_on_verdict=names(args.fail_on_verdict),
     )
     return run(options)
 
@@ -99,11 +100,15 @@ def simulate_command(args: argparse.Namespace) -> int:
     """The split model over a strategy's simulated key stream: no database, every figure modelled."""
     from loadtests.measure.console import metrics_text
     from loadtests.model.simulate import simulate_strategy
+    from loadtests.model.verdict import judge
 
     strategy = strategies.select(args.backend, [args.strategy], args.dialect)[0]
     result = simulate_strategy(strategy, args.rows, seed=args.seed, population=args.population,
                                params=model_params(args), reads_per_operation=args.reads)
-    metrics = {"backend": args.backend, "strategy": strategy.name, "rows": args.rows, **result.summary()}
+    verdict = judge(result)
+    metrics = {"backend": args.backend, "strategy": strategy.name, "rows": args.rows, "expected": strategy.claim,
+               "verdict": verdict.verdict, "agrees": "yes" if verdict.agrees(strategy.claim) else "no",
+               "verdict_reason": verdict.reason, **result.summary()}
     print(metrics_text(metrics, args.format), end="")
     return 0
 
@@ -119,8 +124,7 @@ def analyze_command(args: argparse.Namespace) -> int:
 
 
 def model_params(args: argparse.Namespace) -> SplitParams:
-    params = SplitParams(nodes=args.nodes, window_writes=args.window_writes, load_split_share=args.load_split_share,
-                         size_split_rows=args.size_split_rows, warmup_windows=args.warmup_windows)
+    params = SplitParams(nodes=args.nodes, window_writes=args.window_writes, ranges_per_node=args.ranges_per_node)
     return params
 
 

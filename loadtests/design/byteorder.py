@@ -14,6 +14,11 @@ sorts its rows:
 A Spanner secondary index is its own key space: an entry's key is the index key columns
 followed by the table's primary-key columns the index does not already hold.
 
+Split units: Spanner splits an interleaved table, and an index interleaved in a table, only
+between root rows (a root row and everything interleaved in it stay together), so their
+split unit is the root table's key, the leading columns of every key. Elsewhere a row
+(Bigtable: a row key) is the smallest unit a split can separate.
+
 Read spans (`plans.Span`, prefix-closed and inclusive) become half-open byte intervals
 [start, end); an empty `end` means "to the end of the space", as in Bigtable's RowRange.
 """
@@ -114,6 +119,39 @@ def index_key_parts(strategy, index) -> tuple[Part, ...]:
 
 _INDEX_RNG = random.Random(0)  # index key parts (time, user, shard) never draw from it
 
+_STATEMENT_TABLE = re.compile(r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?\"?(\w+)", re.I)
+_STATEMENT_INDEX = re.compile(r"^\s*CREATE\s+(?:UNIQUE\s+)?(?:NULL_FILTERED\s+)?INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?\"?(\w+)",
+                              re.I)
+_PRIMARY_KEY = re.compile(r"PRIMARY\s+KEY\s*\(([^)]*)\)", re.I)
+_INTERLEAVED_IN = re.compile(r"INTERLEAVE\s+IN\s+(?:PARENT\s+)?\"?(\w+)", re.I)
+
+
+def root_key_columns(ddl: tuple[str, ...]) -> dict[str, int]:
+    """Per interleaved table or index (lower-case name): how many leading key columns its
+    root table's key has, read from the statements' PRIMARY KEY and INTERLEAVE IN clauses."""
+    key_columns: dict[str, int] = {}
+    parent: dict[str, str] = {}
+    for statement in ddl:
+        named = _STATEMENT_TABLE.match(statement) or _STATEMENT_INDEX.match(statement)
+        if not named:
+            continue
+        name = named.group(1).lower()
+        key = _PRIMARY_KEY.search(statement)
+        if key and _STATEMENT_TABLE.match(statement):
+            key_columns[name] = len([c for c in key.group(1).split(",") if c.strip()])
+        interleaved = _INTERLEAVED_IN.search(statement)
+        if interleaved:
+            parent[name] = interleaved.group(1).lower()
+    roots = {}
+    for name in parent:
+        root, seen = name, set()
+        while root in parent and root not in seen:  # walk up to the root table
+            seen.add(root)
+            root = parent[root]
+        if root in key_columns:
+            roots[name] = key_columns[root]
+    return roots
+
 
 @dataclass(frozen=True)
 class KeyEncoder:
@@ -136,6 +174,27 @@ class KeyEncoder:
             layouts[index.name] = (index_key_parts(self.strategy, index), appended)
         return layouts
 
+    @cached_property
+    def _unit_columns(self) -> dict[str, int]:
+        """Per space whose splits fall only between root rows: the root key's column count."""
+        if self.strategy.backend != "spanner":
+            return {}
+        roots = root_key_columns(self.strategy.ddl)
+        out = {}
+        if self.strategy.table.lower() in roots:
+            out[TABLE_SPACE] = roots[self.strategy.table.lower()]
+        for index in self.strategy.indexes:
+            if index.name.lower() in roots:
+                out[index.name] = roots[index.name.lower()]
+        return out
+
+    def unit_length(self, space: str, parts: tuple[Part, ...], values: tuple, encoded: bytes) -> int:
+        """The length of a key's split unit: its root row's key, or the whole key."""
+        columns = self._unit_columns.get(space)
+        if columns is None or columns >= len(parts):
+            return len(encoded)
+        return len(spanner_key_bytes(parts[:columns], values[:columns]))
+
     def parts_of(self, space: str) -> tuple[Part, ...]:
         if space == TABLE_SPACE:
             return self.strategy.parts
@@ -147,14 +206,18 @@ class KeyEncoder:
             return join_segments(self.strategy.parts, key, self.strategy.separator or "")
         return spanner_key_bytes(self.strategy.parts, key)
 
-    def write_keys(self, key: tuple, event: WriteEvent) -> list[tuple[str, bytes]]:
-        """(space, key bytes) of every entry one insert writes: the row and each index entry."""
-        out = [(TABLE_SPACE, self.table_key(key))]
+    def write_keys(self, key: tuple, event: WriteEvent) -> list[tuple[str, bytes, int]]:
+        """(space, key bytes, split-unit length) of every entry one insert writes: the row
+        and each index entry."""
+        table_key = self.table_key(key)
+        out = [(TABLE_SPACE, table_key, self.unit_length(TABLE_SPACE, self.strategy.parts, key, table_key))]
         for index in self.strategy.indexes:
             parts, appended = self._index_layouts[index.name]
             own = tuple(p.compute(event, _INDEX_RNG) for p in index.parts)
             if index.holds(own):
-                out.append((index.name, spanner_key_bytes(parts, own + tuple(key[i] for i in appended))))
+                values = own + tuple(key[i] for i in appended)
+                encoded = spanner_key_bytes(parts, values)
+                out.append((index.name, encoded, self.unit_length(index.name, parts, values, encoded)))
         return out
 
     def span_interval(self, span: Span, space: str = TABLE_SPACE) -> tuple[bytes, bytes] | None:

@@ -197,6 +197,7 @@ class Stage:
         rows = [(k, WriteEvent(i % self.settings.population + 1, day_ago + i * 1000, f"{self.tag}-pre-{i}"))
                 for i, k in enumerate(keys)]
         self.backend.preload([((k,), e) for k, e in rows])
+        self.collector.key_stream.record_initial(self.encoder, [((k,), e) for k, e in rows])
         acked = time.monotonic_ns()
         for k, e in rows:
             self.collector.acknowledge(e.write_id)

@@ -23,6 +23,7 @@ from loadtests.design.byteorder import TABLE_SPACE
 from loadtests.measure.collector import Collector
 from loadtests.model.heatmap import WRITES, intensity
 from loadtests.model.splitmodel import SplitParams, model_stream
+from loadtests.model.verdict import judge
 
 TAB_KEY = "keybench"
 COLUMNS = (("section", "Section"), ("series", "Series"), ("figure", "Figure"), ("detail", "Detail"))
@@ -30,10 +31,7 @@ SHADES = "▁▂▃▄▅▆▇█"  # block elements share one width, so the ro
 HEATMAP_BUCKETS = 8
 HEATMAP_BINS = 48
 MODEL_EVERY_S = 5.0  # the model sorts every key written: rerun it at most this often, not on every poll
-MIN_MODEL_WRITES = 50
-# The tab's one-word verdict: "hotspot" when the busiest modelled node carries more than this
-# many times its fair share (1/N) of the writes. A reading aid only; summary.csv keeps the figures.
-HOTSPOT_FAIR_SHARES = 2.0
+MIN_MODEL_WRITES = 50  # the tab's verdict is the run's (model/verdict.py), on the writes so far
 
 
 def latency_rows(collector: Collector) -> list[dict]:
@@ -69,13 +67,12 @@ def model_rows(collector: Collector, params: SplitParams) -> list[dict]:
     if writes < MIN_MODEL_WRITES:
         return [{"section": "model", "series": "verdict", "figure": "waiting",
                  "detail": f"{writes} writes so far; the model needs {MIN_MODEL_WRITES}"}]
-    summary = model_stream(collector.key_stream, params).summary()
+    result = model_stream(collector.key_stream, params)
+    summary, verdict = result.summary(), judge(result)
     share = summary["hot_node_share"]
-    verdict = "hotspot" if share > HOTSPOT_FAIR_SHARES / params.nodes else "spread"
     return [
-        {"section": "model", "series": "verdict", "figure": verdict,
-         "detail": f"the busiest of {params.nodes} nodes takes {share:.0%} of the writes (fair share "
-                   f"{1 / params.nodes:.0%}), in key space {summary['hot_space']!r}"},
+        {"section": "model", "series": "verdict", "figure": verdict.verdict,
+         "detail": f"{verdict.reason}; fair share {1 / params.nodes:.0%}, key space {summary['hot_space']!r}"},
         {"section": "model", "series": "hot_node_share", "figure": f"{share:.3f}", "detail": "modelled, not measured"},
         {"section": "model", "series": "effective_nodes", "figure": f"{summary['effective_nodes']:.2f}",
          "detail": f"of {params.nodes}"},

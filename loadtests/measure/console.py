@@ -66,8 +66,7 @@ def side_by_side(rows: list[dict]) -> str:
     for r in rows:
         groups.setdefault((r["backend"], r["operation"]), []).append(r)
     for (backend, op), members in groups.items():
-        label = [dict(r, strategy=r["strategy"] + (f"[{r['dialect']}]" if r["dialect"] not in ("", "googlesql") else ""))
-                 for r in members]
+        label = [dict(r, strategy=_unit_label(r)) for r in members]
         widths = {c: max(len(c), *(len(str(r[c])) for r in label)) for c in cols}
         lines.append(f"\n{backend} / {op}")
         lines.append("  ".join(c.ljust(widths[c]) if c in ("strategy", "access", "integrity") else c.rjust(widths[c]) for c in cols))
@@ -77,3 +76,61 @@ def side_by_side(rows: list[dict]) -> str:
                 for c in cols
             ))
     return "\n".join(lines)
+
+
+def _unit_label(row: dict) -> str:
+    return row["strategy"] + (f"[{row['dialect']}]" if row["dialect"] not in ("", "googlesql") else "")
+
+
+def _units(rows: list[dict]) -> dict[tuple, list[dict]]:
+    """Summary rows grouped per unit (backend, strategy, dialect), in summary order."""
+    units: dict[tuple, list[dict]] = {}
+    for r in rows:
+        units.setdefault((r["backend"], r["strategy"], r["dialect"]), []).append(r)
+    return units
+
+
+def verdict_table(rows: list[dict]) -> str:
+    """The answer first: per backend, each design's expected distribution, its modelled
+    verdict and whether they agree, the model's shares, then its insert rate and latency and
+    what each read costs (its access and the modelled ranges it touches)."""
+    cols = ("design", "expected", "verdict", "agrees", "hot_node_share", "effective_nodes", "hot_row_share",
+            "insert_rps", "insert_p50_ms", "insert_p99_ms", "reads (access/ranges touched)")
+    table: dict[str, list[dict]] = {}
+    nodes = {r.get("model_nodes") for r in rows if r.get("model_nodes") not in (None, "")}
+    for (backend, _, _), members in _units(rows).items():
+        insert = next((r for r in members if r["operation"] == "insert"), members[0])
+        reads = " ".join(f"{r['operation']}={r['access']}/{r['read_ranges_touched'] or '-'}"
+                         for r in members if r["operation"] != "insert")
+        table.setdefault(backend, []).append({
+            "design": _unit_label(insert),
+            "expected": insert["expected"] + (" (documented)" if insert["documented"] else " (keybench)"),
+            "verdict": insert.get("verdict") or "-", "agrees": insert.get("agrees") or "-",
+            "hot_node_share": insert.get("hot_node_share") or "-", "effective_nodes": insert.get("effective_nodes") or "-",
+            "hot_row_share": insert.get("hot_row_share") or "-",
+            "insert_rps": insert["rps"] if insert["operation"] == "insert" else "-",
+            "insert_p50_ms": insert["p50_ms"] if insert["operation"] == "insert" else "-",
+            "insert_p99_ms": insert["p99_ms"] if insert["operation"] == "insert" else "-",
+            "reads (access/ranges touched)": reads or "-",
+        })
+    lines = [f"verdicts: modelled from each stage's recorded keys at {', '.join(map(str, sorted(nodes))) or '?'} nodes "
+             "(the emulators never split, so their latency cannot show a hotspot); latency follows below"]
+    for backend, members in table.items():
+        widths = {c: max(len(c), *(len(str(m[c])) for m in members)) for c in cols}
+        lines.append(f"\n{backend} / verdict")
+        lines.append("  ".join(c.ljust(widths[c]) for c in cols).rstrip())
+        lines.extend("  ".join(str(m[c]).ljust(widths[c]) for c in cols).rstrip() for m in members)
+    return "\n".join(lines)
+
+
+def verdict_offenders(rows: list[dict], verdicts: tuple[str, ...]) -> list[str]:
+    """One line per design whose modelled verdict is among `verdicts` (`--fail-on-verdict`)."""
+    if not verdicts:
+        return []
+    out = []
+    for (backend, _, _), members in _units(rows).items():
+        row = members[0]
+        if row.get("verdict") in verdicts:
+            out.append(f"{backend}:{_unit_label(row)} verdict {row['verdict']} ({row.get('verdict_reason', '')}); "
+                       f"expected {row['expected']}")
+    return out

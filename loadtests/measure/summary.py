@@ -13,13 +13,16 @@ from pathlib import Path
 from loadtests.errors import KeybenchError
 from loadtests.measure.collector import COUNTS, OperationStats, Series
 from loadtests.measure.result import StageResult
-from loadtests.model.splitmodel import MODEL_COLUMNS
+from loadtests.model.splitmodel import MODEL_COLUMNS, VERDICT_COLUMNS
 
-SCHEMA_VERSION = 3  # 2 added p50_intended_ms, p99_intended_ms and the split model's columns;
+SCHEMA_VERSION = 4  # 2 added p50_intended_ms, p99_intended_ms and the split model's columns;
 # 3: `documented` holds the distribution only where a document states it (empty otherwise),
-# and the strategy's provenance follows at the end (PROVENANCE_COLUMNS)
+# and the strategy's provenance follows at the end (PROVENANCE_COLUMNS);
+# 4: the answer first: `verdict` and `agrees` after the operation, and the model's row figures
 SUMMARY_COLUMNS = (
-    "schema_version", "backend", "strategy", "dialect", "operation", "access",
+    "schema_version", "backend", "strategy", "dialect", "operation",
+    *VERDICT_COLUMNS,  # modelled: the split model's verdict over the stage's key stream, and whether it is the claim
+    "access",
     "requests", "failures", "cut_off", "aborts", "collisions", "emulator_bound", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms", "mean_ms",
     "p50_intended_ms", "p99_intended_ms", "rows_per_op", "rows_scanned_per_op", "fanout", "wrong_rows", "missing_rows", "integrity", "acknowledged", "stored",
     "lost", "duplicates", "unexpected", "unknown_outcome", "unknown_stored", "fresh_emulator", "documented", "note",
@@ -47,7 +50,7 @@ def summary_row(
     h, n = stats.histogram, stats.requests
     ok = n - stats.failures
     per = (lambda total: f"{total / ok:.2f}") if ok else (lambda total: "")
-    return {
+    row = {
         "schema_version": SCHEMA_VERSION,
         "backend": series.backend,
         "strategy": series.strategy,
@@ -79,7 +82,8 @@ def summary_row(
         "documented": provenance["documented"],
         "note": note,
     } | _spread(1, h, n) | {"batch_size": "" if batch_size is None else batch_size} | {
-        c: "" for c in MODEL_COLUMNS} | provenance  # the split model fills its columns in per stage
+        c: "" for c in (*VERDICT_COLUMNS, *MODEL_COLUMNS)} | provenance  # the split model fills its columns in per stage
+    return {c: row[c] for c in SUMMARY_COLUMNS}
 
 
 def integrity_columns(integrity) -> dict:

@@ -1,6 +1,11 @@
 """The key stream a stage records: every acknowledged write's key and every read's byte
 intervals, per key space (see `design/byteorder.py` for the byte order). The split model
-and the heatmaps read it; a run directory keeps one `.npz` per unit."""
+and the heatmaps read it; a run directory keeps one `.npz` per unit.
+
+Each write also carries the length of its split unit: the leading bytes of its key between
+which the database may split. That is the whole key, except in an interleaved table or
+index, whose rows split only between root rows (their parent's key). Initial rows (a
+migration's source data) are kept apart: they shape the first splits, but they are not load."""
 
 from __future__ import annotations
 
@@ -29,23 +34,33 @@ def _as_key_array(keys) -> tuple[np.ndarray, np.ndarray]:
 
 
 class _Chunks:
-    """Arrays appended in pieces and joined on first use: one add per write stays cheap."""
+    """Arrays appended in pieces and joined on first use: one add per write stays cheap.
+    A block is (times, keys, key lengths, split-unit lengths)."""
 
     def __init__(self) -> None:
         self.times: list[float] = []
         self.keys: list[bytes] = []
-        self.blocks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.units: list[int] = []
+        self.blocks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
 
     def flush(self) -> None:
         if self.keys:
             keys, lengths = _as_key_array(self.keys)
-            self.blocks.append((np.array(self.times, dtype=np.float64), keys, lengths))
-            self.times, self.keys = [], []
+            self.blocks.append((np.array(self.times, dtype=np.float64), keys, lengths,
+                                np.array(self.units, dtype=np.uint16)))
+            self.times, self.keys, self.units = [], [], []
 
-    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def add(self, times, keys, lengths=None, units=None) -> None:
+        self.flush()
+        keys, default_lengths = _as_key_array(keys)
+        lengths = default_lengths if lengths is None else np.asarray(lengths, dtype=np.uint16)
+        self.blocks.append((np.asarray(times, dtype=np.float64), keys, lengths,
+                            lengths if units is None else np.asarray(units, dtype=np.uint16)))
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         self.flush()
         if not self.blocks:
-            return np.zeros(0, np.float64), np.zeros(0, "S1"), np.zeros(0, np.uint16)
+            return np.zeros(0, np.float64), np.zeros(0, "S1"), np.zeros(0, np.uint16), np.zeros(0, np.uint16)
         if len(self.blocks) > 1:
             self.blocks = [tuple(np.concatenate(c) for c in zip(*self.blocks, strict=True))]
         return self.blocks[0]
@@ -60,24 +75,31 @@ class KeyStream:
 
     def __init__(self) -> None:
         self._writes: dict[str, _Chunks] = {}
+        self._initial: dict[str, _Chunks] = {}
         self._read_times: list[float] = []
         self._read_spaces: list[str] = []
         self._intervals: list[list[tuple[bytes, bytes]]] = []
         self._read_operations: list[str] = []
 
     # recording
-    def add_write(self, space: str, time_s: float, key: bytes) -> None:
+    def add_write(self, space: str, time_s: float, key: bytes, unit_length: int | None = None) -> None:
+        """One write; `unit_length` is its split unit's length (None: the whole key)."""
         chunks = self._writes.setdefault(space, _Chunks())
         chunks.times.append(float(time_s))
         chunks.keys.append(bytes(key))
+        chunks.units.append(len(key) if unit_length is None else unit_length)
 
-    def add_writes(self, space: str, times: np.ndarray, keys: np.ndarray, lengths: np.ndarray | None = None) -> None:
-        """Many writes at once: `keys` a numpy 'S' array (or a list of bytes)."""
-        chunks = self._writes.setdefault(space, _Chunks())
-        chunks.flush()
-        keys, default_lengths = _as_key_array(keys)
-        chunks.blocks.append((np.asarray(times, dtype=np.float64), keys,
-                              default_lengths if lengths is None else np.asarray(lengths, dtype=np.uint16)))
+    def add_writes(self, space: str, times: np.ndarray, keys: np.ndarray, lengths: np.ndarray | None = None,
+                   units: np.ndarray | None = None) -> None:
+        """Many writes at once: `keys` a numpy 'S' array (or a list of bytes); `units` their
+        split units' lengths (None: whole keys)."""
+        self._writes.setdefault(space, _Chunks()).add(times, keys, lengths, units)
+
+    def add_initial(self, space: str, keys, lengths: np.ndarray | None = None, units: np.ndarray | None = None) -> None:
+        """Rows the table held before the load (a migration's source): initial data, not load."""
+        keys = list(keys) if not isinstance(keys, np.ndarray) else keys
+        if len(keys):
+            self._initial.setdefault(space, _Chunks()).add(np.zeros(len(keys)), keys, lengths, units)
 
     def add_read(self, time_s: float, intervals: list[tuple[bytes, bytes]], space: str = TABLE_SPACE,
                  operation: str = "") -> None:
@@ -90,8 +112,19 @@ class KeyStream:
     def record_insert(self, encoder: KeyEncoder, key: tuple, event: WriteEvent, time_s: float) -> None:
         """One acknowledged insert: its row and every index entry. `key` as the backend's
         insert returned it, so a database-generated value is the real one."""
-        for space, encoded in encoder.write_keys(key, event):
-            self.add_write(space, time_s, encoded)
+        for space, encoded, unit_length in encoder.write_keys(key, event):
+            self.add_write(space, time_s, encoded, unit_length)
+
+    def record_initial(self, encoder: KeyEncoder, rows) -> None:
+        """Rows written before the load, (key, event) each: the initial data of their spaces."""
+        by_space: dict[str, tuple[list, list]] = {}
+        for key, event in rows:
+            for space, encoded, unit_length in encoder.write_keys(key, event):
+                keys, units = by_space.setdefault(space, ([], []))
+                keys.append(encoded)
+                units.append(unit_length)
+        for space, (keys, units) in by_space.items():
+            self.add_initial(space, keys, units=np.array(units, dtype=np.uint16))
 
     def record_read(self, encoder: KeyEncoder, request: ReadRequest, time_s: float, operation: str = "") -> None:
         """One read request, as the byte intervals its spans (or its full scan) cover."""
@@ -102,7 +135,10 @@ class KeyStream:
         """Adds another stream's writes and reads to this one (combining Locust workers)."""
         for space in other.spaces():
             times, keys, lengths = other.writes(space)
-            self.add_writes(space, times, keys, lengths)
+            self.add_writes(space, times, keys, lengths, other.unit_lengths(space))
+        for space in other.initial_spaces():
+            _, keys, lengths, units = other._initial[space].arrays()
+            self.add_initial(space, keys, lengths, units)
         for t, space, intervals, operation in other.reads(with_operation=True):
             self.add_read(t, intervals, space, operation)
         return self
@@ -115,7 +151,20 @@ class KeyStream:
     def writes(self, space: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(times, keys 'S' array, true key lengths) of a space, in recording order."""
         chunks = self._writes.get(space)
-        return chunks.arrays() if chunks else _Chunks().arrays()
+        return (chunks.arrays() if chunks else _Chunks().arrays())[:3]
+
+    def unit_lengths(self, space: str) -> np.ndarray:
+        """Each write's split-unit length, aligned with `writes(space)`."""
+        chunks = self._writes.get(space)
+        return (chunks.arrays() if chunks else _Chunks().arrays())[3]
+
+    def initial_spaces(self) -> list[str]:
+        return list(self._initial)
+
+    def initial(self, space: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(keys, key lengths, split-unit lengths) of the rows a space held before the load."""
+        chunks = self._initial.get(space)
+        return (chunks.arrays() if chunks else _Chunks().arrays())[1:]
 
     def write_count(self, space: str | None = None) -> int:
         names = self.spaces() if space is None else [space]
@@ -141,7 +190,12 @@ class KeyStream:
         spaces = self.spaces()
         out = {"spaces": np.array(spaces, dtype=str)}
         for i, space in enumerate(spaces):
-            out[f"w{i}_t"], out[f"w{i}_k"], out[f"w{i}_n"] = self.writes(space)
+            out[f"w{i}_t"], out[f"w{i}_k"], out[f"w{i}_n"], out[f"w{i}_u"] = (
+                self._writes[space].arrays() if space in self._writes else _Chunks().arrays())
+        initial = self.initial_spaces()
+        out["initial_spaces"] = np.array(initial, dtype=str)
+        for i, space in enumerate(initial):
+            _, out[f"i{i}_k"], out[f"i{i}_n"], out[f"i{i}_u"] = self._initial[space].arrays()
         owner = np.array([r for r, iv in enumerate(self._intervals) for _ in iv], dtype=np.int64)
         starts = [a for iv in self._intervals for a, _ in iv]
         ends = [b for iv in self._intervals for _, b in iv]
@@ -159,7 +213,12 @@ class KeyStream:
         spaces = [str(s) for s in data["spaces"]]
         for i, space in enumerate(spaces):
             if f"w{i}_t" in data and len(data[f"w{i}_t"]):
-                stream.add_writes(space, data[f"w{i}_t"], data[f"w{i}_k"], data[f"w{i}_n"])
+                # A stream saved before split units were kept: every key is its own unit.
+                units = data[f"w{i}_u"] if f"w{i}_u" in data else None
+                stream.add_writes(space, data[f"w{i}_t"], data[f"w{i}_k"], data[f"w{i}_n"], units)
+        if "initial_spaces" in data:
+            for i, space in enumerate(str(s) for s in data["initial_spaces"]):
+                stream.add_initial(space, data[f"i{i}_k"], data[f"i{i}_n"], data[f"i{i}_u"])
         intervals: list[list[tuple[bytes, bytes]]] = [[] for _ in range(len(data["r_t"]))]
         for r, a, an, b, bn in zip(data["iv_read"], data["iv_start"], data["iv_start_n"],
                                    data["iv_end"], data["iv_end_n"], strict=True):

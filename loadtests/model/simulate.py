@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from loadtests.design.keys import DEFAULT_POPULATION, DEFAULT_SEED, UUID1_EPOCH_OFFSET, LONG_MAX, TS_DIGITS, WriteEvent, Part, device_id, separator_after
+from loadtests.design.keys import preload_keys, DEFAULT_POPULATION, DEFAULT_SEED, UUID1_EPOCH_OFFSET, LONG_MAX, TS_DIGITS, WriteEvent, Part, device_id, separator_after
 from loadtests.design.byteorder import STRING_END, TABLE_SPACE, KeyEncoder, bit_reversed_array, encode_value, generated_values, index_key_parts, invert, prefix_successor
 from loadtests.errors import check_range
 from loadtests.model.keystream import KeyStream
@@ -211,12 +211,20 @@ def _join(columns: list, rows: int) -> tuple[np.ndarray, np.ndarray]:
     return np.array(per_row, dtype=f"S{max(1, int(lengths.max()))}"), lengths
 
 
+def _widths(columns: list, rows: int) -> np.ndarray:
+    """Per row, the summed byte width of some leading columns: a split unit's length."""
+    total = np.zeros(rows, dtype=np.int64)
+    for c in columns:
+        total += c.shape[1] if isinstance(c, np.ndarray) else np.fromiter(map(len, c), dtype=np.int64, count=rows)
+    return total.astype(np.uint16)
+
+
 def _separator_column(text: str, rows: int) -> np.ndarray:
     return np.repeat(np.frombuffer(text.encode(), dtype=np.uint8)[None, :], rows, axis=0)
 
 
-def encode_events(strategy, events: EventColumns, seed: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Every key space's key bytes for a block of events: {space: (keys, lengths)}."""
+def encode_events(strategy, events: EventColumns, seed: int) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Every key space's key bytes for a block of events: {space: (keys, lengths, split-unit lengths)}."""
     rng = np.random.default_rng([seed, int(events.seq[0]) if len(events) else 0])
     rows = len(events)
     if strategy.backend == "bigtable":
@@ -228,12 +236,14 @@ def encode_events(strategy, events: EventColumns, seed: int) -> dict[str, tuple[
                 sep = separator_after(part, strategy.separator)
                 if sep:
                     columns.append(_separator_column(sep, rows))
-        return {TABLE_SPACE: _join(columns, rows)}
+        return {TABLE_SPACE: (*_join(columns, rows), None)}
+    unit_columns = KeyEncoder(strategy)._unit_columns
     by_column = {}
     for part in strategy.parts:
         column = spanner_column(part, events, strategy, seed, rng)
         by_column[part.column] = _descending(column) if part.descending else column
-    out = {TABLE_SPACE: _join([by_column[p.column] for p in strategy.parts], rows)}
+    table_columns = [by_column[p.column] for p in strategy.parts]
+    out = {TABLE_SPACE: (*_join(table_columns, rows), _unit(table_columns, unit_columns.get(TABLE_SPACE), rows))}
     for index in strategy.indexes:
         held = {p.column for p in index.parts}
         columns = []
@@ -243,8 +253,13 @@ def encode_events(strategy, events: EventColumns, seed: int) -> dict[str, tuple[
                 columns.append(_descending(column) if part.descending else column)
             else:
                 columns.append(by_column[part.column])
-        out[index.name] = _join(columns, rows)
+        out[index.name] = (*_join(columns, rows), _unit(columns, unit_columns.get(index.name), rows))
     return out
+
+
+def _unit(columns: list, root_columns: int | None, rows: int) -> np.ndarray | None:
+    """Split-unit lengths of an interleaved space (its root key's columns); None: whole keys."""
+    return None if root_columns is None else _widths(columns[:root_columns], rows)
 
 
 def index_rows(strategy, events: EventColumns) -> dict[str, np.ndarray]:
@@ -276,7 +291,7 @@ def per_event_keys(strategy, events: EventColumns, seed: int) -> dict[str, list[
         key = generator.key(event)
         if made is not None:
             key = tuple(int(made[i]) if p.generated else v for p, v in zip(strategy.parts, key, strict=True))
-        for space, encoded in encoder.write_keys(key, event):
+        for space, encoded, _ in encoder.write_keys(key, event):
             out.setdefault(space, []).append(encoded)
     return out
 
@@ -325,14 +340,19 @@ def simulate_stream(strategy, rows: int, seed: int = DEFAULT_SEED, population: i
     """The key stream a run of `rows` inserts at a steady rate would write, plus sample reads
     (a time_window read covers the last `read_window_s` seconds)."""
     stream = KeyStream()
+    if strategy.preload:  # a migration's source rows: the data the table starts with
+        spec = strategy.preload
+        keys = preload_keys(spec["keys"], spec["rows"], seed, tuple(spec.get("with_keys", ())))
+        stream.record_initial(KeyEncoder(strategy), [((k,), WriteEvent(i % population + 1, START_US - 86_400_000_000 + i * 1000,
+                                                                          "", 0)) for i, k in enumerate(keys)])
     entities = []
     for first in range(0, rows, CHUNK_ROWS):
         events = make_events(min(CHUNK_ROWS, rows - first), population, seed, rate_per_s, first)
         times = events.ts_us / 1e6
         held = index_rows(strategy, events)
-        for space, (keys, lengths) in encode_events(strategy, events, seed).items():
+        for space, (keys, lengths, units) in encode_events(strategy, events, seed).items():
             kept = held.get(space, slice(None))  # a NULL_FILTERED index: the rows with its key columns set
-            stream.add_writes(space, times[kept], keys[kept], lengths[kept])
+            stream.add_writes(space, times[kept], keys[kept], lengths[kept], None if units is None else units[kept])
         entities.append(events.entity.astype(np.int32))
     if reads_per_operation and entities:
         entity = np.concatenate(entities)

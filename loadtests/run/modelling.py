@@ -12,8 +12,9 @@ from loadtests.run.state import unit_name
 
 
 def model_unit(results: list[StageResult], rows: list[dict], params: SplitParams, run_dir: RunDirectory,
-               heatmaps: bool) -> list[dict]:
-    """The unit's rows with the model's columns filled in; its key stream and heatmaps written."""
+               heatmaps: bool, payload_bytes: int = 0) -> list[dict]:
+    """The unit's rows with the model's columns filled in (its verdict first); its key stream
+    and heatmaps written. `payload_bytes` is what each write adds beside its key."""
     stream = KeyStream()
     for result in results:
         stream.merge(result.key_stream)
@@ -21,7 +22,8 @@ def model_unit(results: list[StageResult], rows: list[dict], params: SplitParams
     name = unit_name(strategy)
     run_dir.write(f"keystream/{name}.npz", stream.to_bytes())
     model = model_stream(stream, params)
-    modelled = [{**row, **model_columns(model, row["operation"])} for row in rows]
+    cell_bytes = stream.mean_key_bytes() + payload_bytes if stream.write_count() else 0.0
+    modelled = [{**row, **model_columns(model, row["operation"], strategy.claim, cell_bytes)} for row in rows]
     if heatmaps and stream.spaces():
         from loadtests.model.heatmap import render_heatmap
 

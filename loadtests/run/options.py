@@ -14,6 +14,7 @@ from loadtests.drive.workload import WorkloadSettings
 from loadtests.errors import KeybenchError, check_range
 from loadtests.infra import target
 from loadtests.model.params import SplitParams
+from loadtests.model.verdict import VERDICTS
 
 DEFAULT_USERS, DEFAULT_DURATION_S = 8, 10.0
 SMOKE_USERS, SMOKE_DURATION_S = 4, 3.0  # the short CI profile (`--smoke`)
@@ -62,6 +63,7 @@ class RunOptions:
     project: str | None = None
     instance: str | None = None
     dry_run: bool = False  # print the plan and the write estimate, contact nothing
+    fail_on_verdict: tuple[str, ...] = ()  # exit 1 when a design's modelled verdict is one of these
 
     def __post_init__(self) -> None:
         if self.users is None:
@@ -100,5 +102,9 @@ class RunOptions:
         if self.workers > self.users:
             raise KeybenchError(f"--workers {self.workers} exceeds --users {self.users}: a worker without users does nothing")
         self.model.validate()
+        unknown = [v for v in self.fail_on_verdict if v not in VERDICTS]
+        if unknown:
+            raise KeybenchError(f"--fail-on-verdict: unknown verdict {', '.join(map(repr, unknown))}; "
+                                f"valid: {', '.join(VERDICTS)}")
         check_range("--buckets", self.buckets, 1, MAX_BUCKETS)
         target.check(self)

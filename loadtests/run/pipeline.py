@@ -20,7 +20,7 @@ from loadtests.errors import KeybenchError, one_line
 from loadtests.infra import emulators, target
 from loadtests.infra.interrupt import INTERRUPT
 from loadtests.infra.progress import progress
-from loadtests.measure.console import side_by_side
+from loadtests.measure.console import side_by_side, verdict_offenders, verdict_table
 from loadtests.measure.rundir import RunDirectory
 from loadtests.run.modelling import model_unit
 from loadtests.run.options import RunOptions
@@ -63,7 +63,8 @@ def run(options: RunOptions) -> int:
         # ---- then write, model and report
         rows = []
         for unit, results in state.results.items():
-            rows.extend(model_unit(results, state.unit_summaries()[unit].rows, options.model, run_dir, options.report))
+            rows.extend(model_unit(results, state.unit_summaries()[unit].rows, options.model, run_dir, options.report,
+                                   options.settings.payload_bytes))
         _, problems = state.summary()
         state.write(run_dir, "interrupted" if interrupted else "complete", rows)
         if options.report:
@@ -89,6 +90,7 @@ def run(options: RunOptions) -> int:
             ep.stop()
         _restore_env(saved_env)  # emulators.use() pointed this process at them
 
+    print(verdict_table(rows))
     print(side_by_side(rows))
     print(f"\nresults: {final}/summary.csv" + (f"\nreport:  {final}/report.html" if options.report else ""))
     return _exit_code(options, rows, problems, interrupted, state.stages_done, total)
@@ -164,6 +166,11 @@ def _exit_code(options: RunOptions, rows: list[dict], problems: list[str], inter
     failures = sum(int(r["failures"]) for r in rows)
     if options.smoke and failures:
         problems.append(f"{failures} failed operation(s)")
+    offending = verdict_offenders(rows, options.fail_on_verdict)
+    for line in offending:
+        print(f"keybench: --fail-on-verdict: {line}", file=sys.stderr)
+    if offending and not problems:
+        return 1
     if problems:
         print(f"keybench: run failed: {'; '.join(problems)}", file=sys.stderr)
         return 1

@@ -12,7 +12,7 @@ import pytest
 
 from loadtests.design import strategies
 from loadtests.design.keys import EPOCH, TIME, WriteEvent, Part, bit_reversed
-from loadtests.design.byteorder import TABLE_SPACE, KeyEncoder, bit_reversed_array, generated_values, sequence_options, spanner_key_bytes
+from loadtests.design.byteorder import TABLE_SPACE, KeyEncoder, encode_int64, bit_reversed_array, generated_values, sequence_options, spanner_key_bytes
 from loadtests.model.keystream import KeyStream
 from loadtests.design.plans import StoredRow, strategy_plans
 from loadtests.model.simulate import encode_events, make_events, per_event_keys
@@ -111,7 +111,7 @@ def test_an_index_entry_is_the_index_columns_then_the_primary_key():
     strategy = strategies.catalogue("spanner")["index_monotonic"]
     generator, encoder = strategy.key_generator(1), KeyEncoder(strategy)
     events = [WriteEvent(5, 1_790_000_000_000_000 + 10 * i, "", i + 1) for i in range(200)]
-    entries = [dict(encoder.write_keys(generator.key(e), e)) for e in events]
+    entries = [{space: key for space, key, _ in encoder.write_keys(generator.key(e), e)} for e in events]
     index = strategy.indexes[0].name
     in_index_order = sorted(range(len(events)), key=lambda i: entries[i][index])
     assert in_index_order == list(range(len(events)))  # the index follows time
@@ -148,8 +148,23 @@ def test_vectorised_keys_are_the_per_event_keys(backend, name):
     fast = encode_events(strategy, events, seed=5)
     slow = per_event_keys(strategy, events, seed=5)
     assert set(fast) == set(slow)
-    for space, (keys, lengths) in fast.items():
+    for space, (keys, lengths, units) in fast.items():
         assert [k.ljust(int(n), b"\x00") for k, n in zip(keys, lengths, strict=True)] == slow[space]
+        if units is not None:  # an interleaved space: every key's unit is its root key, UserId
+            assert (units == 8).all() and (units < lengths).all()
+
+
+def test_an_interleaved_space_splits_only_between_root_rows():
+    strategy = strategies.catalogue("spanner")["index_interleaved"]
+    encoder = KeyEncoder(strategy)
+    event = WriteEvent(7, 1_790_000_000_000_000, "", 1)
+    written = encoder.write_keys(strategy.key_generator(1).key(event), event)
+    assert {space for space, _, _ in written} == {TABLE_SPACE, strategy.indexes[0].name}
+    for space, key, unit in written:
+        assert unit == 8 and key[:8] == encode_int64(7)  # the root key, Users.UserId, and nothing after it
+    uuid_table = KeyEncoder(strategies.catalogue("spanner")["uuid4_string"])
+    (_, key, unit), = uuid_table.write_keys(("0c8d0ad4-3b51-4d3a-9a4f-5f0f6c1f5f36",), event)
+    assert unit == len(key)
 
 
 @pytest.mark.parametrize("name", ["uuid4_string", "uuid1", "uuid7", "uuid4_bytes", "index_monotonic"])
