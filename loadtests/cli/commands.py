@@ -118,6 +118,18 @@ def analyze_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def check_command(args: argparse.Namespace) -> int:
+    """A user's own schema or row-key template: verdicts, rules, fixes; exit 1 on a listed verdict."""
+    from loadtests.check.command import CheckRequest, check
+
+    report = check(CheckRequest(
+        schema=Path(args.schema) if args.schema else None, bigtable=args.bigtable, reads=tuple(args.read),
+        columns=Path(args.columns) if args.columns else None, nodes=args.nodes, rows=args.rows, shards=args.shards,
+        fail_on=names(args.fail_on_verdict)))
+    print("\n".join(report.lines))
+    return report.exit_code
+
+
 def model_params(args: argparse.Namespace) -> SplitParams:
     params = SplitParams(nodes=args.nodes, window_writes=args.window_writes, load_split_share=args.load_split_share,
                          size_split_rows=args.size_split_rows, warmup_windows=args.warmup_windows)
