@@ -49,12 +49,12 @@ def check(request: CheckRequest) -> CheckReport:
     if request.bigtable is not None:
         from loadtests.check.template import check_template
 
-        lines, checks = check_template(request.bigtable, request.reads, request.rows, request.nodes)
+        lines, judged = check_template(request.bigtable, request.reads, request.rows, request.nodes)
     else:
         if request.reads:
             raise KeybenchError("--read applies to --bigtable templates only")
-        lines, checks = check_spanner(request)
-    failures = failure_lines(checks, request.fail_on)
+        lines, judged = check_spanner(request)
+    failures = failure_lines(judged, request.fail_on)
     return CheckReport(lines + failures, 1 if failures else 0)
 
 
@@ -114,4 +114,5 @@ def check_spanner(request: CheckRequest) -> tuple[list[str], list]:
             fixed_checks = check_schema(refixed, kept, fixed_path, request.rows, request.nodes)
     finally:
         endpoint.stop()
-    return check_lines(str(path), checks, fixes, request.rows, request.nodes, fixed_checks), checks
+    judged = [(f"{c.kind} {c.name}", c.verdict) for c in checks]
+    return check_lines(str(path), checks, fixes, request.rows, request.nodes, fixed_checks), judged

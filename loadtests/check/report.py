@@ -14,9 +14,9 @@ INDENT = "  "
 
 
 @cache
-def rule_text(strategy_name: str) -> str:
+def rule_text(strategy_name: str, backend: str = "spanner") -> str:
     """A catalogue strategy's provenance, as `keybench strategies` prints it."""
-    return strategies.catalogue("spanner")[strategy_name].source.text()
+    return strategies.catalogue(backend)[strategy_name].source.text()
 
 
 def figures(verdict) -> str:
@@ -70,7 +70,6 @@ def check_lines(source: str, checks: list[SpaceCheck], fixes: dict[str, Fix], ro
     return lines
 
 
-def failure_lines(checks: list[SpaceCheck], fail_on: tuple[str, ...]) -> list[str]:
-    """One line per table or index whose verdict is one the caller fails on."""
-    return [f"FAIL {c.kind} {c.name}: {c.verdict.verdict} ({figures(c.verdict)})"
-            for c in checks if c.verdict.verdict in fail_on]
+def failure_lines(judged: list[tuple[str, object]], fail_on: tuple[str, ...]) -> list[str]:
+    """One line per (what, verdict) whose verdict is one the caller fails on: `table Orders`, `row key ...`."""
+    return [f"FAIL {what}: {v.verdict} ({figures(v)})" for what, v in judged if v.verdict in fail_on]

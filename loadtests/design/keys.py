@@ -333,6 +333,11 @@ def _derived(name: str, fn: Callable[[int], Any], **kw) -> Part:
     return Part(name, DERIVED, lambda e, r: fn(e.entity), of_entity=fn, **kw)
 
 
+BIGTABLE_VALUES = ("device", "device_type", "tenant", "domain", "reverse_domain", "subdomain", "ts", "date_ts",
+                   "interval", "reverse_ts", "sequence", "number", "reversed_sequence", "device_bytes", "ts_bytes",
+                   "hash", "label", "salt")
+
+
 def bigtable_part(spec: dict | str) -> Part:
     """A Bigtable row-key segment from its declaration: a word or {value, ...}."""
     spec = {"value": spec} if isinstance(spec, str) else spec
@@ -402,10 +407,7 @@ def bigtable_part(spec: dict | str) -> Part:
             "salt", BUCKET, lambda e, r: f"{bucket(e):0{digits}d}",
             buckets=tuple(f"{i:0{digits}d}" for i in range(count)), separator=sep,
         )
-    raise ValueError(
-        f"unknown Bigtable key value {value!r}; known: device, device_type, tenant, domain, reverse_domain, "
-        "subdomain, ts, date_ts, interval, reverse_ts, sequence, number, reversed_sequence, device_bytes, ts_bytes, hash, label, salt"
-    )
+    raise ValueError(f"unknown Bigtable key value {value!r}; known: {', '.join(BIGTABLE_VALUES)}")
 
 
 @dataclass
