@@ -20,7 +20,7 @@ SPREAD = ("random", "uuid4", "bit_reversed")  # new values anywhere in the key s
 WITH_VALUES = ("categorical", "zipf")  # these need `values`: how many distinct values there are
 
 # A column named like a moment: OrderTs, CreatedAt, LastAccess, EventTime, created_date, ...
-TIME_NAME = re.compile(r"(time|timestamp|date|ts$|_at$|[a-z]At$|^at$|access|created|updated|modified|when|day$)",
+TIME_NAME = re.compile(r"(time|timestamp|date|ts$|_at$|[a-z]At$|^at$|access|created|updated|modified|when)",
                        re.IGNORECASE)
 EPOCH_NAME = re.compile(r"(time|timestamp|epoch|millis|micros|nanos|_ts$|[a-z]Ts$)", re.IGNORECASE)
 FINGERPRINT_SHARD = re.compile(r"^\s*MOD\s*\(\s*FARM_FINGERPRINT\s*\(.*\)\s*,\s*(\d+)\s*\)\s*$", re.IGNORECASE | re.DOTALL)
