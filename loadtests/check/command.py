@@ -6,30 +6,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from loadtests.check.fixes import DEFAULT_SHARDS, Fix, fixed_statements, propose
+from loadtests.check.fixes import Fix, fixed_statements, propose
 from loadtests.check.inference import Distribution, read_columns_file
-from loadtests.check.keyspaces import DEFAULT_CHECK_ROWS, check_schema
+from loadtests.check.keyspaces import check_schema
 from loadtests.check.report import check_lines, failure_lines
+from loadtests.check.request import MAX_CHECK_ROWS, CheckRequest
 from loadtests.check.schema import Schema
 from loadtests.design.strategies import split_ddl
 from loadtests.errors import KeybenchError, check_range
-from loadtests.model.params import MAX_NODES, SplitParams
+from loadtests.model.params import MAX_NODES
 from loadtests.model.verdict import VERDICTS
-
-MAX_CHECK_ROWS = 10_000_000
-
-
-@dataclass(frozen=True)
-class CheckRequest:
-    schema: Path | None = None  # a Spanner DDL file
-    bigtable: str | None = None  # a Bigtable row-key template
-    reads: tuple[str, ...] = ()  # Bigtable: prefix:... / range:...
-    columns: Path | None = None  # the --columns file
-    nodes: int = SplitParams.nodes
-    rows: int = DEFAULT_CHECK_ROWS
-    shards: int = DEFAULT_SHARDS
-    fail_on: tuple[str, ...] = ()  # verdicts that make the check exit 1
-
 
 @dataclass
 class CheckReport:

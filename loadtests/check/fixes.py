@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 from loadtests.check.inference import MONOTONIC, SPREAD, WITH_VALUES, Distribution
 from loadtests.check.keyspaces import SpaceCheck
+from loadtests.check.request import DEFAULT_SHARDS
 from loadtests.check.schema import Column, Index, KeyColumn, Schema, Sequence, Table
 
-DEFAULT_SHARDS = 16  # the shard column's modulus: 31 values (MOD keeps the sign), as index_sharded's 16 shards
 # A leading column with at least this many values per node spreads the monotonic one behind it.
 SPREADING_VALUES_PER_NODE = 4
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from loadtests.check.inference import UNKNOWN, Distribution
+from loadtests.check.inference import Distribution
 from loadtests.check.schema import Column, KeyColumn, Schema, Table
 from loadtests.design.byteorder import TABLE_SPACE
 from loadtests.design.keys import DEFAULT_SEED, spanner_part
@@ -21,7 +21,6 @@ from loadtests.model.simulate import simulate_stream
 from loadtests.model.splitmodel import ModelResult, model_stream
 from loadtests.model.verdict import Verdict, judge
 
-DEFAULT_CHECK_ROWS = 50_000  # inserts per table the check models: 50 windows of 1,000 at 8 nodes
 # What an unknown column is modelled as: its worst case and its best.
 UNKNOWN_CASES = ("sequential", "random")
 

@@ -7,6 +7,7 @@ import argparse
 
 from loadtests import __version__
 from loadtests.backends.base import DEFAULT_PAYLOAD_BYTES, DEFAULT_TIMEOUT_S
+from loadtests.check.request import CheckRequest
 from loadtests.cli import commands
 from loadtests.design import strategies
 from loadtests.design.keys import DEFAULT_POPULATION
@@ -126,8 +127,6 @@ def parser() -> argparse.ArgumentParser:
     m.add_argument("--format", choices=("text", "csv"), default="text",
                    help="text: one 'name: value' line per metric; csv: a header row and a value row")
     m.set_defaults(func=commands.simulate_command)
-
-    from loadtests.check.command import CheckRequest
 
     k = sub.add_parser("check", help="judge your own Spanner DDL or Bigtable row-key template: verdict, rule, fix")
     k.add_argument("schema", nargs="?", help="a Spanner DDL file (GoogleSQL); the emulator reads it")

@@ -120,7 +120,8 @@ def analyze_command(args: argparse.Namespace) -> int:
 
 def check_command(args: argparse.Namespace) -> int:
     """A user's own schema or row-key template: verdicts, rules, fixes; exit 1 on a listed verdict."""
-    from loadtests.check.command import CheckRequest, check
+    from loadtests.check.command import check
+    from loadtests.check.request import CheckRequest
 
     report = check(CheckRequest(
         schema=Path(args.schema) if args.schema else None, bigtable=args.bigtable, reads=tuple(args.read),

@@ -8,7 +8,8 @@ import textwrap
 
 import pytest
 
-from loadtests.check.command import CheckRequest, check
+from loadtests.check.command import check
+from loadtests.check.request import CheckRequest
 from loadtests.errors import KeybenchError
 from tests.conftest import keybench
 
