@@ -32,6 +32,7 @@ PARAM_TYPES = {
     "sequence": spanner.param_types.INT64, "bit_reversed_sequence": spanner.param_types.INT64,
     "label": spanner.param_types.STRING, "uuid4_high": spanner.param_types.INT64,
     "uuid4_low": spanner.param_types.INT64, "unread": spanner.param_types.BOOL,
+    "category": spanner.param_types.INT64, "zipf": spanner.param_types.INT64,
 }
 
 
@@ -44,7 +45,7 @@ def _key(values) -> list:
     return [_wire(v) for v in values]
 
 
-def _client(project: str) -> spanner.Client:
+def client_for(project: str) -> spanner.Client:
     # The emulator answers on an insecure channel without credentials; the client
     # switches to it when SPANNER_EMULATOR_HOST is set.
     if os.environ.get("SPANNER_EMULATOR_HOST"):
@@ -84,7 +85,7 @@ class SpannerBackend(Backend):
     ):
         super().__init__(strategy, location, project, instance, payload_bytes)
         self.timeout_s = timeout_s  # a DML insert's deadline, its retries of ABORTED included
-        self.client = _client(project)
+        self.client = client_for(project)
         self.instance = ensure_instance(self.client, instance)
         self.postgresql = strategy.dialect == "postgresql"
         self.database = self.instance.database(

@@ -7,6 +7,7 @@ import argparse
 
 from loadtests import __version__
 from loadtests.backends.base import DEFAULT_PAYLOAD_BYTES, DEFAULT_TIMEOUT_S
+from loadtests.check.request import CheckRequest
 from loadtests.cli import commands
 from loadtests.design import strategies
 from loadtests.design.keys import DEFAULT_POPULATION
@@ -124,6 +125,23 @@ def parser() -> argparse.ArgumentParser:
     m.add_argument("--format", choices=("text", "csv"), default="text",
                    help="text: one 'name: value' line per metric; csv: a header row and a value row")
     m.set_defaults(func=commands.simulate_command)
+
+    k = sub.add_parser("check", help="judge your own Spanner DDL or Bigtable row-key template: verdict, rule, fix")
+    k.add_argument("schema", nargs="?", help="a Spanner DDL file (GoogleSQL); the emulator reads it")
+    k.add_argument("--bigtable", metavar="TEMPLATE", help="a Bigtable row-key template, e.g. '{device_type}#{device}#{ts}'")
+    k.add_argument("--read", action="append", default=[], metavar="READ",
+                   help="Bigtable: a read to plan, 'prefix:{device_type}#{device}' or 'range:ts' (repeatable)")
+    k.add_argument("--columns", help="TOML file stating key columns' distributions, e.g. CustomerId = "
+                                     "{ distribution = \"categorical\", values = 100000 }")
+    k.add_argument("--nodes", type=int, default=CheckRequest.nodes,
+                   help=f"nodes of the split model (default {CheckRequest.nodes})")
+    k.add_argument("--rows", type=int, default=CheckRequest.rows,
+                   help=f"simulated inserts per table (default {CheckRequest.rows:,})")
+    k.add_argument("--shards", type=int, default=CheckRequest.shards,
+                   help=f"modulus of a proposed shard column (default {CheckRequest.shards})")
+    k.add_argument("--fail-on-verdict", default="", metavar="VERDICTS",
+                   help="exit 1 when a table or index gets one of these verdicts, e.g. hotspot,hot_row")
+    k.set_defaults(func=commands.check_command)
     return p
 
 

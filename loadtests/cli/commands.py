@@ -123,6 +123,19 @@ def analyze_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def check_command(args: argparse.Namespace) -> int:
+    """A user's own schema or row-key template: verdicts, rules, fixes; exit 1 on a listed verdict."""
+    from loadtests.check.command import check
+    from loadtests.check.request import CheckRequest
+
+    report = check(CheckRequest(
+        schema=Path(args.schema) if args.schema else None, bigtable=args.bigtable, reads=tuple(args.read),
+        columns=Path(args.columns) if args.columns else None, nodes=args.nodes, rows=args.rows, shards=args.shards,
+        fail_on=names(args.fail_on_verdict)))
+    print("\n".join(report.lines))
+    return report.exit_code
+
+
 def model_params(args: argparse.Namespace) -> SplitParams:
     params = SplitParams(nodes=args.nodes, window_writes=args.window_writes, ranges_per_node=args.ranges_per_node)
     return params

@@ -13,8 +13,10 @@ a database or reads a clock.
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import hashlib
+import math
 import random
 import uuid
 from dataclasses import dataclass, field
@@ -34,6 +36,8 @@ DEFAULT_SEED = 1  # the seed of every random choice: key generators, users, simu
 # past a few thousand a read is thousands of requests; the documents' own example uses 2048.
 MAX_BUCKETS = 4096
 MAX_INTERVAL_S = 86_400  # an interval part's length: at most a day
+MAX_CATEGORY_VALUES = 10**12  # a category or zipf part's distinct values
+DEFAULT_ZIPF_EXPONENT = 1.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,12 +137,16 @@ def _fields(spec: dict) -> tuple[str, ...]:
         raise ValueError(f"'of' may name only {sorted(_EVENT_FIELDS)}, not {exc.args[0]!r}") from None
 
 
-def _buckets(spec: dict) -> int:
-    count = spec.get("buckets")
-    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_BUCKETS:
-        raise ValueError(f"part {spec.get('value')!r} needs 'buckets', a whole number from 1 to {MAX_BUCKETS}, "
-                         f"got {count!r}")
+def _count(spec: dict, key: str, most: int) -> int:
+    """A part's whole-number setting from 1 to `most` (`buckets`, `values`), or one clear error."""
+    count = spec.get(key)
+    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= most:
+        raise ValueError(f"part {spec.get('value')!r} needs {key!r}, a whole number from 1 to {most:,}, got {count!r}")
     return count
+
+
+def _buckets(spec: dict) -> int:
+    return _count(spec, "buckets", MAX_BUCKETS)
 
 
 def _uuid4(rng: random.Random) -> uuid.UUID:
@@ -213,6 +221,45 @@ def bit_reversed(n: int) -> int:
     return int(f"{n:063b}"[::-1], 2)
 
 
+def _values(spec: dict) -> int:
+    return _count(spec, "values", MAX_CATEGORY_VALUES)
+
+
+def _uniform(column: str, count: int) -> Callable[[WriteEvent, random.Random], int]:
+    """One of `count` values, uniform over the writes; the same for the same write and column
+    (a table and its index compute it apart)."""
+    return lambda e, r: stable_hash(column, e.seq, e.ts_us) % count
+
+
+def _zipf(column: str, count: int, exponent: float) -> Callable[[WriteEvent, random.Random], int]:
+    """Value k (0-based) with probability proportional to 1 / (k + 1)^exponent: a few values
+    take most writes. Drawn by inverting the cumulative weights of the first values and, past
+    them, of the continuous tail, so a billion values cost no table of a billion."""
+    head = min(count, 100_000)
+    weights = [1 / (k + 1) ** exponent for k in range(head)]
+    cumulative, total = [], 0.0
+    for w in weights:
+        total += w
+        cumulative.append(total)
+    if count > head:  # integral of x^-s from head to count
+        s = exponent
+        tail = (math.log(count / head) if s == 1 else (count ** (1 - s) - head ** (1 - s)) / (1 - s))
+    else:
+        tail = 0.0
+    grand = total + tail
+
+    def draw(e: WriteEvent, r: random.Random) -> int:
+        u = stable_hash("zipf", column, e.seq, e.ts_us) / 2**64 * grand
+        if u < total:
+            return bisect.bisect_left(cumulative, u)
+        rest = u - total  # invert the tail's integral
+        s = exponent
+        x = head * math.exp(rest) if s == 1 else (head ** (1 - s) + rest * (1 - s)) ** (1 / (1 - s))
+        return min(count - 1, int(x))
+
+    return draw
+
+
 def spanner_part(spec: dict) -> Part:
     """A Spanner key column from its declaration: {column, value, order?, ...}."""
     value, column = spec.get("value"), spec.get("column")
@@ -254,6 +301,14 @@ def spanner_part(spec: dict) -> Part:
         return Part("generated_uuid", OPAQUE, lambda e, r: None, column, desc, generated=True)
     if value == "label":
         return _label(spec, column=column, descending=desc)
+    if value == "category":
+        # N values, uniform over the writes (a region, a customer among N): no read can enumerate them.
+        return Part("category", OPAQUE, _uniform(column, _values(spec)), column, desc)
+    if value == "zipf":
+        exponent = spec.get("exponent", DEFAULT_ZIPF_EXPONENT)
+        if not isinstance(exponent, int | float) or isinstance(exponent, bool) or not 0 < exponent <= 10:
+            raise ValueError(f"part 'zipf' takes 'exponent', a number above 0 and at most 10, got {exponent!r}")
+        return Part("zipf", OPAQUE, _zipf(column, _values(spec), float(exponent)), column, desc)
     if value == "unread":
         # A mailbox's is_unread: TRUE for about one message in ten, NULL (not FALSE) for the rest,
         # so that a NULL_FILTERED index holds the unread ones only.
@@ -262,7 +317,7 @@ def spanner_part(spec: dict) -> Part:
     raise ValueError(
         f"unknown Spanner key value {value!r}; known: user, ts, shard, uuid4_string, uuid4_bytes, uuid1, uuid7, "
         "uuid4_high, uuid4_low, sequence, bit_reversed_sequence, generated, generated_uuid, farm_fingerprint_shard, label, "
-        "unread"
+        "category, zipf, unread"
     )
 
 
@@ -276,6 +331,11 @@ def _label(spec: dict, **kw) -> Part:
 
 def _derived(name: str, fn: Callable[[int], Any], **kw) -> Part:
     return Part(name, DERIVED, lambda e, r: fn(e.entity), of_entity=fn, **kw)
+
+
+BIGTABLE_VALUES = ("device", "device_type", "tenant", "domain", "reverse_domain", "subdomain", "ts", "date_ts",
+                   "interval", "reverse_ts", "sequence", "number", "reversed_sequence", "device_bytes", "ts_bytes",
+                   "hash", "label", "salt")
 
 
 def bigtable_part(spec: dict | str) -> Part:
@@ -347,10 +407,7 @@ def bigtable_part(spec: dict | str) -> Part:
             "salt", BUCKET, lambda e, r: f"{bucket(e):0{digits}d}",
             buckets=tuple(f"{i:0{digits}d}" for i in range(count)), separator=sep,
         )
-    raise ValueError(
-        f"unknown Bigtable key value {value!r}; known: device, device_type, tenant, domain, reverse_domain, "
-        "subdomain, ts, date_ts, interval, reverse_ts, sequence, number, reversed_sequence, device_bytes, ts_bytes, hash, label, salt"
-    )
+    raise ValueError(f"unknown Bigtable key value {value!r}; known: {', '.join(BIGTABLE_VALUES)}")
 
 
 @dataclass

@@ -1,0 +1,8 @@
+"""`keybench check`: a user's own schema or row-key template, judged by the split model.
+
+The emulator reads the user's DDL (`reader.py`, the one module here that talks to a
+database); everything else is pure: the schema's facts (`schema.py`), each key column's
+value distribution (`inference.py`), the key spaces mapped onto keybench's key-part
+vocabulary and modelled (`keyspaces.py`), the documented rule and fix (`fixes.py`), a
+Bigtable row-key template (`template.py`) and the printed report (`report.py`);
+`command.py` puts them in order."""

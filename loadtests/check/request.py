@@ -1,0 +1,25 @@
+"""What `keybench check` is asked, with its defaults: light to import (no numpy, no
+database client), so the CLI reads its defaults from here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from loadtests.model.params import SplitParams
+
+DEFAULT_CHECK_ROWS = 50_000  # inserts per table the check models: 50 windows of 1,000 at 8 nodes
+DEFAULT_SHARDS = 16  # a proposed shard column's modulus: 31 values (MOD keeps the sign), as index_sharded's 16 shards
+MAX_CHECK_ROWS = 10_000_000
+
+
+@dataclass(frozen=True)
+class CheckRequest:
+    schema: Path | None = None  # a Spanner DDL file
+    bigtable: str | None = None  # a Bigtable row-key template
+    reads: tuple[str, ...] = ()  # Bigtable: prefix:... / range:...
+    columns: Path | None = None  # the --columns file
+    nodes: int = SplitParams.nodes
+    rows: int = DEFAULT_CHECK_ROWS
+    shards: int = DEFAULT_SHARDS
+    fail_on: tuple[str, ...] = ()  # verdicts that make the check exit 1

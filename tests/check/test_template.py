@@ -1,0 +1,61 @@
+"""`keybench check --bigtable TEMPLATE`: the template's segments are the key-part vocabulary's,
+the verdict follows the design, the fix is the document's and is judged again."""
+
+from __future__ import annotations
+
+import pytest
+
+from loadtests.check.command import check
+from loadtests.check.request import CheckRequest
+from loadtests.errors import KeybenchError
+from tests.conftest import keybench
+
+
+def test_a_timestamp_first_row_key_hotspots_and_field_promotion_spreads_it():
+    report = check(CheckRequest(bigtable="{ts}#{device}", reads=("prefix:{device}", "range:ts"),
+                                fail_on=("hotspot",)))
+    text = "\n".join(report.lines)
+    assert "verdict: hotspot (hot_node_share 1.000" in text
+    assert 'rule: Bigtable: Schema design best practices, section "Row keys to avoid"' in text
+    assert "fix: {device}#{ts}: promote {device} in front of {ts}" in text
+    assert "read prefix:{device}: not a leading run of the row key's segments: a full table scan" in text
+    after = report.lines[report.lines.index("after the fix:") + 1:]
+    assert after[0].startswith("  row key {device}#{ts}: spread")
+    assert "  read prefix:{device}: prefix (1 request range(s)), 1.00 modelled ranges touched" in after
+    assert report.lines[-1].startswith("FAIL row key {ts}#{device}: hotspot")
+    assert report.exit_code == 1
+
+
+def test_device_type_device_time_spreads_and_its_reads_are_planned():
+    report = check(CheckRequest(bigtable="{device_type}#{device_id}#{ts}",
+                                reads=("prefix:{device_type}#{device_id}", "range:ts"), fail_on=("hotspot",)))
+    text = "\n".join(report.lines)
+    assert "verdict: spread" in text and "\n  fix:" not in text
+    assert "segment {device_id} = device: one device (or user) of many" in text
+    assert "read prefix:{device_type}#{device_id}: prefix (1 request range(s))" in text
+    assert "read range:ts: full scan" in text
+    assert report.exit_code == 0
+
+
+def test_a_sequential_id_gets_the_reversed_id_fix():
+    text = "\n".join(check(CheckRequest(bigtable="{sequence:8}")).lines)
+    assert "verdict: hotspot" in text and "fix: {reversed_sequence:8}: reverse the sequential id's digits" in text
+    assert "row key {reversed_sequence:8}: spread" in text
+
+
+@pytest.mark.parametrize("template, reads, message", [
+    ("{ts}#{foo}", (), r"unknown segment \{foo\}; valid: device, device_type, tenant"),
+    ("{ts}#{device}", ("range:device",), "a range read bounds a time or number segment"),
+    ("{ts}#{device}", ("scan:all",), "a read is 'prefix:"),
+    ("{ts:3}", (), r"\{ts\} takes no setting"),
+])
+def test_bad_templates_and_reads_are_one_clear_error(template, reads, message):
+    with pytest.raises(KeybenchError, match=message):
+        check(CheckRequest(bigtable=template, reads=reads))
+
+
+def test_an_unknown_segment_exits_2_with_one_line_naming_the_valid_ones():
+    result = keybench("check", "--bigtable", "{ts}#{sensor}", timeout=120)
+    assert result.returncode == 2 and result.stdout == ""
+    [line] = result.stderr.splitlines()
+    assert "unknown segment {sensor}; valid: device, device_type" in line and "salt" in line
