@@ -8,6 +8,8 @@ the column."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,7 +21,7 @@ from loadtests.design.strategies import Index, Strategy
 from loadtests.model.params import SplitParams
 from loadtests.model.simulate import simulate_stream
 from loadtests.model.splitmodel import ModelResult, model_stream
-from loadtests.model.verdict import Verdict, judge
+from loadtests.model.verdict import INCONCLUSIVE, judge
 
 # What an unknown column is modelled as: its worst case and its best.
 UNKNOWN_CASES = ("sequential", "random")
@@ -119,8 +121,9 @@ def check_table(schema: Schema, table: Table, distributions: dict[str, Distribut
         first = next(iter(by_case.values()))
         mentioned = [k.name for k in key if not distributions[k.name].known]
         agree = len({v.verdict for v in by_case.values()}) == 1
-        verdict = first if agree or not mentioned else Verdict("inconclusive", first.hot_node_share,
-                                                               first.effective_nodes, 0.0, first.nodes)
+        verdict = first if agree or not mentioned else dataclasses.replace(
+            first, verdict=INCONCLUSIVE, reason=f"{', '.join(mentioned)}: the verdict depends on a distribution "
+                                                "keybench cannot infer; state it with --columns")
         checks.append(SpaceCheck(table.name, index, key, verdict,
                                  tuple((k.name, distributions[k.name]) for k in key),
                                  by_case if mentioned else {}))

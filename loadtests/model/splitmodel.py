@@ -413,9 +413,12 @@ def model_space(times: np.ndarray, keys: np.ndarray, lengths: np.ndarray, reads:
             previous_bins = np.searchsorted(bounds, previous, side="right") - 1
             estimates.append(estimate_window(bins, chunk, len(bounds), nodes, previous_bins))
             measured += len(chunk)
+        # A read's cost is counted on ranges of equal size (the size splits alone): the fine
+        # load splits behind a moving tail say where writes go, not how data is laid out.
+        by_size = np.unique(np.concatenate(([0], quantile_cuts(held, ranges))))
         for r in np.flatnonzero(read_window == k):
             if read_ranks[r]:
-                touched.append((read_ops[r], sum(_touched(bounds, lo, hi) for lo, hi in read_ranks[r])))
+                touched.append((read_ops[r], sum(_touched(by_size, lo, hi) for lo, hi in read_ranks[r])))
         present[chunk] = True
         previous = chunk
         recent = unit_ranks[max(0, (k + 1) * window - memory):(k + 1) * window]

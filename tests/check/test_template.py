@@ -21,7 +21,8 @@ def test_a_timestamp_first_row_key_hotspots_and_field_promotion_spreads_it():
     assert "read prefix:{device}: not a leading run of the row key's segments: a full table scan" in text
     after = report.lines[report.lines.index("after the fix:") + 1:]
     assert after[0].startswith("  row key {device}#{ts}: spread")
-    assert "  read prefix:{device}: prefix (1 request range(s)), 1.00 modelled ranges touched" in after
+    prefix = next(line for line in after if line.startswith("  read prefix:{device}: prefix (1 request range(s)), "))
+    assert 1.0 <= float(prefix.split(", ")[-1].split()[0]) <= 1.25, prefix  # one device's rows: one range or two
     assert report.lines[-1].startswith("FAIL row key {ts}#{device}: hotspot")
     assert report.exit_code == 1
 
