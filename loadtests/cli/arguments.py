@@ -10,7 +10,7 @@ from loadtests.backends.base import DEFAULT_PAYLOAD_BYTES, DEFAULT_TIMEOUT_S
 from loadtests.check.request import CheckRequest
 from loadtests.cli import commands
 from loadtests.design import strategies
-from loadtests.design.keys import DEFAULT_POPULATION
+from loadtests.design.keys import DEFAULT_POPULATION, UNIFORM
 from loadtests.drive.workload import WorkloadSettings
 from loadtests.model.params import DEFAULT_READS, DEFAULT_ROWS, SplitParams
 from loadtests.run.options import DEFAULT_DURATION_S, DEFAULT_USERS, SMOKE_DURATION_S, SMOKE_USERS, RunOptions
@@ -115,13 +115,16 @@ def parser() -> argparse.ArgumentParser:
 
     m = sub.add_parser("simulate", help="model splits and hotspots of one strategy's key stream, without a database")
     m.add_argument("--backend", choices=strategies.BACKENDS, required=True)
-    m.add_argument("--strategy", required=True, help="canonical strategy name (see keybench strategies)")
+    m.add_argument("--strategy", help="canonical strategy name (see keybench strategies); "
+                                      "default: every strategy of the backend, as a verdict table")
     m.add_argument("--dialect", help=f"Spanner dialect whose fixture to use (default {strategies.DIALECTS['spanner'][0]})")
     m.add_argument("--rows", type=int, default=DEFAULT_ROWS, help=f"inserts to simulate (default {DEFAULT_ROWS:,})")
     model_options(m)
     m.add_argument("--seed", type=int, default=RunOptions.seed, help=f"seed of every random choice (default {RunOptions.seed})")
     m.add_argument("--population", "--users", type=int, default=DEFAULT_POPULATION, help=f"{POPULATION_HELP} (default {DEFAULT_POPULATION})")
     m.add_argument("--reads", type=int, default=DEFAULT_READS, help=f"sample reads per read operation (default {DEFAULT_READS})")
+    m.add_argument("--skew", default=str(UNIFORM), help="how writes pick their user or device: uniform, or zipf:S "
+                                                         "(entity k takes a share ~ 1/k^S, e.g. zipf:1.2; default uniform)")
     m.add_argument("--format", choices=("text", "csv"), default="text",
                    help="text: one 'name: value' line per metric; csv: a header row and a value row")
     m.set_defaults(func=commands.simulate_command)

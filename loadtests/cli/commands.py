@@ -97,19 +97,19 @@ def strategies_command(args: argparse.Namespace) -> int:
 
 
 def simulate_command(args: argparse.Namespace) -> int:
-    """The split model over a strategy's simulated key stream: no database, every figure modelled."""
-    from loadtests.measure.console import metrics_text
-    from loadtests.model.simulate import simulate_strategy
-    from loadtests.model.verdict import judge
+    """The split model over simulated key streams: no database, every figure modelled. One
+    strategy's metrics, or every strategy's verdict as a table."""
+    from loadtests.design.keys import Skew
+    from loadtests.measure.console import metrics_text, simulation_table
+    from loadtests.model.simulate import simulate_verdicts
 
-    strategy = strategies.select(args.backend, [args.strategy], args.dialect)[0]
-    result = simulate_strategy(strategy, args.rows, seed=args.seed, population=args.population,
-                               params=model_params(args), reads_per_operation=args.reads)
-    verdict = judge(result)
-    metrics = {"backend": args.backend, "strategy": strategy.name, "rows": args.rows, "expected": strategy.claim,
-               "verdict": verdict.verdict, "agrees": "yes" if verdict.agrees(strategy.claim) else "no",
-               "verdict_reason": verdict.reason, **result.summary()}
-    print(metrics_text(metrics, args.format), end="")
+    chosen = strategies.select(args.backend, [args.strategy] if args.strategy else None, args.dialect)
+    rows = simulate_verdicts(chosen, args.rows, seed=args.seed, population=args.population, params=model_params(args),
+                             reads_per_operation=args.reads, skew=Skew.parse(args.skew))
+    if args.strategy:
+        print(metrics_text(rows[0], args.format), end="")
+    else:
+        print(simulation_table(rows, args.format), end="")
     return 0
 
 

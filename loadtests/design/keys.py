@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
+import functools
 import hashlib
 import math
 import random
@@ -22,6 +23,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Callable
+
+from loadtests.errors import KeybenchError
 
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 DEVICE_TYPES = ("phone", "tablet", "watch")
@@ -231,33 +234,107 @@ def _uniform(column: str, count: int) -> Callable[[WriteEvent, random.Random], i
     return lambda e, r: stable_hash(column, e.seq, e.ts_us) % count
 
 
-def _zipf(column: str, count: int, exponent: float) -> Callable[[WriteEvent, random.Random], int]:
-    """Value k (0-based) with probability proportional to 1 / (k + 1)^exponent: a few values
-    take most writes. Drawn by inverting the cumulative weights of the first values and, past
-    them, of the continuous tail, so a billion values cost no table of a billion."""
-    head = min(count, 100_000)
-    weights = [1 / (k + 1) ** exponent for k in range(head)]
-    cumulative, total = [], 0.0
-    for w in weights:
-        total += w
-        cumulative.append(total)
-    if count > head:  # integral of x^-s from head to count
-        s = exponent
-        tail = (math.log(count / head) if s == 1 else (count ** (1 - s) - head ** (1 - s)) / (1 - s))
-    else:
+class ZipfInverse:
+    """Rank k (0-based) of `count` with probability proportional to 1 / (k + 1)^exponent, from
+    a uniform draw u in [0, 1): a few ranks take most draws. It inverts the cumulative weights
+    of the first ranks and, past them, of the continuous tail, so a billion ranks cost no
+    table of a billion. One home for every skewed choice: a zipf key part and `--skew`."""
+
+    HEAD = 100_000
+
+    def __init__(self, count: int, exponent: float):
+        self.count, self.exponent = count, exponent
+        self.head = min(count, self.HEAD)
+        cumulative, total = [], 0.0
+        for k in range(self.head):
+            total += 1 / (k + 1) ** exponent
+            cumulative.append(total)
+        self.cumulative, self.total = cumulative, total
+        s, head = exponent, self.head
         tail = 0.0
-    grand = total + tail
+        if count > head:  # the integral of x^-s from head to count
+            tail = math.log(count / head) if s == 1 else (count ** (1 - s) - head ** (1 - s)) / (1 - s)
+        self.grand = total + tail
 
-    def draw(e: WriteEvent, r: random.Random) -> int:
-        u = stable_hash("zipf", column, e.seq, e.ts_us) / 2**64 * grand
-        if u < total:
-            return bisect.bisect_left(cumulative, u)
-        rest = u - total  # invert the tail's integral
-        s = exponent
-        x = head * math.exp(rest) if s == 1 else (head ** (1 - s) + rest * (1 - s)) ** (1 / (1 - s))
-        return min(count - 1, int(x))
+    def rank(self, u: float) -> int:
+        v = u * self.grand
+        if v < self.total:
+            return bisect.bisect_left(self.cumulative, v)
+        rest, s = v - self.total, self.exponent  # invert the tail's integral
+        x = self.head * math.exp(rest) if s == 1 else (self.head ** (1 - s) + rest * (1 - s)) ** (1 / (1 - s))
+        return min(self.count - 1, int(x))
 
-    return draw
+    def ranks(self, u):
+        """The same for a numpy array of draws."""
+        import numpy as np
+
+        v = np.asarray(u, dtype=np.float64) * self.grand
+        out = np.searchsorted(np.asarray(self.cumulative), np.minimum(v, self.total), side="left")
+        beyond = v >= self.total
+        if beyond.any():
+            rest, s = v[beyond] - self.total, self.exponent
+            x = self.head * np.exp(rest) if s == 1 else (self.head ** (1 - s) + rest * (1 - s)) ** (1 / (1 - s))
+            out[beyond] = np.minimum(self.count - 1, x.astype(np.int64))
+        return np.minimum(out, self.count - 1).astype(np.int64)
+
+
+@functools.lru_cache(maxsize=16)
+def zipf_inverse(count: int, exponent: float) -> ZipfInverse:
+    return ZipfInverse(count, exponent)
+
+
+def _zipf(column: str, count: int, exponent: float) -> Callable[[WriteEvent, random.Random], int]:
+    """Value k (0-based) of `count`, zipf-distributed over the writes (ZipfInverse); the same
+    for the same write and column (a table and its index compute it apart)."""
+    inverse = zipf_inverse(count, exponent)
+    return lambda e, r: inverse.rank(stable_hash("zipf", column, e.seq, e.ts_us) / 2**64)
+
+
+MAX_SKEW_EXPONENT = 10.0
+
+
+@dataclass(frozen=True)
+class Skew:
+    """How the writes pick their user or device (`--skew`): uniform over the population, or
+    `zipf:S`, where the k-th entity takes a share proportional to 1 / k^S (entity 1 the most),
+    e.g. a few heavy users or devices."""
+
+    exponent: float | None = None  # None: uniform
+
+    @classmethod
+    def parse(cls, text: str) -> Skew:
+        text = str(text).strip()
+        if text == "uniform":
+            return cls()
+        name, _, value = text.partition(":")
+        try:
+            exponent = float(value)
+        except ValueError:
+            exponent = float("nan")
+        if name != "zipf" or not 0 < exponent <= MAX_SKEW_EXPONENT:
+            raise KeybenchError(f"--skew must be 'uniform' or 'zipf:S' with 0 < S <= {MAX_SKEW_EXPONENT:g} "
+                             f"(e.g. zipf:1.2), got {text!r}")
+        return cls(exponent)
+
+    def __str__(self) -> str:
+        return "uniform" if self.exponent is None else f"zipf:{self.exponent:g}"
+
+    def index(self, u: float, count: int) -> int:
+        """Which of `count` entities (0-based) a uniform draw u in [0, 1) picks."""
+        if self.exponent is None:
+            return min(count - 1, int(u * count))
+        return zipf_inverse(count, self.exponent).rank(u)
+
+    def indices(self, u, count: int):
+        """The same for a numpy array of draws."""
+        import numpy as np
+
+        if self.exponent is None:
+            return np.minimum(count - 1, (np.asarray(u) * count).astype(np.int64))
+        return zipf_inverse(count, self.exponent).ranks(u)
+
+
+UNIFORM = Skew()
 
 
 def spanner_part(spec: dict) -> Part:

@@ -37,6 +37,30 @@ def metrics_text(metrics: dict, fmt: str) -> str:
     return "".join(f"{name}: {'' if value is None else value}\n" for name, value in metrics.items())
 
 
+SIMULATION_COLUMNS = ("strategy", "expected", "verdict", "agrees", "hot_node_share", "hot_node_share_se",
+                      "effective_nodes", "hot_unit_share", "rewrite_share", "read_ranges_touched")
+
+
+def simulation_table(rows: list[dict], fmt: str) -> str:
+    """`keybench simulate` over many strategies: one line each, the verdict first; or CSV of every figure."""
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows({k: "" if v is None else v for k, v in r.items()} for r in rows)
+        return out.getvalue()
+    first = rows[0]
+    text = [{c: (f"{r[c]:.3f}" if isinstance(r[c], float) else ("-" if r[c] is None else str(r[c])))
+             for c in SIMULATION_COLUMNS} | {"strategy": _unit_label(r)} for r in rows]
+    widths = {c: max(len(c), *(len(t[c]) for t in text)) for c in SIMULATION_COLUMNS}
+    agree = sum(r["agrees"] == "yes" for r in rows)
+    lines = [f"modelled, not measured: {first['rows']:,} simulated writes per strategy, {first['nodes']} nodes, "
+             f"skew {first['skew']}; {agree} of {len(rows)} verdicts agree with the expectation",
+             "  ".join(c.ljust(widths[c]) for c in SIMULATION_COLUMNS).rstrip()]
+    lines.extend("  ".join(t[c].ljust(widths[c]) for c in SIMULATION_COLUMNS).rstrip() for t in text)
+    return "\n".join(lines) + "\n"
+
+
 def analysis_text(rows: list[dict], nodes: int, fmt: str) -> str:
     """`keybench analyze`: one line per unit, or CSV."""
     if fmt == "csv":
@@ -90,31 +114,42 @@ def _units(rows: list[dict]) -> dict[tuple, list[dict]]:
     return units
 
 
-def verdict_table(rows: list[dict]) -> str:
-    """The answer first: per backend, each design's expected distribution, its modelled
-    verdict and whether they agree, the model's shares, then its insert rate and latency and
-    what each read costs (its access and the modelled ranges it touches)."""
-    cols = ("design", "expected", "verdict", "agrees", "hot_node_share", "effective_nodes", "hot_row_share",
-            "insert_rps", "insert_p50_ms", "insert_p99_ms", "reads (access/ranges touched)")
-    table: dict[str, list[dict]] = {}
-    nodes = {r.get("model_nodes") for r in rows if r.get("model_nodes") not in (None, "")}
-    for (backend, _, _), members in _units(rows).items():
-        insert = next((r for r in members if r["operation"] == "insert"), members[0])
-        reads = " ".join(f"{r['operation']}={r['access']}/{r['read_ranges_touched'] or '-'}"
-                         for r in members if r["operation"] != "insert")
-        table.setdefault(backend, []).append({
-            "design": _unit_label(insert),
-            "expected": insert["expected"] + (" (documented)" if insert["documented"] else " (keybench)"),
-            "verdict": insert.get("verdict") or "-", "agrees": insert.get("agrees") or "-",
-            "hot_node_share": insert.get("hot_node_share") or "-", "effective_nodes": insert.get("effective_nodes") or "-",
-            "hot_row_share": insert.get("hot_row_share") or "-",
-            "insert_rps": insert["rps"] if insert["operation"] == "insert" else "-",
-            "insert_p50_ms": insert["p50_ms"] if insert["operation"] == "insert" else "-",
-            "insert_p99_ms": insert["p99_ms"] if insert["operation"] == "insert" else "-",
-            "reads (access/ranges touched)": reads or "-",
+VERDICT_TABLE_COLUMNS = ("design", "expected", "verdict", "agrees", "hot_node_share", "effective_nodes",
+                         "hot_row_share", "insert_rps", "insert_p50_ms", "insert_p99_ms", "reads (access/ranges touched)")
+
+
+def verdict_rows(rows: list[dict]) -> list[dict]:
+    """One row per design (backend, strategy, dialect) for the verdict table: its expected
+    distribution, the modelled verdict and whether they agree, the model's shares, then its
+    insert rate and latency and what each read costs (its access and the ranges it touches)."""
+    out = []
+    for (backend, _, dialect), members in _units(rows).items():
+        insert = next((r for r in members if r["operation"] == "insert"), None)
+        first = insert or members[0]
+        measured = (lambda c: insert[c] or "-") if insert else (lambda c: "-")
+        out.append({
+            "backend": backend, "dialect": dialect, "design": _unit_label(first),
+            "expected": first["expected"] + (" (documented)" if first["documented"] else " (keybench)"),
+            "verdict": first.get("verdict") or "-", "agrees": first.get("agrees") or "-",
+            "hot_node_share": first.get("hot_node_share") or "-", "effective_nodes": first.get("effective_nodes") or "-",
+            "hot_row_share": first.get("hot_row_share") or "-",
+            "insert_rps": measured("rps"), "insert_p50_ms": measured("p50_ms"), "insert_p99_ms": measured("p99_ms"),
+            "reads (access/ranges touched)": " ".join(f"{r['operation']}={r['access']}/{r['read_ranges_touched'] or '-'}"
+                                                      for r in members if r["operation"] != "insert") or "-",
+            "nodes": first.get("model_nodes", ""), "reason": first.get("verdict_reason", ""),
         })
-    lines = [f"verdicts: modelled from each stage's recorded keys at {', '.join(map(str, sorted(nodes))) or '?'} nodes "
+    return out
+
+
+def verdict_table(rows: list[dict]) -> str:
+    """The answer first: `verdict_rows` as a text table per backend."""
+    table: dict[str, list[dict]] = {}
+    for row in verdict_rows(rows):
+        table.setdefault(row["backend"], []).append(row)
+    nodes = sorted({str(r["nodes"]) for members in table.values() for r in members if r["nodes"] != ""})
+    lines = [f"verdicts: modelled from each stage's recorded keys at {', '.join(nodes) or '?'} nodes "
              "(the emulators never split, so their latency cannot show a hotspot); latency follows below"]
+    cols = VERDICT_TABLE_COLUMNS
     for backend, members in table.items():
         widths = {c: max(len(c), *(len(str(m[c])) for m in members)) for c in cols}
         lines.append(f"\n{backend} / verdict")

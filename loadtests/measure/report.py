@@ -1,10 +1,13 @@
 """`keybench report RUN`: one self-contained `report.html` in the run directory, with the
-PNGs it embeds written beside it.
+PNGs it embeds written beside it. The answer comes first:
 
+- the verdicts: each design's expected distribution, its modelled verdict and whether they
+  agree, with its insert rate and latency and what each read costs; then a grid of the write
+  heatmaps, one per design and key space (modelled, see results/README.md);
 - latency percentiles per (backend, operation): one row per strategy, its p50, p90, p99
   and max on a log scale (measured on the emulator);
 - throughput over time per backend and dialect: one line per strategy;
-- key-space heatmaps, where the run recorded them (modelled, see results/README.md);
+- key-space heatmaps of reads;
 - each strategy's expected key distribution, its provenance and the documents' advice;
 - the summary table.
 """
@@ -20,6 +23,7 @@ from pathlib import Path
 
 from loadtests.errors import KeybenchError
 from loadtests.atomic import save_figure, write_atomically
+from loadtests.measure.console import VERDICT_TABLE_COLUMNS, verdict_rows
 from loadtests.measure.summary import read_summary
 
 PERCENTILES = (("p50_ms", "p50", "o"), ("p90_ms", "p90", "s"), ("p99_ms", "p99", "^"), ("max_ms", "max", "x"))
@@ -190,8 +194,13 @@ def write_report(run_dir: Path) -> Path:
                               out / f"throughput-{name}.png")
         throughput.append(f"<figure>{_img(png, 'throughput', f'{name} throughput')}</figure>")
 
+    pngs = sorted((run_dir / "heatmaps").glob("*.png")) if (run_dir / "heatmaps").is_dir() else []
+    grid = [f"<figure>{_img(p, 'heatmap', p.stem)}<figcaption>{html.escape(p.stem)}</figcaption></figure>"
+            for p in pngs if p.stem.endswith("-writes")]
     heatmaps = [f"<figure>{_img(p, 'heatmap', p.stem)}<figcaption>{html.escape(p.stem)} (modelled)</figcaption></figure>"
-                for p in sorted((run_dir / "heatmaps").glob("*.png"))] if (run_dir / "heatmaps").is_dir() else []
+                for p in pngs if not p.stem.endswith("-writes")]
+    designs = verdict_rows(rows)
+    nodes = sorted({str(d["nodes"]) for d in designs if d["nodes"] != ""})
 
     settings = meta.get("settings", {})
     facts = ", ".join(f"{k} {settings[k]}" for k in ("users", "duration_s", "rate", "workers", "repeat", "seed")
@@ -207,11 +216,21 @@ table {{ border-collapse: collapse; font-size: 12px; }}
 td, th {{ border: 1px solid #ccc; padding: 2px 6px; text-align: right; }}
 td:nth-child(-n+5) {{ text-align: left; }}
 table.designs td {{ text-align: left; max-width: 40em; }}
+table.verdicts td {{ text-align: left; }}
+.grid {{ display: grid; grid-template-columns: repeat(auto-fill, minmax(22em, 1fr)); gap: 0.5em; }}
+.grid figure {{ margin: 0; font-size: 11px; }}
 .note {{ background: #fff8e0; padding: 0.6em; border-left: 4px solid #e0b000; }}
 .partial {{ background: #ffe8e8; padding: 0.6em; border-left: 4px solid #c00000; }}
 </style></head><body>
 <h1>keybench run {html.escape(str(meta.get('run_id', run_dir.name)))}</h1>
 {_status_note(status)}
+<section id="verdicts">
+<h2>Verdicts: which designs hotspot (modelled at {html.escape(', '.join(nodes) or '?')} nodes)</h2>
+<p>Each design's verdict (hotspot, hot_row, spread or inconclusive) from the split model over the keys its stage
+wrote, and whether it agrees with what the design is expected to do; then what it cost on the emulator.</p>
+{_table(designs, ("backend", *VERDICT_TABLE_COLUMNS), "verdicts")}
+<div class="grid">{''.join(grid)}</div>
+</section>
 <p>{html.escape(str(meta.get('started', '')))} to {html.escape(str(meta.get('finished', '')))}; {html.escape(facts)}.</p>
 <p class="note">Latency and throughput are <b>measured</b> on the emulators, which never split data: they show the
 cost of each operation and read fan-out, not a hotspot. Hotspot figures (heatmaps, split model) are
@@ -220,7 +239,7 @@ cost of each operation and read fan-out, not a hotspot. Hotspot figures (heatmap
 {''.join(latency)}
 <h2>Throughput over time</h2>
 {''.join(throughput)}
-{'<h2>Key-space heatmaps (modelled)</h2>' + ''.join(heatmaps) if heatmaps else ''}
+{'<h2>Read heatmaps (modelled)</h2>' + ''.join(heatmaps) if heatmaps else ''}
 <h2>Expected behaviour and where it comes from</h2>
 <p>"documented" is filled where a source document states the distribution; "source" quotes the
 document's phrase, or says the design is keybench's own addition and why.</p>

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from loadtests.design.keys import preload_keys, DEFAULT_POPULATION, DEFAULT_SEED, UUID1_EPOCH_OFFSET, LONG_MAX, TS_DIGITS, WriteEvent, Part, device_id, separator_after
+from loadtests.design.keys import UNIFORM, Skew, preload_keys, DEFAULT_POPULATION, DEFAULT_SEED, UUID1_EPOCH_OFFSET, LONG_MAX, TS_DIGITS, WriteEvent, Part, device_id, separator_after
 from loadtests.design.byteorder import STRING_END, TABLE_SPACE, KeyEncoder, bit_reversed_array, encode_value, generated_values, index_key_parts, invert, prefix_successor
 from loadtests.errors import check_range
 from loadtests.model.keystream import KeyStream
@@ -46,13 +46,19 @@ class EventColumns:
         return WriteEvent(int(self.entity[i]), int(self.ts_us[i]), "", int(self.seq[i]))
 
 
-def make_events(rows: int, population: int, seed: int, rate_per_s: float, first: int = 0) -> EventColumns:
-    """EventColumns first+1..first+rows of the synthetic workload: entities uniform over the population."""
+def make_events(rows: int, population: int, seed: int, rate_per_s: float, first: int = 0,
+                skew: Skew = UNIFORM) -> EventColumns:
+    """EventColumns first+1..first+rows of the synthetic workload: entities drawn from the
+    population, uniformly or with `skew` (entity 1 the heaviest)."""
     rng = np.random.default_rng([seed, first])
     seq = np.arange(first + 1, first + rows + 1, dtype=np.int64)
     step_us = 1_000_000 / rate_per_s
     ts = START_US + np.floor((seq - 1) * step_us).astype(np.int64)
-    return EventColumns(rng.integers(1, population + 1, size=rows, dtype=np.int64), ts, seq)
+    if skew.exponent is None:
+        entity = rng.integers(1, population + 1, size=rows, dtype=np.int64)
+    else:
+        entity = 1 + skew.indices(rng.random(rows), population)
+    return EventColumns(entity, ts, seq)
 
 
 # --- vectorised columns: each part as an (rows, width) uint8 matrix ---------------------------
@@ -336,7 +342,7 @@ def add_sample_reads(stream: KeyStream, strategy, events: EventColumns, keys: np
 
 def simulate_stream(strategy, rows: int, seed: int = DEFAULT_SEED, population: int = DEFAULT_POPULATION,
                     rate_per_s: float = DEFAULT_RATE_PER_S, reads_per_operation: int = DEFAULT_READS,
-                    read_window_s: float = DEFAULT_WINDOW_S) -> KeyStream:
+                    read_window_s: float = DEFAULT_WINDOW_S, skew: Skew = UNIFORM) -> KeyStream:
     """The key stream a run of `rows` inserts at a steady rate would write, plus sample reads
     (a time_window read covers the last `read_window_s` seconds)."""
     stream = KeyStream()
@@ -347,7 +353,7 @@ def simulate_stream(strategy, rows: int, seed: int = DEFAULT_SEED, population: i
                                                                           "", 0)) for i, k in enumerate(keys)])
     entities = []
     for first in range(0, rows, CHUNK_ROWS):
-        events = make_events(min(CHUNK_ROWS, rows - first), population, seed, rate_per_s, first)
+        events = make_events(min(CHUNK_ROWS, rows - first), population, seed, rate_per_s, first, skew)
         times = events.ts_us / 1e6
         held = index_rows(strategy, events)
         for space, (keys, lengths, units) in encode_events(strategy, events, seed).items():
@@ -368,7 +374,8 @@ def simulate_stream(strategy, rows: int, seed: int = DEFAULT_SEED, population: i
 def simulate_strategy(strategy, rows: int, nodes: int | None = None, seed: int = DEFAULT_SEED,
                       population: int = DEFAULT_POPULATION, rate_per_s: float = DEFAULT_RATE_PER_S,
                       reads_per_operation: int = DEFAULT_READS,
-                      params: SplitParams | None = None, read_window_s: float | None = None) -> ModelResult:
+                      params: SplitParams | None = None, read_window_s: float | None = None,
+                      skew: Skew = UNIFORM) -> ModelResult:
     """Generates `rows` writes with the strategy's key generator (no database), a sample of its
     reads, and runs the split model. `params` overrides the model's defaults; `nodes`, when
     given, replaces its node count.
@@ -385,6 +392,25 @@ def simulate_strategy(strategy, rows: int, nodes: int | None = None, seed: int =
     params.validate()
     if read_window_s is None:
         read_window_s = params.window_size(rows) / 10 / rate_per_s
-    stream = simulate_stream(strategy, rows, seed, population, rate_per_s, reads_per_operation, read_window_s)
+    stream = simulate_stream(strategy, rows, seed, population, rate_per_s, reads_per_operation, read_window_s, skew)
     return model_stream(stream, params)
 
+
+
+def simulate_verdicts(chosen, rows: int, seed: int = DEFAULT_SEED, population: int = DEFAULT_POPULATION,
+                      params: SplitParams | None = None, reads_per_operation: int = DEFAULT_READS,
+                      skew: Skew = UNIFORM) -> list[dict]:
+    """Per strategy: its simulated stream's verdict against its claim, then every model figure."""
+    from loadtests.model.verdict import judge
+
+    out = []
+    for strategy in chosen:
+        result = simulate_strategy(strategy, rows, seed=seed, population=population, params=params,
+                                   reads_per_operation=reads_per_operation, skew=skew)
+        verdict = judge(result)
+        out.append({"backend": strategy.backend, "strategy": strategy.name, "dialect": strategy.dialect,
+                    "rows": rows, "skew": str(skew), "expected": strategy.claim, "verdict": verdict.verdict,
+                    "agrees": "yes" if verdict.agrees(strategy.claim) else "no",
+                    "hot_node_share_se": round(verdict.hot_node_share_se, 4), "verdict_reason": verdict.reason,
+                    **result.summary()})
+    return out

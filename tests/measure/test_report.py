@@ -46,6 +46,23 @@ def test_the_run_writes_a_report_that_loads_with_one_plot_per_operation(small_ru
     assert len(colours) > 50, "the screenshot is blank or nearly so"
 
 
+def test_the_first_section_a_browser_shows_is_the_verdict_table_then_the_write_heatmaps(small_run):
+    dom = _chromium(small_run / "report.html", "--dump-dom")
+    assert dom.returncode == 0 and console_messages(dom) == [], dom.stderr[-2000:]
+    body = dom.stdout.split("<body>", 1)[1]
+    first_section = body.split("<section", 1)[1].split("</section>", 1)[0]
+    assert body.index("<section") < body.index("<h2") + 1 and body.index("</section>") < body.index('class="latency"')
+    assert "Verdicts: which designs hotspot" in first_section
+    table = first_section.split('<table class="verdicts">', 1)[1].split("</table>", 1)[0]
+    rows = [r for r in table.split("<tr>")[2:]]
+    assert len(rows) == 4  # spanner timestamp_first, hash_shard; bigtable timestamp_first, salted
+    for row in rows:
+        cells = [c.split("</td>")[0] for c in row.split("<td>")[1:]]
+        design, verdict, agrees = cells[1], cells[3], cells[4]
+        assert verdict == ("hotspot" if design == "timestamp_first" else "spread") and agrees == "yes", cells
+    assert first_section.count('class="heatmap"') == 4  # one write heatmap per design (no index here)
+
+
 def test_the_report_shows_each_strategys_expectation_provenance_and_advice(small_run):
     page = (small_run / "report.html").read_text()
     designs = page.split('<table class="designs">')[1].split("</table>")[0]
