@@ -158,3 +158,19 @@ def test_repetitions_interleave_and_the_summary_shows_their_spread(emulator_host
     acknowledged = sum(s["integrity"]["acknowledged"] for s in stages if s["strategy"] == "salted")
     [insert] = [r for r in rows if r["strategy"] == "salted" and r["operation"] == "insert"]
     assert int(insert["acknowledged"]) == acknowledged == int(insert["requests"])
+
+
+def test_fail_on_verdict_gates_ci_on_the_modelled_verdict_and_the_answer_prints_first(emulator_hosts, tmp_path):
+    done = keybench("run", "--backend", "spanner", "--strategies", "timestamp_first,uuid4_string", "--dialects",
+                    "googlesql", "--duration", "3s", "--no-report", "--results-dir", str(tmp_path), "--run-id", "gate",
+                    "--fail-on-verdict", "hotspot,hot_row", timeout=240)
+    assert done.returncode == 1, done.stderr[-2000:]
+    gate = [line for line in done.stderr.splitlines() if "--fail-on-verdict" in line]
+    assert len(gate) == 1 and "spanner:timestamp_first verdict hotspot" in gate[0], done.stderr
+    # The verdict table comes before the first latency table.
+    assert done.stdout.index("spanner / verdict") < done.stdout.index("spanner / insert")
+    verdicts = {r["strategy"]: (r["verdict"], r["agrees"]) for r in read_summary(tmp_path / "gate" / "summary.csv")
+                if r["operation"] == "insert"}
+    assert verdicts == {"timestamp_first": ("hotspot", "yes"), "uuid4_string": ("spread", "yes")}
+    refused = keybench("run", "--fail-on-verdict", "hot", "--dry-run")
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and "unknown verdict 'hot'" in refused.stderr
