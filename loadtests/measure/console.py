@@ -7,6 +7,7 @@ import csv
 import io
 
 from loadtests.design.plans import strategy_plans
+from loadtests.model.params import ROW_LIMIT_MB, ROW_RECOMMENDED_MB
 
 
 def catalogue_lines(catalogue, latest_n: int) -> list[str]:
@@ -115,7 +116,21 @@ def _units(rows: list[dict]) -> dict[tuple, list[dict]]:
 
 
 VERDICT_TABLE_COLUMNS = ("design", "expected", "verdict", "agrees", "hot_node_share", "effective_nodes",
-                         "hot_row_share", "insert_rps", "insert_p50_ms", "insert_p99_ms", "reads (access/ranges touched)")
+                         "hot_row_share", "busiest_row", "insert_rps", "insert_p50_ms", "insert_p99_ms",
+                         "reads (access/ranges touched)")
+
+
+def _row_growth(row: dict) -> str:
+    """The busiest row's writes and growth, against the documented row size: '-' when every
+    row was written once."""
+    writes = row.get("max_row_writes") or ""
+    if not writes or int(writes) <= 1:
+        return "-"
+    growth = float(row["row_mb_per_hour"]) if row.get("row_mb_per_hour") else 0.0
+    if growth <= 0:
+        return f"{writes} writes"
+    return (f"{writes} writes, {growth:.2f} MB/h: {ROW_RECOMMENDED_MB} MB in {ROW_RECOMMENDED_MB / growth:,.0f} h, "
+            f"{ROW_LIMIT_MB} MB in {ROW_LIMIT_MB / growth:,.0f} h")
 
 
 def verdict_rows(rows: list[dict]) -> list[dict]:
@@ -132,7 +147,7 @@ def verdict_rows(rows: list[dict]) -> list[dict]:
             "expected": first["expected"] + (" (documented)" if first["documented"] else " (keybench)"),
             "verdict": first.get("verdict") or "-", "agrees": first.get("agrees") or "-",
             "hot_node_share": first.get("hot_node_share") or "-", "effective_nodes": first.get("effective_nodes") or "-",
-            "hot_row_share": first.get("hot_row_share") or "-",
+            "hot_row_share": first.get("hot_row_share") or "-", "busiest_row": _row_growth(first),
             "insert_rps": measured("rps"), "insert_p50_ms": measured("p50_ms"), "insert_p99_ms": measured("p99_ms"),
             "reads (access/ranges touched)": " ".join(f"{r['operation']}={r['access']}/{r['read_ranges_touched'] or '-'}"
                                                       for r in members if r["operation"] != "insert") or "-",

@@ -14,6 +14,9 @@ DEFAULT_RATE_PER_S = 1000.0  # the simulated insert rate: spaces the synthetic w
 MAX_NODES = 10_000
 MAX_ROWS = 10**12  # any count of rows or windows the model is given
 MAX_RANGES_PER_NODE = 1_000
+# The documented row limits of Bigtable ("Bigtable: Schema design best practices"): a row
+# should stay under 100 MB, and cannot pass 256 MB.
+ROW_RECOMMENDED_MB, ROW_LIMIT_MB = 100, 256
 
 # The verdict's thresholds, in multiples of a node's fair share of the writes (1/N): a design
 # spreads when its busiest node carries at most SPREAD_FAIR_SHARES of it, and hotspots when

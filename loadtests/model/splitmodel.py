@@ -486,9 +486,6 @@ MODEL_COLUMNS = ("model_space", "model_nodes", "hot_node_share", "effective_node
                  "hot_row_share", "rewrite_share", "max_row_writes", "row_mb_per_hour", "read_ranges_touched",
                  "mean_key_bytes", "model_windows", "verdict_reason")
 VERDICT_COLUMNS = ("verdict", "agrees")
-# The documented row limits of Bigtable ("Bigtable: Schema design best practices"): a row
-# should stay under 100 MB, and cannot pass 256 MB.
-ROW_RECOMMENDED_MB, ROW_LIMIT_MB = 100, 256
 
 
 def model_columns(result: ModelResult, operation: str, claim: str, cell_bytes: float = 0.0) -> dict:
