@@ -17,12 +17,10 @@ from google.cloud.spanner_admin_database_v1 import DatabaseDialect
 from loadtests.backends.base import DEFAULT_PAYLOAD_BYTES, DEFAULT_TIMEOUT_S, Backend, KeyCollision
 from loadtests.errors import KeybenchError
 from loadtests.design.keys import WriteEvent, timestamp, ts_us_of
-from loadtests.design.plans import Span, StoredRow
+from loadtests.design.plans import Span, StoredRow, row_columns
 from loadtests.design.strategies import Strategy
 
 EMULATOR_CONFIG = "emulator-config"
-READ_COLUMNS = ("UserId", "LastAccess", "WriteId")
-REQUIRED_COLUMNS = ("UserId", "LastAccess", "WriteId", "Payload")
 DDL_TIMEOUT_S = 60
 ABORT_BACKOFF_S, ABORT_BACKOFF_MAX_S = 0.05, 1.0  # pauses between retries of an escaped ABORTED
 PARAM_TYPES = {
@@ -32,6 +30,7 @@ PARAM_TYPES = {
     "sequence": spanner.param_types.INT64, "bit_reversed_sequence": spanner.param_types.INT64,
     "label": spanner.param_types.STRING, "uuid4_high": spanner.param_types.INT64,
     "uuid4_low": spanner.param_types.INT64, "unread": spanner.param_types.BOOL,
+    "last_access": spanner.param_types.TIMESTAMP,
     "category": spanner.param_types.INT64, "zipf": spanner.param_types.INT64,
 }
 
@@ -100,14 +99,15 @@ class SpannerBackend(Backend):
         # Stored generated columns are the database's to write: inserts leave them out.
         computed = {p.column for p in strategy.parts if p.computed_by_database}
         self.emulator_bound_inserts = bool(self.generated)
+        self.read_columns = row_columns(strategy)  # UserId, the write's time, WriteId
         self.param_types = {
-            "UserId": spanner.param_types.INT64, "LastAccess": spanner.param_types.TIMESTAMP,
+            "UserId": spanner.param_types.INT64, strategy.time_column: spanner.param_types.TIMESTAMP,
             "WriteId": spanner.param_types.STRING, "Payload": spanner.param_types.STRING,
             **{p.column: PARAM_TYPES[p.name] for p in (*strategy.parts, *strategy.extra_parts)
                if not p.generated and p.name in PARAM_TYPES},
         }
         self.columns = [c for c in self.key_columns if c not in computed]
-        self.columns += [c for c in REQUIRED_COLUMNS if c not in self.columns]
+        self.columns += [c for c in (*self.read_columns, "Payload") if c not in self.columns]
         self.columns += [p.column for p in strategy.extra_parts]
 
     def _n(self, name: str) -> str:
@@ -193,7 +193,7 @@ class SpannerBackend(Backend):
         values = dict(zip(self.key_columns, key))
         values.update((p.column, p.compute(event, None)) for p in self.strategy.extra_parts)
         values.setdefault("UserId", event.entity)
-        values.setdefault("LastAccess", timestamp(event.ts_us))
+        values.setdefault(self.strategy.time_column, timestamp(event.ts_us))
         values["WriteId"] = event.write_id
         values["Payload"] = self.payload
         return values
@@ -305,7 +305,7 @@ class SpannerBackend(Backend):
                                           spanner.KeySet(keys=[[user]]))):
                     raise KeybenchError(f"{self.strategy.label}: user {user} has rows but no parent row")
         with self.database.snapshot() as snapshot:
-            rows = snapshot.read(self._n(self.strategy.table), self._names(READ_COLUMNS), keyset,
+            rows = snapshot.read(self._n(self.strategy.table), self._names(self.read_columns), keyset,
                                  index=self._n(index or ""), limit=limit or 0)
             return [StoredRow(user, ts_us_of(ts), write_id) for user, ts, write_id in rows]
 

@@ -26,7 +26,6 @@ Read spans (`plans.Span`, prefix-closed and inclusive) become half-open byte int
 from __future__ import annotations
 
 import datetime as dt
-import random
 import re
 from dataclasses import dataclass
 from functools import cached_property
@@ -116,8 +115,6 @@ def index_key_parts(strategy, index) -> tuple[Part, ...]:
     held = {p.column for p in index.parts}
     return tuple(index.parts) + tuple(p for p in strategy.parts if p.column not in held)
 
-
-_INDEX_RNG = random.Random(0)  # index key parts (time, user, shard) never draw from it
 
 _STATEMENT_TABLE = re.compile(r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?\"?(\w+)", re.I)
 _STATEMENT_INDEX = re.compile(r"^\s*CREATE\s+(?:UNIQUE\s+)?(?:NULL_FILTERED\s+)?INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?\"?(\w+)",
@@ -213,8 +210,8 @@ class KeyEncoder:
         out = [(TABLE_SPACE, table_key, self.unit_length(TABLE_SPACE, self.strategy.parts, key, table_key))]
         for index in self.strategy.indexes:
             parts, appended = self._index_layouts[index.name]
-            own = tuple(p.compute(event, _INDEX_RNG) for p in index.parts)
-            if index.holds(own):
+            own = index.key_values(event)
+            if index.holds(own):  # a NULL_FILTERED index has no entry for a row with a NULL key column
                 values = own + tuple(key[i] for i in appended)
                 encoded = spanner_key_bytes(parts, values)
                 out.append((index.name, encoded, self.unit_length(index.name, parts, values, encoded)))

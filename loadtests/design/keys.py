@@ -41,6 +41,8 @@ MAX_BUCKETS = 4096
 MAX_INTERVAL_S = 86_400  # an interval part's length: at most a day
 MAX_CATEGORY_VALUES = 10**12  # a category or zipf part's distinct values
 DEFAULT_ZIPF_EXPONENT = 1.1
+# A `last_access` part is NULL for one write in this many: a user who never accessed.
+NEVER_ACCESSED_ONE_IN = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +93,11 @@ def timestamp(ts_us: int) -> dt.datetime:
     return EPOCH + dt.timedelta(microseconds=ts_us)
 
 
+def never_accessed(event: WriteEvent) -> bool:
+    """Whether a write's `last_access` is NULL: one write in NEVER_ACCESSED_ONE_IN, by a stable hash."""
+    return stable_hash("last_access", event.entity, event.ts_us) % NEVER_ACCESSED_ONE_IN == 0
+
+
 def ts_us_of(value: dt.datetime) -> int:
     delta = value - EPOCH
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
@@ -120,6 +127,13 @@ class Part:
     generated: bool = False  # Spanner: the database makes the value (a sequence default)
     computed_by_database: bool = False  # Spanner: a stored generated column keybench can also compute
     interval_us: int = 0  # TIME parts that bucket time: the interval's length; its writes share one value
+    # A nullable part (NULL for some writes): its value for a write that sets it. A read's bounds
+    # and a key's largest size take this value; a NULL bounds nothing.
+    when_set: Callable[[WriteEvent, random.Random], Any] | None = None
+
+    def value_when_set(self, event: WriteEvent, rng: random.Random) -> Any:
+        """The part's value for `event` as if the write set it (the same as `compute` unless nullable)."""
+        return (self.when_set or self.compute)(event, rng)
 
 
 def _bucket_of(fields: tuple[str, ...], count: int) -> Callable[[WriteEvent], int]:
@@ -391,8 +405,14 @@ def spanner_part(spec: dict) -> Part:
         # so that a NULL_FILTERED index holds the unread ones only.
         return Part("unread", OPAQUE, lambda e, r: True if stable_hash("unread", e.entity, e.ts_us) % 10 == 0 else None,
                     column, desc)
+    if value == "last_access":
+        # The page's nullable Users.LastAccess: the write's time, or NULL for a user who never
+        # accessed (one write in NEVER_ACCESSED_ONE_IN), decided by a stable hash of the write so
+        # that the row, its NULL_FILTERED index entry, the reads' truth and the simulation agree.
+        return Part("last_access", TIME, lambda e, r: None if never_accessed(e) else timestamp(e.ts_us), column, desc,
+                    when_set=lambda e, r: timestamp(e.ts_us))
     raise ValueError(
-        f"unknown Spanner key value {value!r}; known: user, ts, shard, uuid4_string, uuid4_bytes, uuid1, uuid7, "
+        f"unknown Spanner key value {value!r}; known: user, ts, last_access, shard, uuid4_string, uuid4_bytes, uuid1, uuid7, "
         "uuid4_high, uuid4_low, sequence, bit_reversed_sequence, generated, generated_uuid, farm_fingerprint_shard, label, "
         "category, zipf, unread"
     )

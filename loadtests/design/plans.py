@@ -94,7 +94,8 @@ _NO_RNG = random.Random(0)  # TIME, ENTITY and DERIVED parts never draw from it
 
 
 def _value(part: Part, entity: int = 0, ts_us: int = 0, seq: int = 0):
-    return part.compute(WriteEvent(entity, ts_us, "", seq), _NO_RNG)
+    """A bound or prefix value: a nullable part's value as set (a NULL bounds no range)."""
+    return part.value_when_set(WriteEvent(entity, ts_us, "", seq), _NO_RNG)
 
 
 def _leading(parts: tuple[Part, ...], stop_role: str, entity_known: bool) -> list[list] | None:
@@ -222,7 +223,9 @@ def read_plans(backend: str, parts: tuple[Part, ...], latest_n: int, indexes=(),
     return plans
 
 
-ROW_COLUMNS = ("UserId", "LastAccess", "WriteId")  # what a Spanner read needs to make a StoredRow
+def row_columns(strategy) -> tuple[str, ...]:
+    """What a Spanner read needs to make a StoredRow: the user, the write's time, the WriteId."""
+    return ("UserId", strategy.time_column, "WriteId")
 
 
 def _with_parent(plan: ReadPlan) -> ReadPlan:
@@ -236,7 +239,7 @@ def _with_parent(plan: ReadPlan) -> ReadPlan:
 
 
 def strategy_plans(strategy, latest_n: int) -> dict[str, ReadPlan]:
-    plans = read_plans(strategy.backend, strategy.parts, latest_n, strategy.indexes, ROW_COLUMNS)
+    plans = read_plans(strategy.backend, strategy.parts, latest_n, strategy.indexes, row_columns(strategy))
     if getattr(strategy, "parent_table", None):
         plans["latest_n"] = _with_parent(plans["latest_n"])
     return plans

@@ -19,7 +19,7 @@ from pathlib import Path
 from loadtests.errors import KeybenchError
 
 from loadtests.design.keys import (
-    NUMBER, OPAQUE, PRELOAD_KINDS, TIME, KeyGenerator, Part, bigtable_part, spanner_part,
+    NUMBER, OPAQUE, PRELOAD_KINDS, TIME, KeyGenerator, Part, WriteEvent, bigtable_part, spanner_part,
 )
 
 BACKENDS = ("spanner", "bigtable")
@@ -46,6 +46,18 @@ class Index:
         """Whether a row whose index key columns take `values` has an entry in this index."""
         return not (self.null_filtered and any(v is None for v in values))
 
+    def key_values(self, event: WriteEvent) -> tuple:
+        """The index key columns' values one write gives its row (index key parts draw nothing
+        random, so no generator is needed)."""
+        return tuple(p.compute(event, _INDEX_RNG) for p in self.parts)
+
+    def holds_write(self, event: WriteEvent) -> bool:
+        """Whether the row one write makes has an entry in this index."""
+        return self.holds(self.key_values(event))
+
+
+_INDEX_RNG = random.Random(0)  # index key parts (time, user, shard, ...) never draw from it
+
 
 # The source documents keybench is built from, by title: the one home of their names.
 SPANNER_BEST_PRACTICES = "Spanner: Schema design best practices"
@@ -58,6 +70,8 @@ DOCUMENTS = (SPANNER_BEST_PRACTICES, SPANNER_KEY_MIGRATION, BIGTABLE_BEST_PRACTI
 DISTRIBUTIONS = ("hotspot", "hot_row", "spread")
 NOT_IN_THE_DOCUMENTS = "not in the documents"
 DEFAULT_PAYLOAD_QUALIFIER = "p"
+# Spanner: the NOT NULL column that holds each write's time, which every read returns.
+DEFAULT_TIME_COLUMN = "LastAccess"
 
 
 @dataclass(frozen=True)
@@ -108,6 +122,9 @@ class Strategy:
     extra_parts: tuple[Part, ...] = ()  # Spanner: non-key columns the application computes (an index's ShardId)
     note: str = ""  # where this dialect's fixture departs from the documented design, and why
     payload_qualifier: str = DEFAULT_PAYLOAD_QUALIFIER  # Bigtable: the column the payload cell is written to
+    # Spanner: where each write's time is kept. Another column than LastAccess when a design
+    # needs LastAccess nullable (index_monotonic, as the page writes it).
+    time_column: str = DEFAULT_TIME_COLUMN
     source: Provenance = Provenance()
     advice: str = ""  # the documents' advice beyond hotspots, e.g. "avoid: loses scan order"
     table_per_tenant: bool = False  # Bigtable: one table per tenant (the first key part), which the row key leaves out
@@ -300,8 +317,14 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
             found[index.name] = bool(re.match(r"CREATE\s+NULL_FILTERED\b", statement, re.IGNORECASE)
                                      or re.search(r"\bWHERE\b.*\bIS\s+NOT\s+NULL\b", statement, re.IGNORECASE))
         indexes = tuple(dataclasses.replace(i, null_filtered=found[i.name]) for i in indexes)
+        time_column = meta.get("time_column", DEFAULT_TIME_COLUMN)
+        if not isinstance(time_column, str) or not re.fullmatch(r"[A-Za-z]\w*", time_column):
+            raise _fixture_error(meta_path, f"time_column must be a column name, got {time_column!r}")
+        if any(p.column == time_column and p.when_set for p in (*parts, *extra)):
+            raise _fixture_error(meta_path, f"{time_column} holds each write's time, which every read returns: "
+                                            "a nullable part cannot fill it; name another time_column")
         return Strategy(table=table, ddl=ddl, parent_table=parent, preload=preload, indexes=indexes,
-                        extra_parts=extra, **common)
+                        extra_parts=extra, time_column=time_column, **common)
     table_path = directory / "table.toml"
     table_spec = _read_toml(table_path)
     families = table_spec.get("column_families")
@@ -370,8 +393,6 @@ SPANNER_TIMESTAMP_BYTES = 12
 def _probe_event(population: int):
     """The write with the longest key the workload can make: the largest entity, a late time,
     a big insert number."""
-    from loadtests.design.keys import WriteEvent
-
     return WriteEvent(entity=population, ts_us=9_999_999_999_999_999, write_id="", seq=10**12)
 
 
@@ -396,7 +417,7 @@ def _check_spanner_indexes(strategy: Strategy, population: int) -> None:
                 f"{strategy.label}: index {index.name} has {len(parts)} key columns (with the table's key); "
                 f"Spanner's rule is at most {SPANNER_MAX_INDEX_KEY_COLUMNS} index key columns"
             )
-        size = sum(_spanner_value_bytes(p, p.compute(probe, rng)) for p in parts)
+        size = sum(_spanner_value_bytes(p, p.value_when_set(probe, rng)) for p in parts)
         if size > SPANNER_MAX_INDEX_KEY_BYTES:
             raise KeybenchError(
                 f"{strategy.label}: index {index.name} has keys of {size:,} bytes; "

@@ -3,7 +3,8 @@
 Every acknowledged write is indexed by entity, time and insert number, with the moment it
 was acknowledged. A read may then be checked against the rows acknowledged before it
 started: those must come back (else they are *missing*), and nothing outside the request
-may (else it is *wrong*). Rows acknowledged while the read ran may come back or not.
+may (else it is *wrong*). Rows acknowledged while the read ran may come back or not. A read
+through a NULL_FILTERED index must not expect a row that has no entry in it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,11 @@ from loadtests.design.plans import StoredRow
 class Written:
     row: StoredRow
     acked_ns: int  # time.monotonic_ns() when the database acknowledged it
+    unindexed: frozenset[str] = frozenset()  # NULL_FILTERED indexes without an entry for the row
+
+    def expected(self, before_ns: int, index: str | None) -> bool:
+        """Whether a read that started at `before_ns`, through `index` (None: the table), must return it."""
+        return self.acked_ns <= before_ns and index not in self.unindexed
 
 
 class WrittenRows:
@@ -28,8 +34,8 @@ class WrittenRows:
         self._ts_keys: list[tuple[int, str]] = []  # (ts_us, write_id), sorted
         self._by_id: dict[str, Written] = {}
 
-    def add(self, row: StoredRow, acked_ns: int) -> None:
-        w = Written(row, acked_ns)
+    def add(self, row: StoredRow, acked_ns: int, unindexed: frozenset[str] = frozenset()) -> None:
+        w = Written(row, acked_ns, unindexed)
         self.by_entity[row.entity].append(w)
         self.by_seq[row.seq] = w
         self._by_id[row.write_id] = w
@@ -38,24 +44,26 @@ class WrittenRows:
     def __len__(self) -> int:
         return len(self._by_id)
 
-    # Each method returns the write ids a correct answer must contain.
-    def of_entity(self, entity: int, before_ns: int) -> set[str]:
-        return {w.row.write_id for w in self.by_entity.get(entity, ()) if w.acked_ns <= before_ns}
+    # Each method returns the write ids a correct answer must contain; `index` is the index the
+    # read goes through (None: the table).
+    def of_entity(self, entity: int, before_ns: int, index: str | None = None) -> set[str]:
+        return {w.row.write_id for w in self.by_entity.get(entity, ()) if w.expected(before_ns, index)}
 
-    def newest_of_entity(self, entity: int, before_ns: int, answer: list[StoredRow], n: int) -> set[str]:
+    def newest_of_entity(self, entity: int, before_ns: int, answer: list[StoredRow], n: int,
+                         index: str | None = None) -> set[str]:
         """The newest-N rows acknowledged before the read that the answer must hold: all of
         them if it holds fewer than N, else those at least as new as its oldest row."""
-        rows = [w.row for w in self.by_entity.get(entity, ()) if w.acked_ns <= before_ns]
+        rows = [w.row for w in self.by_entity.get(entity, ()) if w.expected(before_ns, index)]
         if len(answer) >= n and answer:
             oldest = min(r.ts_us for r in answer)
             rows = [r for r in rows if r.ts_us >= oldest]
         return {r.write_id for r in rows}
 
-    def in_time_window(self, t0: int, t1: int, before_ns: int) -> set[str]:
+    def in_time_window(self, t0: int, t1: int, before_ns: int, index: str | None = None) -> set[str]:
         lo = bisect.bisect_left(self._ts_keys, (t0, ""))
         hi = bisect.bisect_right(self._ts_keys, (t1, "\uffff"))
-        return {wid for _, wid in self._ts_keys[lo:hi] if self._by_id[wid].acked_ns <= before_ns}
+        return {wid for _, wid in self._ts_keys[lo:hi] if self._by_id[wid].expected(before_ns, index)}
 
-    def in_number_range(self, first: int, last: int, before_ns: int) -> set[str]:
+    def in_number_range(self, first: int, last: int, before_ns: int, index: str | None = None) -> set[str]:
         found = (self.by_seq.get(n) for n in range(first, last + 1))
-        return {w.row.write_id for w in found if w is not None and w.acked_ns <= before_ns}
+        return {w.row.write_id for w in found if w is not None and w.expected(before_ns, index)}

@@ -127,19 +127,24 @@ class Stage:
         elif op == "time_window":
             t1 = CLOCK.now_us()
             t0 = t1 - int(self.settings.window_s * 1e6)
-            self.read(op, plan.build(t0, t1), lambda answer: self.written.in_time_window(t0, t1, started), intended)
+            request = plan.build(t0, t1)
+            self.read(op, request, lambda answer: self.written.in_time_window(t0, t1, started, request.index),
+                      intended)
         elif op == "number_range":
             last = user.pick(self.recent)[1].seq
             first = max(1, last - self.settings.number_span + 1)
-            self.read(op, plan.build(first, last),
-                      lambda answer: self.written.in_number_range(first, last, started), intended)
+            request = plan.build(first, last)
+            self.read(op, request,
+                      lambda answer: self.written.in_number_range(first, last, started, request.index), intended)
         elif op == "latest_n":
             entity, n = user.pick(self.recent)[1].entity, self.settings.latest_n
-            self.read(op, plan.build(entity),
-                      lambda answer: self.written.newest_of_entity(entity, started, answer, n), intended)
+            request = plan.build(entity)
+            self.read(op, request,
+                      lambda answer: self.written.newest_of_entity(entity, started, answer, n, request.index), intended)
         else:
             entity = user.pick(self.recent)[1].entity
-            self.read(op, plan.build(entity), lambda answer: self.written.of_entity(entity, started), intended)
+            request = plan.build(entity)
+            self.read(op, request, lambda answer: self.written.of_entity(entity, started, request.index), intended)
 
     def insert(self, user: UserWorkload, intended: float | None = None) -> None:
         """One insert operation: `settings.batch_size` rows in one call, timed and recorded
@@ -175,9 +180,14 @@ class Stage:
             acked, now = time.monotonic_ns(), time.time()
             for key, e in zip(keys, events):
                 row = StoredRow(e.entity, e.ts_us, e.write_id, e.seq)
-                self.written.add(row, acked)
+                self.written.add(row, acked, self.unindexed(e))
                 self.collector.key_stream.record_insert(self.encoder, key, e, now)
                 self.recent.append((key, row))
+
+    def unindexed(self, event: WriteEvent) -> frozenset[str]:
+        """The NULL_FILTERED indexes that hold no entry for the row `event` writes: a read
+        through one of them must not expect the row."""
+        return frozenset(i.name for i in self.strategy.indexes if not i.holds_write(event))
 
     def _deadline(self) -> gevent.Timeout:
         """Every operation ends by its deadline (`--op-timeout`), whatever the client does:
@@ -201,7 +211,7 @@ class Stage:
         acked = time.monotonic_ns()
         for k, e in rows:
             self.collector.acknowledge(e.write_id)
-            self.written.add(StoredRow(e.entity, e.ts_us, e.write_id), acked)
+            self.written.add(StoredRow(e.entity, e.ts_us, e.write_id), acked, self.unindexed(e))
         return len(rows)
 
     def read(self, op: str, request: ReadRequest, expected: Callable[[list[StoredRow]], set[str]],

@@ -270,9 +270,8 @@ def _unit(columns: list, root_columns: int | None, rows: int) -> np.ndarray | No
 
 def index_rows(strategy, events: EventColumns) -> dict[str, np.ndarray]:
     """Per NULL_FILTERED index, the rows that have an entry in it (a boolean mask)."""
-    rng = random.Random(0)  # index key parts never draw from it
-    return {index.name: np.fromiter((index.holds(tuple(p.compute(events.event(i), rng) for p in index.parts))
-                                     for i in range(len(events))), dtype=bool, count=len(events))
+    return {index.name: np.fromiter((index.holds_write(events.event(i)) for i in range(len(events))),
+                                    dtype=bool, count=len(events))
             for index in strategy.indexes if index.null_filtered}
 
 

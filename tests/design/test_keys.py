@@ -49,6 +49,19 @@ def test_spanner_uuid4_keys_are_version_4_and_replay_with_the_same_seed():
     assert all(uuid.UUID(k).version == 4 and len(k) == 36 for k in first)
 
 
+def test_last_access_is_the_time_or_null_for_one_write_in_four_the_same_for_the_same_write():
+    part = spanner_part({"column": "LastAccess", "value": "last_access"})
+    assert part.role == TIME
+    written = events(4000)
+    values = [part.compute(e, None) for e in written]
+    assert values == [part.compute(e, None) for e in written]  # the row and its index entry agree
+    nulls = sum(v is None for v in values)
+    assert 0.2 < nulls / len(values) < 0.3, nulls
+    assert all(v is None or v == timestamp(e.ts_us) for v, e in zip(values, written, strict=True))
+    # A read's bounds take the value as set, never a NULL.
+    assert all(part.value_when_set(e, None) == timestamp(e.ts_us) for e in written)
+
+
 def test_spanner_timestamp_first_keys_sort_in_time_order():
     gen = KeyGenerator((spanner_part({"column": "LastAccess", "value": "ts"}),
                         spanner_part({"column": "UserId", "value": "user"})))

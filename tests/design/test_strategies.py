@@ -190,3 +190,18 @@ def test_a_table_per_tenant_is_declared_on_a_key_led_by_the_tenant(copy_of):
         load_strategy(unit, "bigtable", "")
     assert 'table_per may only be "tenant"' in str(err.value) and "\n" not in str(err.value)
     assert catalogue("bigtable")["tenant_prefix"].tables == 1
+
+
+@pytest.mark.parametrize("time_column, complaint", [
+    ('"LastAccess"', "a nullable part cannot fill it"),  # index_monotonic's LastAccess is NULL for some rows
+    ('"Created At"', "time_column must be a column name"),
+])
+def test_the_time_column_every_read_returns_is_never_nullable(copy_of, time_column, complaint):
+    unit = copy_of("spanner", "index_monotonic")
+    toml = unit / "strategy.toml"
+    text = toml.read_text()
+    assert 'time_column = "CreatedAt"' in text
+    toml.write_text(text.replace('time_column = "CreatedAt"', f"time_column = {time_column}"))
+    with pytest.raises(KeybenchError) as err:
+        load_strategy(unit, "spanner", "googlesql")
+    assert complaint in str(err.value) and "\n" not in str(err.value)
