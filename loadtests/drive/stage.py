@@ -107,16 +107,20 @@ class Stage:
         self.preload()
 
     def new_user(self) -> UserWorkload:
+        """The next user's workload, in the role the settings give it (readers first)."""
         self.users += 1
-        return UserWorkload(self.settings, self.strategy.backend, self.seed, self.partition.user_index(self.users),
-                            self.partition)
+        backend = self.strategy.backend
+        return UserWorkload(self.settings, backend, self.seed, self.partition.user_index(self.users), self.partition,
+                            self.settings.role(backend, self.users, self.partition))
 
     def step(self, user: UserWorkload, intended: float | None = None) -> None:
         """Run the user's next operation through the collector; `intended` is when an
         open-loop schedule made it due."""
         op = user.next_operation()
         if op != INSERT and not self.recent:
-            op = INSERT  # nothing to read yet
+            # Nothing to read yet: a reader writes the row its reads start from. Once, at the
+            # start: the writers fill `recent` from then on (and with no writers, this row does).
+            op = INSERT
         if op == INSERT:
             self.insert(user, intended)
             return
