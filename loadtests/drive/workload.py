@@ -32,9 +32,10 @@ MAX_WEIGHT = 1_000_000
 MAX_USERS = 10_000  # per stage
 DEFAULT_MIX = {INSERT: 8, "point_read": 1, "latest_n": 1, "prefix_scan": 1, "time_window": 1, "number_range": 1}
 WRITER, READER = "writer", "reader"
-# How many of a stage's users read, and how often, unless --readers / --read-rate say
-# otherwise: chosen so that a stage of the default comparison keeps at least half the insert
-# rate of an insert-only stage of the same design (benchmarks/write_rate_under_reads.py).
+# How many of a stage's users read, and how much of their time, unless --readers,
+# --read-share or --read-rate say otherwise: measured so that a stage of the default
+# comparison keeps at least half the insert rate of an insert-only stage of the same design
+# (benchmarks/write_rate_under_reads.py; a reader back to back cut Spanner's to about a quarter).
 DEFAULT_READERS = 1
 DEFAULT_READ_SHARE = 0.2
 MIN_READ_SHARE = 0.01

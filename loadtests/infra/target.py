@@ -128,8 +128,10 @@ def estimate_line(options, stages: list[Strategy], tag: str) -> str:
 def plan_lines(options, stages: list[Strategy], tag: str) -> list[str]:
     """`--dry-run`: the stages, the names they would create, and the write estimate."""
     load = f"inserts at {options.rate:g}/s" if options.rate else "closed loop"
+    roles = "; ".join(f"{b}: writers {r.writers}, readers {r.readers}"
+                      for b, r in ((b, options.workload.roles(b)) for b in dict.fromkeys(s.backend for s in stages)))
     header = (f"dry run: {len(stages) * options.repeat} stage(s), {options.duration_s:g} s each, {options.users} "
-              f"users, {load}; nothing is contacted or created")
+              f"users ({roles}), {load}; nothing is contacted or created")
     lines = [header]
     for repetition in range(1, options.repeat + 1):
         for strategy in stages:
