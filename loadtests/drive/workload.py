@@ -114,10 +114,17 @@ class WorkloadSettings:
         """--readers as given, else DEFAULT_READERS, but never every user (one user writes)."""
         return self.readers if self.readers is not None else max(0, min(DEFAULT_READERS, self.users - 1))
 
+    def local_roles(self, backend: str, partition: Partition) -> Roles:
+        """This process's share of the writers and readers, as Locust shares out the users."""
+        users, readers = partition.share(self.users), partition.share(self.roles(backend).readers)
+        return Roles(users - readers, readers)
+
     def role(self, backend: str, local_index: int, partition: Partition) -> str:
-        """The role of this process's `local_index`-th user (from 1): its partition's share of
-        the readers come first, then writers (also any user beyond --users, e.g. from the web UI)."""
-        return READER if local_index <= partition.share(self.roles(backend).readers) else WRITER
+        """The role of this process's `local_index`-th user (from 1): writers first, so the
+        first rows are on their way when the readers start; any user beyond --users (added
+        in the web UI) writes."""
+        local = self.local_roles(backend, partition)
+        return READER if local.writers < local_index <= local.writers + local.readers else WRITER
 
     def rate_per_user(self, backend: str, role: str) -> float:
         """Open loop: operations per second each user of `role` is due to start; 0 = closed loop."""

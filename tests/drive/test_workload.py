@@ -36,12 +36,14 @@ def test_the_mix_decides_which_roles_exist_for_each_backend():
     assert bigtable_read.roles("bigtable") == Roles(3, 1)
 
 
-def test_readers_come_first_and_the_workers_of_a_distributed_run_share_them_out():
+def test_writers_come_first_and_the_workers_of_a_distributed_run_share_out_both_roles():
     settings = WorkloadSettings(users=8, readers=3)
-    assert [settings.role("spanner", i, SOLE) for i in range(1, 10)] == [READER] * 3 + [WRITER] * 6
-    workers = [Partition(i, 2) for i in range(2)]
-    readers_per_worker = [sum(settings.role("spanner", i, p) == READER for i in range(1, 5)) for p in workers]
-    assert readers_per_worker == [2, 1]
+    # a ninth user (added in Locust's web UI) writes
+    assert [settings.role("spanner", i, SOLE) for i in range(1, 10)] == [WRITER] * 5 + [READER] * 3 + [WRITER]
+    workers = [Partition(i, 3) for i in range(3)]  # Locust gives them 3, 3 and 2 of the 8 users
+    roles = [[settings.role("spanner", i, p) for i in range(1, 4 - p.index // 2)] for p in workers]
+    assert roles == [[WRITER, WRITER, READER], [WRITER, WRITER, READER], [WRITER, READER]]
+    assert [settings.local_roles("spanner", p) for p in workers] == [Roles(2, 1), Roles(2, 1), Roles(1, 1)]
 
 
 def test_a_writer_only_inserts_and_a_reader_picks_its_reads_by_their_weights():
@@ -109,6 +111,22 @@ def test_role_options_that_cannot_work_are_refused_in_one_line(options, complain
     with pytest.raises(KeybenchError) as refused:
         options.validate()
     assert complaint in str(refused.value) and "\n" not in str(refused.value)
+
+
+@pytest.mark.parametrize("mix, first", [({INSERT: 1, "point_read": 1}, None), ({"point_read": 1}, INSERT)])
+def test_a_reader_with_nothing_to_read_waits_for_the_writers_or_writes_its_own_first_row(emulator_hosts, mix, first):
+    """With writers beside it a reader never inserts (an insert can hold it for seconds);
+    a reader without writers writes the one row its reads start from."""
+    strategy = strategies.catalogue("bigtable")["salted"]
+    settings = WorkloadSettings(users=2, mix=mix)
+    stage = StageSpec.of(strategy, settings, seed=4).build()
+    try:
+        stage.setup()
+        reader = next(u for u in (stage.new_user(), stage.new_user()) if u.role == READER)
+        assert stage.step(reader) == first
+        assert stage.collector.totals() == ((0, 0) if first is None else (1, 0))
+    finally:
+        stage.teardown()
 
 
 SLOW_SCAN_ROWS = 5_000  # enough rows that a full scan on the Bigtable emulator takes well over 100 ms
