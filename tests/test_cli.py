@@ -28,6 +28,8 @@ from tests.conftest import REPO, keybench, test_strategy_toml
     (["run", "--mix", "insert=-2,point_read=1"], "the weight of insert must be a whole number"),
     (["run", "--mix", "insert=0,point_read=0"], "every spanner operation weight 0"),
     (["run", "--backend", "spanner", "--mix", "prefix_scan=1"], "every spanner operation weight 0"),
+    (["run", "--readers", "8"], "--readers 8 leaves no writer among --users 8"),
+    (["run", "--read-rate", "5", "--mix", "insert=1"], "--read-rate 5 paces the readers, and this run has none"),
     (["run", "--rate", "0"], "--rate must be positive"),
     (["run", "--rate", "-5"], "--rate must be positive"),
     (["run", "--workers", "-1"], "--workers must be between 0 and"),

@@ -11,7 +11,7 @@ from loadtests.check.request import CheckRequest
 from loadtests.cli import commands
 from loadtests.design import strategies
 from loadtests.design.keys import DEFAULT_POPULATION, UNIFORM
-from loadtests.drive.workload import WorkloadSettings
+from loadtests.drive.workload import DEFAULT_READERS, WorkloadSettings
 from loadtests.model.params import DEFAULT_READS, DEFAULT_ROWS, SplitParams
 from loadtests.run.options import DEFAULT_DURATION_S, DEFAULT_USERS, SMOKE_DURATION_S, SMOKE_USERS, RunOptions
 
@@ -44,7 +44,12 @@ def parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run every chosen strategy under identical load and write results/<run-id>/")
     r.add_argument("--backend", choices=BACKEND_CHOICES, default="all")
     r.add_argument("--strategies", help="comma-separated strategy names (default: the whole catalogue)")
-    r.add_argument("--users", type=int, help=f"Locust users per stage (default {DEFAULT_USERS}; smoke {SMOKE_USERS})")
+    r.add_argument("--users", type=int, help=f"Locust users per stage (default {DEFAULT_USERS}; smoke {SMOKE_USERS}), "
+                                             "split into writers (only insert) and readers (only read)")
+    r.add_argument("--readers", type=int,
+                   help=f"how many of --users only read, choosing reads by their --mix weights; the rest only insert "
+                        f"(default {DEFAULT_READERS}, 0 with one user; every user with insert weight 0, none with "
+                        "every read weight 0)")
     r.add_argument("--spawn-rate", type=float, default=RunOptions.spawn_rate, help="users started per second (default: all at once)")
     r.add_argument("--duration", help=f"time per stage, e.g. 30s or 2m (default {DEFAULT_DURATION_S:g}s; "
                                       f"smoke {SMOKE_DURATION_S:g}s)")
@@ -57,8 +62,16 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--repeat", type=int, default=RunOptions.repeat,
                    help="run the whole stage list K times, interleaved (A B C, A B C); the summary shows the spread")
     r.add_argument("--rate", type=float,
-                   help="open loop: operations per second per stage, spread over the users; the summary adds latency "
-                        "from each operation's intended start (default: closed loop, each user back to back)")
+                   help="open loop for the writers: inserts per second per stage, spread over the writers; the summary "
+                        "adds latency from each operation's intended start (default: closed loop, each writer back "
+                        "to back)")
+    r.add_argument("--read-rate", type=float, default=WorkloadSettings.read_rate,
+                   help="open loop for the readers: reads per second per stage, spread over the readers "
+                        f"(default {WorkloadSettings.read_rate:g}: closed loop, paced by --read-share)")
+    r.add_argument("--read-share", type=float, default=WorkloadSettings.read_share,
+                   help="closed-loop readers rest after each read so that reading fills this share of their time: "
+                        f"a read that takes 10x longer is sent 10x less often (default {WorkloadSettings.read_share:g}; "
+                        "1: back to back)")
     r.add_argument("--workers", type=int, default=RunOptions.workers,
                    help=f"run each stage's users in N Locust worker processes under a master (default {RunOptions.workers}: "
                         "in-process)")
@@ -73,7 +86,9 @@ def parser() -> argparse.ArgumentParser:
                         "an operation cut off by it has an unknown outcome, which the audit settles by reading back")
     r.add_argument("--payload-bytes", type=int, default=DEFAULT_PAYLOAD_BYTES, help=f"size of every row's non-key column (default {DEFAULT_PAYLOAD_BYTES})")
     r.add_argument("--mix", help="weight per operation, e.g. insert=8,point_read=1,latest_n=1 (operations left out "
-                                 "weigh 0; default insert=8 and 1 for each read)")
+                                 "weigh 0; default insert=8 and 1 for each read): the read weights choose each "
+                                 "reader's reads; insert weight 0 makes every user a reader, all read weights 0 "
+                                 "every user a writer")
     r.add_argument("--target", choices=("emulator", "real"), default=RunOptions.target,
                    help="emulator (default): only emulators, found or started; real: an existing instance named by "
                         "--project and --instance")

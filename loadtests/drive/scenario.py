@@ -23,7 +23,7 @@ from loadtests.drive.distributed import MasterSide, attach_worker
 from loadtests.drive.stage import Stage, StageSpec
 from loadtests.drive import webui
 from loadtests.drive.users import KeybenchUser, StageSlot, user_class
-from loadtests.drive.workload import WorkloadSettings
+from loadtests.drive.workload import DEFAULT_READERS, WorkloadSettings
 from loadtests.errors import KeybenchError, one_line
 from loadtests.infra import emulators
 from loadtests.infra.watchdog import watched
@@ -50,6 +50,9 @@ def scenario(backend: str) -> type[KeybenchUser]:
                             help="users (Spanner) or devices (Bigtable)")
         parser.add_argument("--keep-data", action="store_true", include_in_web_ui=False,
                             help="keep the strategy's database or table after the run")
+        parser.add_argument("--readers", type=int, default=None, include_in_web_ui=False,
+                            help=f"how many of the -u users only read; the rest only insert (default "
+                                 f"{DEFAULT_READERS}, none with -u 1)")
 
     @events.init.add_listener
     def _setup(environment, **_kw):
@@ -61,7 +64,8 @@ def scenario(backend: str) -> type[KeybenchUser]:
             if not opts.strategy:
                 raise KeybenchError(f"--strategy is required; valid: {', '.join(strategies.catalogue(backend))}")
             strategy = strategies.select(backend, [opts.strategy], opts.dialect or None)[0]
-            settings = WorkloadSettings(population=opts.population)
+            # Roles are dealt out against -u: users the web UI adds beyond it write.
+            settings = WorkloadSettings(population=opts.population, users=opts.num_users or 1, readers=opts.readers)
             settings.validate((backend,))
             strategies.check_rules(strategy, settings.population, settings.payload_bytes)
             emulators.use(emulators.resolve(backend, may_start=False))

@@ -30,6 +30,7 @@ from loadtests.measure.collector import Collector, Series
 from loadtests.measure.result import StageResult
 
 RECENT_ROWS = 4096  # acknowledged rows that point and entity reads pick from
+ROWS_WAIT_S = 0.05  # a reader's poll for the first row the writers acknowledge
 DEADLINE_GRACE_S = 0.5  # past --op-timeout: lets a client's own deadline error arrive first
 
 
@@ -95,6 +96,7 @@ class Stage:
         self.written = WrittenRows()
         self._seq = partition.insert_numbers()
         self.users = 0
+        self.local_roles = settings.local_roles(strategy.backend, partition)
         self.series = {}
         for op in settings.operations(strategy.backend):
             series = Series(strategy.backend, strategy.name, strategy.dialect, op)
@@ -107,19 +109,26 @@ class Stage:
         self.preload()
 
     def new_user(self) -> UserWorkload:
+        """The next user's workload, in the role the settings give it (writers first)."""
         self.users += 1
-        return UserWorkload(self.settings, self.strategy.backend, self.seed, self.partition.user_index(self.users),
-                            self.partition)
+        backend = self.strategy.backend
+        return UserWorkload(self.settings, backend, self.seed, self.partition.user_index(self.users), self.partition,
+                            self.settings.role(backend, self.users, self.partition))
 
-    def step(self, user: UserWorkload, intended: float | None = None) -> None:
-        """Run the user's next operation through the collector; `intended` is when an
-        open-loop schedule made it due."""
+    def step(self, user: UserWorkload, intended: float | None = None) -> str | None:
+        """Run the user's next operation through the collector and name the one it ran (None:
+        a reader waited for the first row); `intended` is when an open-loop schedule made it due."""
         op = user.next_operation()
         if op != INSERT and not self.recent:
-            op = INSERT  # nothing to read yet
+            if self.local_roles.writers:
+                # Nothing to read yet: this process's writers are writing it. An insert here
+                # could hold the reader for seconds (a key the database generates, retried aborts).
+                gevent.sleep(ROWS_WAIT_S)
+                return None
+            op = INSERT  # no writer here: the reader writes the row its reads start from, once
         if op == INSERT:
             self.insert(user, intended)
-            return
+            return op
         plan, started = self.plans[op], time.monotonic_ns()
         if op == "point_read":
             key, row = user.pick(self.recent)
@@ -145,6 +154,7 @@ class Stage:
             entity = user.pick(self.recent)[1].entity
             request = plan.build(entity)
             self.read(op, request, lambda answer: self.written.of_entity(entity, started, request.index), intended)
+        return op
 
     def insert(self, user: UserWorkload, intended: float | None = None) -> None:
         """One insert operation: `settings.batch_size` rows in one call, timed and recorded

@@ -7,8 +7,12 @@ distributed worker when the master's stage message arrives.
 
 from __future__ import annotations
 
+import time
+
 import gevent.event
-from locust import User, constant, task
+from locust import User, task
+
+from loadtests.drive.workload import INSERT
 
 STAGE_WAIT_S = 60.0
 
@@ -44,18 +48,29 @@ class StageSlot:
 class KeybenchUser(User):
     abstract = True
     slot: StageSlot  # set by `user_class`
-    # Closed loop: each user issues its next operation at once. Open loop (a rate): the
-    # user's pacer sleeps until the next operation is due instead.
-    wait_time = constant(0)
 
     def on_start(self) -> None:
         self.stage = self.slot.take()
         self.workload = self.stage.new_user()
         self.pacer = self.workload.pacer()
+        self.read_share = self.workload.read_share()
+
+    def wait_time(self) -> float:
+        """Closed loop: the next operation at once, or after a reader's rest (--read-share).
+        Resting here rather than inside the task lets a stage's end cut a rest short. Open
+        loop (a rate): the pacer sleeps inside the task until the next operation is due."""
+        return self.read_share.rest_s if self.read_share else 0.0
 
     @task
     def operate(self) -> None:
-        self.stage.step(self.workload, self.pacer.wait() if self.pacer else None)
+        intended = self.pacer.wait() if self.pacer else None
+        started = time.perf_counter()
+        operation = self.stage.step(self.workload, intended)
+        if self.read_share:
+            # Only reads earn a rest: not the wait for the first row, nor the one insert of a
+            # reader without writers beside it (seconds, where the database generates keys).
+            read = operation is not None and operation != INSERT
+            self.read_share.after(time.perf_counter() - started if read else 0.0)
 
 
 STAGE_USER = "StageUser"  # the class name `keybench run` and its workers share (Locust matches users by name)

@@ -2,6 +2,12 @@
 
 Identical for every strategy of a backend: the same operation mix, population and
 seeded choices, so that strategies differ only in their key design.
+
+Each user has one role for its whole life: a writer only inserts, a reader only reads
+(choosing its reads by their weights in the mix). A read can take a hundred times longer
+than an insert (a full scan on the emulator: 100-900 ms), and a user that did both would
+insert only between its reads, so reads and writes come from separate users and a slow
+read never throttles the write rate.
 """
 
 from __future__ import annotations
@@ -23,7 +29,24 @@ MAX_PAYLOAD_BYTES = 256 * 1024 * 1024  # Bigtable's hard row limit; each backend
 MAX_BATCH_SIZE = 10_000
 MIN_TIMEOUT_S, MAX_TIMEOUT_S = 0.1, 3600.0
 MAX_WEIGHT = 1_000_000
+MAX_USERS = 10_000  # per stage
 DEFAULT_MIX = {INSERT: 8, "point_read": 1, "latest_n": 1, "prefix_scan": 1, "time_window": 1, "number_range": 1}
+WRITER, READER = "writer", "reader"
+# How many of a stage's users read, and how much of their time, unless --readers,
+# --read-share or --read-rate say otherwise: measured so that a stage of the default
+# comparison keeps at least half the insert rate of an insert-only stage of the same design
+# (benchmarks/write_rate_under_reads.py; a reader back to back cut Spanner's to about a quarter).
+DEFAULT_READERS = 1
+DEFAULT_READ_SHARE = 0.2
+MIN_READ_SHARE = 0.01
+
+
+@dataclass(frozen=True)
+class Roles:
+    """How a stage's users split: writers only insert, readers only read."""
+
+    writers: int
+    readers: int
 
 
 @dataclass(frozen=True)
@@ -34,7 +57,11 @@ class WorkloadSettings:
     number_span: int = DEFAULT_NUMBER_SPAN  # a number_range read covers this many consecutive insert numbers
     payload_bytes: int = DEFAULT_PAYLOAD_BYTES  # the non-key column every row carries
     mix: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_MIX))
-    user_rate: float = 0.0  # open loop: operations per second each user is due to start; 0 = closed loop
+    users: int = 1  # Locust users per stage, split into writers and readers (`keybench run` sets --users)
+    readers: int | None = None  # users that only read; None: DEFAULT_READERS, leaving at least one writer
+    insert_rate: float = 0.0  # open loop: inserts per second per stage, spread over the writers; 0 = closed loop
+    read_rate: float = 0.0  # open loop: reads per second per stage, spread over the readers; 0 = closed loop
+    read_share: float = DEFAULT_READ_SHARE  # closed loop: the share of a reader's time spent reading (see ReadShare)
     timeout_s: float = DEFAULT_TIMEOUT_S  # Bigtable: a data operation's deadline, retries included (--op-timeout)
     batch_size: int = 1  # rows per insert operation: one commit (Spanner) or one mutate_rows call (Bigtable)
 
@@ -45,12 +72,65 @@ class WorkloadSettings:
         check_range("--batch-size", self.batch_size, 1, MAX_BATCH_SIZE)
         check_range("--op-timeout (seconds)", self.timeout_s, MIN_TIMEOUT_S, MAX_TIMEOUT_S)
         check_mix(self.mix, backends)
+        self.check_readers(backends)
+        check_range("--read-share", self.read_share, MIN_READ_SHARE, 1.0)
+
+    def check_readers(self, backends) -> None:
+        """An explicit --readers must leave a writer and find a read to do."""
+        if self.readers is None:
+            return
+        check_range("--readers", self.readers, 0, MAX_USERS)
+        if self.mix.get(INSERT, 0) == 0:
+            raise KeybenchError(f"--readers {self.readers}: --mix gives insert weight 0, so every user reads; "
+                                "leave --readers out")
+        if self.readers and not any(self.read_weights(b) for b in backends):
+            raise KeybenchError(f"--readers {self.readers}: --mix gives every read weight 0, so no user reads; "
+                                "weigh a read or leave --readers out")
+        if self.readers >= self.users:
+            raise KeybenchError(f"--readers {self.readers} leaves no writer among --users {self.users}: give fewer "
+                                "readers, or insert weight 0 in --mix for a stage that only reads")
 
     def operations(self, backend: str) -> tuple[str, ...]:
         return backend_operations(backend)
 
     def weights(self, backend: str) -> list[int]:
         return [self.mix.get(op, 0) for op in self.operations(backend)]
+
+    def read_weights(self, backend: str) -> dict[str, int]:
+        """The reads a reader of `backend` chooses from, by weight (positive weights only)."""
+        return {op: self.mix[op] for op in READ_OPERATIONS[backend] if self.mix.get(op, 0) > 0}
+
+    def roles(self, backend: str) -> Roles:
+        """The stage's writers and readers: a mix without reads (for this backend) has no
+        readers, one without inserts no writers; otherwise `readers` of the users read."""
+        if not self.read_weights(backend):
+            return Roles(self.users, 0)
+        if self.mix.get(INSERT, 0) == 0:
+            return Roles(0, self.users)
+        readers = self.reader_count()
+        return Roles(self.users - readers, readers)
+
+    def reader_count(self) -> int:
+        """--readers as given, else DEFAULT_READERS, but never every user (one user writes)."""
+        return self.readers if self.readers is not None else max(0, min(DEFAULT_READERS, self.users - 1))
+
+    def local_roles(self, backend: str, partition: Partition) -> Roles:
+        """This process's share of the writers and readers, as Locust shares out the users."""
+        users, readers = partition.share(self.users), partition.share(self.roles(backend).readers)
+        return Roles(users - readers, readers)
+
+    def role(self, backend: str, local_index: int, partition: Partition) -> str:
+        """The role of this process's `local_index`-th user (from 1): writers first, so the
+        first rows are on their way when the readers start; any user beyond --users (added
+        in the web UI) writes."""
+        local = self.local_roles(backend, partition)
+        return READER if local.writers < local_index <= local.writers + local.readers else WRITER
+
+    def rate_per_user(self, backend: str, role: str) -> float:
+        """Open loop: operations per second each user of `role` is due to start; 0 = closed loop."""
+        roles = self.roles(backend)
+        total, users = (self.insert_rate, roles.writers) if role == WRITER else (self.read_rate, roles.readers)
+        return total / users if total and users else 0.0
 
 
 def backend_operations(backend: str) -> tuple[str, ...]:
@@ -129,6 +209,10 @@ class Partition:
     def user_index(self, local: int) -> int:
         return local if self.count == 1 else self.index * 100_000 + local
 
+    def share(self, total: int) -> int:
+        """This worker's share of `total` users of one role, spread as evenly as Locust spreads users."""
+        return total // self.count + (1 if self.index < total % self.count else 0)
+
 
 SOLE = Partition()  # a run without workers
 
@@ -151,30 +235,64 @@ class Pacer:
         return due
 
 
+class ReadShare:
+    """Closed loop with rests, for readers: after a read that took d seconds the reader rests
+    d * (1 - share) / share, so its reads fill `share` of its time. A read that costs ten times
+    more is sent ten times less often: each reader loads the database by about `share`,
+    whatever a design's reads cost (a point read takes ~5 ms, a full scan 100-900 ms), where a
+    fixed rate either starves cheap designs of reads or lets expensive ones crowd out the writes."""
+
+    def __init__(self, share: float):
+        self.rest_per_busy_s = (1.0 - share) / share
+        self.rest_s = 0.0  # before the next read
+
+    def after(self, seconds: float) -> None:
+        self.rest_s = seconds * self.rest_per_busy_s
+
+
 class UserWorkload:
-    """One simulated user's seeded stream of choices."""
+    """One simulated user's seeded stream of choices, in one role (WRITER or READER)."""
 
     _tags = itertools.count(1)
 
     def __init__(self, settings: WorkloadSettings, backend: str, seed: int, index: int,
-                 partition: Partition | None = None):
+                 partition: Partition | None = None, role: str = WRITER):
         self.settings = settings
+        self.backend = backend
         self.partition = partition or SOLE
+        self.role = role
         self.rng = random.Random(f"{seed}:{backend}:{index}")
-        self.operations = settings.operations(backend)
-        self.weights = settings.weights(backend)
+        self.weights = {INSERT: 1} if role == WRITER else settings.read_weights(backend)
+        # Each reader starts its turn at a different point, so two readers do not read in step.
+        self.credit = {op: self.rng.random() * w for op, w in self.weights.items()}
         self.tag = f"{index}.{next(self._tags)}"
         self.sequence = 0
 
     def next_operation(self) -> str:
-        return self.rng.choices(self.operations, self.weights)[0]
+        """The operation whose turn it is, by smooth weighted round robin: every operation gets
+        its weight's share within each round of sum(weights) picks. A reader makes only tens of
+        reads in a short stage; a random draw would leave some read with no sample at all."""
+        total = 0
+        for op, weight in self.weights.items():
+            self.credit[op] += weight
+            total += weight
+        op = max(self.credit, key=self.credit.__getitem__)
+        self.credit[op] -= total
+        return op
 
     def next_entity(self) -> int:
         return self.partition.entity(self.rng, self.settings.population)
 
     def pacer(self) -> Pacer | None:
-        rate = self.settings.user_rate
+        rate = self.settings.rate_per_user(self.backend, self.role)
         return Pacer(rate, self.rng.random()) if rate > 0 else None
+
+    def read_share(self) -> ReadShare | None:
+        """A closed-loop reader's rests (None: a writer, an open-loop reader, or share 1)."""
+        share = self.settings.read_share
+        if self.role != READER or self.settings.read_rate or share >= 1.0:
+            return None
+        return ReadShare(share)
 
     def next_write_id(self, run_tag: str) -> str:
         self.sequence += 1

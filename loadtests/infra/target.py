@@ -105,16 +105,13 @@ def record(options) -> dict:
 
 def stage_writes(strategy: Strategy, options) -> float:
     """Writes one stage makes: inserts (open loop: the rate; closed loop: the per-user
-    ceiling) times the insert share of the mix, an interleaving parent's upsert with each
-    insert, and a migration's preloaded rows."""
-    settings = options.settings
-    weights = dict(zip(settings.operations(strategy.backend), settings.weights(strategy.backend)))
-    total = sum(weights.values())
-    insert_share = weights["insert"] / total if total else 0.0
-    ops_per_s = options.rate if options.rate else options.users * CLOSED_LOOP_OPS_PER_USER_CEILING
+    ceiling times the writers), an interleaving parent's upsert with each insert, and a
+    migration's preloaded rows. Readers write at most the one row they start from each."""
+    roles = options.workload.roles(strategy.backend)
+    inserts_per_s = options.rate if options.rate and roles.writers else roles.writers * CLOSED_LOOP_OPS_PER_USER_CEILING
     writes_per_insert = 2 if strategy.parent_table else 1
     preloaded = (strategy.preload or {}).get("rows", 0)
-    return ops_per_s * insert_share * options.duration_s * writes_per_insert + preloaded
+    return (inserts_per_s * options.duration_s + roles.readers) * writes_per_insert + preloaded
 
 
 def estimate_line(options, stages: list[Strategy], tag: str) -> str:
@@ -130,9 +127,11 @@ def estimate_line(options, stages: list[Strategy], tag: str) -> str:
 
 def plan_lines(options, stages: list[Strategy], tag: str) -> list[str]:
     """`--dry-run`: the stages, the names they would create, and the write estimate."""
-    load = f"rate {options.rate:g} ops/s" if options.rate else "closed loop"
+    load = f"inserts at {options.rate:g}/s" if options.rate else "closed loop"
+    roles = "; ".join(f"{b}: writers {r.writers}, readers {r.readers}"
+                      for b, r in ((b, options.workload.roles(b)) for b in dict.fromkeys(s.backend for s in stages)))
     header = (f"dry run: {len(stages) * options.repeat} stage(s), {options.duration_s:g} s each, {options.users} "
-              f"users, {load}; nothing is contacted or created")
+              f"users ({roles}), {load}; nothing is contacted or created")
     lines = [header]
     for repetition in range(1, options.repeat + 1):
         for strategy in stages:

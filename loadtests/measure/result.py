@@ -38,3 +38,15 @@ class StageResult:
     @property
     def failures(self) -> int:
         return sum(s.failures for s in self.stats.values())
+
+    @property
+    def inserts(self) -> int:
+        return sum(s.requests for series, s in self.stats.items() if series.operation == "insert")
+
+    @property
+    def reads(self) -> int:
+        return self.operations - self.inserts
+
+    def ops_per_s(self, count: int) -> float:
+        """A count of this stage's operations over its seconds, as summary.csv's rps."""
+        return count / self.seconds if self.seconds > 0 else 0.0

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from loadtests.design.keys import DEFAULT_SEED, MAX_BUCKETS
 from loadtests.design.strategies import BACKENDS, DIALECTS
-from loadtests.drive.workload import WorkloadSettings
+from loadtests.drive.workload import INSERT, MAX_USERS, WorkloadSettings
 from loadtests.errors import KeybenchError, check_range
 from loadtests.infra import target
 from loadtests.model.params import SplitParams
@@ -21,7 +21,6 @@ SMOKE_USERS, SMOKE_DURATION_S = 4, 3.0  # the short CI profile (`--smoke`)
 
 # Bounds of every number a run takes, checked before anything is allocated or started
 # (README "Limits"): generous for real use, small enough that no input exhausts the machine.
-MAX_USERS = 10_000
 MAX_WORKERS = 64
 MAX_REPEAT = 1_000
 MAX_RATE = 1_000_000.0  # operations per second per stage
@@ -55,7 +54,7 @@ class RunOptions:
     buckets: int | None = None  # overrides every strategy's shard or salt count
     dialects: tuple[str, ...] = DIALECTS["spanner"]  # Spanner dialects to run each strategy in
     repeat: int = 1  # runs of the whole stage list, interleaved
-    rate: float | None = None  # open loop: operations per second per stage, spread over the users
+    rate: float | None = None  # open loop: inserts per second per stage, spread over the writers
     workers: int = 0  # Locust worker processes per stage; 0 runs the users in this process
     report: bool = True  # write report.html (and the heatmaps) at the end
     model: SplitParams = field(default_factory=SplitParams)  # the split model over the recorded keys
@@ -73,12 +72,10 @@ class RunOptions:
 
     @property
     def workload(self) -> WorkloadSettings:
-        """The workload every stage runs: open loop spreads `rate` over the users."""
-        if not self.rate:
-            return self.settings
-        from dataclasses import replace
-
-        return replace(self.settings, user_rate=self.rate / self.users)
+        """The workload every stage runs: the settings with this run's users, its readers
+        (the default ones if none were asked for) and its insert rate (0: closed loop)."""
+        run = replace(self.settings, users=self.users, insert_rate=self.rate or 0.0)
+        return replace(run, readers=run.reader_count())
 
     def validate(self) -> None:
         check_range("--users", self.users, 1, MAX_USERS)
@@ -89,7 +86,7 @@ class RunOptions:
         if self.run_id is not None and (not RUN_ID_RE.fullmatch(self.run_id) or set(self.run_id) == {"."}):
             raise KeybenchError(f"--run-id {self.run_id!r} is not a single safe name: use letters, digits, '.', "
                                 "'_' and '-' (up to 128, starting with a letter or digit)")
-        self.settings.validate(self.backends)
+        replace(self.settings, users=self.users).validate(self.backends)  # --readers as given
         unknown = [d for d in self.dialects if d not in DIALECTS["spanner"]]
         if unknown or not self.dialects:
             raise KeybenchError(f"unknown Spanner dialect {', '.join(map(repr, unknown)) or '(none)'}; "
@@ -98,6 +95,13 @@ class RunOptions:
         if self.rate is not None and not self.rate > 0:
             raise KeybenchError(f"--rate must be positive, got {self.rate:g}")
         check_range("--rate", self.rate, 0, MAX_RATE)
+        if self.rate and self.settings.mix.get(INSERT, 0) == 0:
+            raise KeybenchError("--rate paces the writers, and --mix gives insert weight 0 (no writers); "
+                                "pace the readers with --read-rate")
+        check_range("--read-rate", self.settings.read_rate, 0, MAX_RATE)
+        if self.settings.read_rate and not any(self.workload.roles(b).readers for b in self.backends):
+            raise KeybenchError(f"--read-rate {self.settings.read_rate:g} paces the readers, and this run has none "
+                                "(--readers 0, or every read weight 0 in --mix)")
         check_range("--workers", self.workers, 0, MAX_WORKERS)
         if self.workers > self.users:
             raise KeybenchError(f"--workers {self.workers} exceeds --users {self.users}: a worker without users does nothing")

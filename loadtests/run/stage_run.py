@@ -64,7 +64,8 @@ def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, t
     result = stage.result(seconds=driven.seconds, integrity=integrity, tenant_drop=tenant_drop, fresh=ep.restartable,
                           started_epoch_s=started, ended_early=driven.ended_early, interrupted=driven.interrupted,
                           per_worker=driven.per_worker)
-    progress(f"  {label}  done: ops {result.operations:,}  failures {result.failures}  "
+    progress(f"  {label}  done: ops {result.operations:,} (inserts {result.ops_per_s(result.inserts):,.0f}/s, "
+             f"reads {result.ops_per_s(result.reads):,.1f}/s)  failures {result.failures}  "
              f"integrity {integrity.describe()}")
     for series, stats in result.stats.items():
         for reason, count in stats.errors.items():

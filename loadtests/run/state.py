@@ -8,6 +8,7 @@ import json
 from dataclasses import asdict, dataclass, field
 
 from loadtests.design.strategies import Strategy
+from loadtests.drive.workload import WorkloadSettings
 from loadtests.infra import emulators, target
 from loadtests.measure.result import StageResult
 from loadtests.measure.rundir import RunDirectory
@@ -27,14 +28,27 @@ def unit_name(strategy: Strategy) -> str:
     return f"{strategy.backend}-{strategy.name}" + (f"-{strategy.dialect}" if strategy.dialect else "")
 
 
-def stage_record(result: StageResult, ep: emulators.Endpoint, repetition: int) -> dict:
+def load_record(result: StageResult, workload: WorkloadSettings) -> dict:
+    """How the stage's load was made, per role: writers and readers, the rate each role was
+    paced at (null: closed loop), and the operations per second each achieved."""
+    roles = workload.roles(result.strategy.backend)
+    return {
+        "writers": roles.writers, "readers": roles.readers,
+        "insert_rate": workload.insert_rate or None, "read_rate": workload.read_rate or None,
+        "inserts_per_s": round(result.ops_per_s(result.inserts), 1),
+        "reads_per_s": round(result.ops_per_s(result.reads), 1),
+    }
+
+
+def stage_record(result: StageResult, ep: emulators.Endpoint, repetition: int, workload: WorkloadSettings) -> dict:
     """One stage, as run.json lists it."""
     s = result.strategy
     return {
         "backend": s.backend, "strategy": s.name, "dialect": s.dialect,
         "location": result.location, "emulator": ep.address,
         "emulator_pid": ep.emulator.pid if ep.emulator else None, "fresh_emulator": result.fresh,
-        "seconds": round(result.seconds, 3), "integrity": asdict(result.integrity),
+        "seconds": round(result.seconds, 3), "load": load_record(result, workload),
+        "integrity": asdict(result.integrity),
         "operations_per_worker": {str(k): v for k, v in result.per_worker.items()} or None,
         "tenant_drop": asdict(result.tenant_drop) if result.tenant_drop else None,
         "ended_early": result.ended_early, "interrupted": result.interrupted, "repetition": repetition,
@@ -66,7 +80,7 @@ class RunState:
         self.results.setdefault(unit, []).append(result)
         self._summaries.pop(unit, None)  # a new repetition changes that unit's rows
         self.series_rows.extend(timeseries_rows(result))
-        self.records.append(stage_record(result, ep, repetition))
+        self.records.append(stage_record(result, ep, repetition, self.options.workload))
 
     def add_failure(self, strategy: Strategy, cause: str, repetition: int) -> None:
         self.problems.append(cause)

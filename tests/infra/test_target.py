@@ -63,11 +63,14 @@ def test_the_estimate_counts_inserts_parent_upserts_and_preloaded_rows():
     options = RunOptions(backends=("spanner",), rate=50.0, duration_s=4.0,
                          settings=WorkloadSettings(mix={"insert": 1, "point_read": 1}))
     catalogue = strategies.catalogue("spanner")
-    assert target.stage_writes(catalogue["uuid7"], options) == 100  # 50 ops/s x half inserts x 4 s
-    assert target.stage_writes(catalogue["interleaved"], options) == 200  # each insert upserts its parent too
-    assert target.stage_writes(catalogue["migrate_skip_range"], options) == 100 + 2000
+    # the writers' 50 inserts/s x 4 s, and the one row the reader writes to start from
+    assert target.stage_writes(catalogue["uuid7"], options) == 201
+    assert target.stage_writes(catalogue["interleaved"], options) == 402  # each insert upserts its parent too
+    assert target.stage_writes(catalogue["migrate_skip_range"], options) == 201 + 2000
     closed = RunOptions(users=3, duration_s=1.0, settings=WorkloadSettings(mix={"insert": 1}))
     assert target.stage_writes(catalogue["uuid7"], closed) == 3 * target.CLOSED_LOOP_OPS_PER_USER_CEILING
+    closed_with_a_reader = RunOptions(users=3, duration_s=1.0)
+    assert target.stage_writes(catalogue["uuid7"], closed_with_a_reader) == 2 * target.CLOSED_LOOP_OPS_PER_USER_CEILING + 1
 
 
 def test_the_target_record_names_the_instance_and_nothing_else():

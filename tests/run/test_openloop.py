@@ -1,5 +1,6 @@
 """Open-loop load (`--rate`): latency from the intended start beside service time."""
 
+import json
 import os
 import signal
 import subprocess
@@ -27,6 +28,10 @@ def test_closed_loop_leaves_the_intended_columns_empty(emulator_hosts, tmp_path)
     assert run(options) == 0
     row = _insert_row(tmp_path / "closed")
     assert row["p50_ms"] != "" and (row["p50_intended_ms"], row["p99_intended_ms"]) == ("", "")
+    [stage] = json.loads((tmp_path / "closed" / "run.json").read_text())["stages"]
+    load = stage["load"]  # of two users, one writes and one reads, neither paced by a rate
+    assert (load["writers"], load["readers"], load["insert_rate"], load["read_rate"]) == (1, 1, None, None), load
+    assert load["inserts_per_s"] > 0 and load["reads_per_s"] > 0, load
 
 
 def test_below_capacity_intended_and_service_latency_agree(emulator_hosts, tmp_path):
@@ -36,6 +41,10 @@ def test_below_capacity_intended_and_service_latency_agree(emulator_hosts, tmp_p
     assert run(options) == 0
     row = _insert_row(tmp_path / "open")
     assert 300 <= int(row["requests"]) <= 440, row["requests"]  # the rate, not as fast as possible
+    [stage] = json.loads((tmp_path / "open" / "run.json").read_text())["stages"]
+    load = stage["load"]  # an insert-only mix: every user writes, at the rate asked
+    assert (load["writers"], load["readers"], load["insert_rate"], load["read_rate"]) == (4, 0, 100.0, None), load
+    assert 75 <= load["inserts_per_s"] <= 110 and load["reads_per_s"] == 0, load
     service, intended = float(row["p50_ms"]), float(row["p50_intended_ms"])
     assert service <= intended <= service * 1.5 + 1.0, (service, intended)
 

@@ -27,8 +27,11 @@ def test_a_name_shared_by_both_backends_runs_on_each():
 
 
 def test_smoke_run_of_every_strategy_writes_a_clean_summary(emulator_hosts, tmp_path):
-    # report=False: the report and heatmaps have their own tests
-    options = RunOptions(users=4, duration_s=2.0, results_dir=tmp_path, smoke=True, run_id="smoke", report=False)
+    # report=False: the report and heatmaps have their own tests. Two readers reading back to
+    # back: in 2 s, one reader resting by the default --read-share may not reach all five
+    # Bigtable reads, and this test wants every read of every strategy to run.
+    options = RunOptions(users=4, duration_s=2.0, results_dir=tmp_path, smoke=True, run_id="smoke", report=False,
+                         settings=WorkloadSettings(readers=2, read_share=1.0))
     assert run(options) == 0
     rows = read_summary(tmp_path / "smoke" / "summary.csv")
     seen = {(r["backend"], r["strategy"], r["operation"]) for r in rows}
