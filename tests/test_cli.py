@@ -51,7 +51,8 @@ from tests.conftest import REPO, keybench, test_strategy_toml
     (["run", "--users", "100000000"], "--users must be between 1 and 10,000"),
     (["run", "--duration", "0.0001ms"], "--duration (seconds) must be between 0.1 and"),
     (["run", "--op-timeout", "99999h"], "--op-timeout (seconds) must be between"),
-    (["run", "--load-split-share", "inf"], "--load-split-share must be a finite number"),
+    (["run", "--ranges-per-node", "0"], "--ranges-per-node must be"),
+    (["run", "--skew", "zipf:-1"], "--skew must be"),
     (["simulate", "--backend", "bigtable", "--strategy", "salted", "--rows", "0"], "--rows must be between 1 and"),
     (["simulate", "--backend", "bigtable", "--strategy", "salted", "--nodes", "1000000"], "--nodes must be between"),
     # a run id is one safe path component: nothing is written outside --results-dir

@@ -17,6 +17,7 @@ from loadtests.run.options import DEFAULT_DURATION_S, DEFAULT_USERS, SMOKE_DURAT
 
 BACKEND_CHOICES = (*strategies.BACKENDS, "all")
 POPULATION_HELP = "users (Spanner) or devices (Bigtable) the writes are spread over"
+SKEW_HELP = "how writes pick their user or device: uniform, or zipf:S (entity k takes a share ~ 1/k^S, e.g. zipf:1.2; default uniform)"
 
 
 def model_options(p: argparse.ArgumentParser, nodes_help: str = "nodes serving the key ranges") -> None:
@@ -57,6 +58,7 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--smoke", action="store_true", help="short CI profile; exits 1 on any failure or integrity mismatch")
     r.add_argument("--seed", type=int, default=RunOptions.seed, help=f"seed of every random choice (default {RunOptions.seed})")
     r.add_argument("--population", type=int, default=DEFAULT_POPULATION, help=f"{POPULATION_HELP} (default {DEFAULT_POPULATION})")
+    r.add_argument("--skew", default=str(UNIFORM), help=SKEW_HELP)
     r.add_argument("--run-id", help="name of the run directory (default: the UTC start time)")
     r.add_argument("--dialects", default=",".join(RunOptions.dialects), help=f"Spanner dialects to run each strategy in (default {','.join(RunOptions.dialects)})")
     r.add_argument("--repeat", type=int, default=RunOptions.repeat,
@@ -138,8 +140,7 @@ def parser() -> argparse.ArgumentParser:
     m.add_argument("--seed", type=int, default=RunOptions.seed, help=f"seed of every random choice (default {RunOptions.seed})")
     m.add_argument("--population", "--users", type=int, default=DEFAULT_POPULATION, help=f"{POPULATION_HELP} (default {DEFAULT_POPULATION})")
     m.add_argument("--reads", type=int, default=DEFAULT_READS, help=f"sample reads per read operation (default {DEFAULT_READS})")
-    m.add_argument("--skew", default=str(UNIFORM), help="how writes pick their user or device: uniform, or zipf:S "
-                                                         "(entity k takes a share ~ 1/k^S, e.g. zipf:1.2; default uniform)")
+    m.add_argument("--skew", default=str(UNIFORM), help=SKEW_HELP)
     m.add_argument("--format", choices=("text", "csv"), default="text",
                    help="text: one 'name: value' line per metric; csv: a header row and a value row")
     m.set_defaults(func=commands.simulate_command)

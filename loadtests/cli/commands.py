@@ -36,7 +36,7 @@ def run_command(args: argparse.Namespace) -> int:
         results_dir=Path(args.results_dir),
         smoke=args.smoke,
         seed=args.seed,
-        settings=WorkloadSettings(population=args.population, payload_bytes=args.payload_bytes,
+        settings=WorkloadSettings(population=args.population, skew=args.skew, payload_bytes=args.payload_bytes,
                                   mix=parse_mix(args.mix) if args.mix is not None else dict(DEFAULT_MIX),
                                   timeout_s=parse_duration(args.op_timeout),
                                   batch_size=args.batch_size, readers=args.readers, read_rate=args.read_rate,

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 
 from loadtests.backends.base import DEFAULT_PAYLOAD_BYTES, DEFAULT_TIMEOUT_S
-from loadtests.design.keys import DEFAULT_POPULATION
+from loadtests.design.keys import DEFAULT_POPULATION, UNIFORM, Skew
 from loadtests.design.plans import DEFAULT_LATEST_N, DEFAULT_NUMBER_SPAN, DEFAULT_WINDOW_S, READ_OPERATIONS
 from loadtests.errors import KeybenchError, check_range
 
@@ -52,6 +52,7 @@ class Roles:
 @dataclass(frozen=True)
 class WorkloadSettings:
     population: int = DEFAULT_POPULATION  # users (Spanner) or devices (Bigtable)
+    skew: str = str(UNIFORM)  # how a write picks its user or device (--skew): "uniform" or "zipf:S"
     latest_n: int = DEFAULT_LATEST_N  # rows a latest_n read returns
     window_s: float = DEFAULT_WINDOW_S  # a time_window read covers the last window_s seconds
     number_span: int = DEFAULT_NUMBER_SPAN  # a number_range read covers this many consecutive insert numbers
@@ -68,6 +69,7 @@ class WorkloadSettings:
     def validate(self, backends) -> None:
         """The refusals of the workload's options, for the backends it will load."""
         check_range("--population", self.population, 1, MAX_POPULATION)
+        Skew.parse(self.skew)
         check_range("--payload-bytes", self.payload_bytes, 0, MAX_PAYLOAD_BYTES)
         check_range("--batch-size", self.batch_size, 1, MAX_BATCH_SIZE)
         check_range("--op-timeout (seconds)", self.timeout_s, MIN_TIMEOUT_S, MAX_TIMEOUT_S)
@@ -200,8 +202,13 @@ class Partition:
     index: int = 0
     count: int = 1
 
-    def entity(self, rng: random.Random, population: int) -> int:
-        return rng.randint(0, (population - 1 - self.index) // self.count) * self.count + self.index + 1
+    def entity(self, rng: random.Random, population: int, skew: Skew = UNIFORM) -> int:
+        """An entity of this partition's share (every count-th from index + 1), picked as `skew`
+        says: the partition's first entity is its heaviest."""
+        share = (population - 1 - self.index) // self.count + 1
+        if skew.exponent is None:
+            return rng.randint(0, share - 1) * self.count + self.index + 1
+        return skew.index(rng.random(), share) * self.count + self.index + 1
 
     def insert_numbers(self) -> itertools.count:
         return itertools.count(self.index + 1, self.count)
@@ -260,6 +267,7 @@ class UserWorkload:
         self.settings = settings
         self.backend = backend
         self.partition = partition or SOLE
+        self.skew = Skew.parse(settings.skew)
         self.role = role
         self.rng = random.Random(f"{seed}:{backend}:{index}")
         self.weights = {INSERT: 1} if role == WRITER else settings.read_weights(backend)
@@ -281,7 +289,7 @@ class UserWorkload:
         return op
 
     def next_entity(self) -> int:
-        return self.partition.entity(self.rng, self.settings.population)
+        return self.partition.entity(self.rng, self.settings.population, self.skew)
 
     def pacer(self) -> Pacer | None:
         rate = self.settings.rate_per_user(self.backend, self.role)

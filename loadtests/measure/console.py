@@ -121,13 +121,13 @@ VERDICT_TABLE_COLUMNS = ("design", "expected", "verdict", "agrees", "hot_node_sh
 
 
 def _row_growth(row: dict) -> str:
-    """The busiest row's writes and growth, against the documented row size: '-' when every
-    row was written once."""
+    """The busiest row's writes, and for a hot row (rewritten throughout) its growth against
+    the documented row sizes; '-' when every row was written once."""
     writes = row.get("max_row_writes") or ""
     if not writes or int(writes) <= 1:
         return "-"
     growth = float(row["row_mb_per_hour"]) if row.get("row_mb_per_hour") else 0.0
-    if growth <= 0:
+    if growth <= 0 or row.get("verdict") != "hot_row":  # a row that stops taking writes stops growing
         return f"{writes} writes"
     return (f"{writes} writes, {growth:.2f} MB/h: {ROW_RECOMMENDED_MB} MB in {ROW_RECOMMENDED_MB / growth:,.0f} h, "
             f"{ROW_LIMIT_MB} MB in {ROW_LIMIT_MB / growth:,.0f} h")

@@ -161,3 +161,19 @@ def test_inserts_go_on_while_a_reader_runs_a_slow_full_scan(emulator_hosts):
     assert end - start > 0.1, f"the slowest full scan took only {end - start:.3f} s"
     inserts_meanwhile = sum(1 for name, _, ended in done if name == INSERT and start < ended < end)
     assert inserts_meanwhile >= 3, f"{inserts_meanwhile} inserts completed during a {end - start:.3f} s scan"
+
+
+def test_a_zipf_skew_makes_a_few_entities_heavy_and_each_worker_keeps_to_its_own():
+    from loadtests.drive.workload import Partition, UserWorkload
+
+    settings = WorkloadSettings(population=1000, skew="zipf:1.2")
+    user = UserWorkload(settings, "spanner", seed=1, index=0)
+    picks = [user.next_entity() for _ in range(20_000)]
+    top = max(set(picks), key=picks.count)
+    assert top == 1 and 0.2 < picks.count(1) / len(picks) < 0.27  # 1 / sum(k^-1.2, k <= 1000) = 0.23
+    uniform = UserWorkload(WorkloadSettings(population=1000), "spanner", seed=1, index=0)
+    assert max(map([uniform.next_entity() for _ in range(20_000)].count, range(1, 1001))) < 60
+    worker = UserWorkload(settings, "spanner", seed=1, index=0, partition=Partition(1, 3))
+    assert {worker.next_entity() % 3 for _ in range(500)} == {2}  # worker 1 of 3: entities 2, 5, 8, ...
+    with pytest.raises(KeybenchError, match="--skew must be"):
+        WorkloadSettings(skew="zipf").validate(("spanner",))
