@@ -72,11 +72,11 @@ def analysis_text(rows: list[dict], nodes: int, fmt: str) -> str:
                          for r in rows)
         return out.getvalue()
     lines = [f"modelled, not measured: the split model over each stage's recorded keys, {nodes} nodes",
-             f"{'unit':44} {'hot_space':24} {'hot_node_share':>14} {'effective_nodes':>15} {'vs_ideal':>8} "
+             f"{'unit':44} {'verdict':12} {'hot_space':24} {'hot_node_share':>14} {'effective_nodes':>15} {'vs_ideal':>8} "
              f"{'read_ranges':>11} {'key_bytes':>9} {'windows':>7} {'table_rows':>10} {'index_entries':>13}"]
     for r in rows:
         touched = "" if r["read_ranges_touched"] is None else f"{r['read_ranges_touched']:.2f}"
-        lines.append(f"{r['unit']:44} {r['hot_space']:24} {r['hot_node_share']:14.3f} {r['effective_nodes']:15.2f} "
+        lines.append(f"{r['unit']:44} {r['verdict']:12} {r['hot_space']:24} {r['hot_node_share']:14.3f} {r['effective_nodes']:15.2f} "
                      f"{r['write_throughput_vs_ideal']:8.3f} {touched:>11} {r['mean_key_bytes']:9.1f} {r['windows']:7} "
                      f"{r['table_rows']:10} {r['index_entries']:13}")
     return "\n".join(lines) + "\n"

@@ -475,10 +475,13 @@ def analyze_run(run_dir: Path, params: SplitParams | None = None) -> list[dict]:
     if not streams:
         raise KeybenchError(f"{run_dir} has no keystream/*.npz: not a keybench run directory, or one from before "
                             "key streams were recorded")
+    from loadtests.model.verdict import judge
+
     rows = []
     for path in streams:
-        summary = analyze_file(path, params).summary()
-        rows.append({"unit": path.stem, **{k: summary[k] for k in ANALYSIS_COLUMNS}})
+        result = analyze_file(path, params)
+        summary = result.summary()
+        rows.append({"unit": path.stem, "verdict": judge(result).verdict, **{k: summary[k] for k in ANALYSIS_COLUMNS}})
     return rows
 
 

@@ -243,3 +243,15 @@ def test_a_null_filtered_index_holds_entries_for_the_rows_with_a_value_only(name
     summary = _simulate("spanner", name).summary()
     share = summary["index_entries"] / summary["table_rows"]
     assert low <= share <= high, share
+
+
+def test_cli_analyze_gives_each_saved_unit_its_verdict_at_other_node_counts(tmp_path, capsys):
+    (tmp_path / "keystream").mkdir()
+    for name in ("timestamp_first", "uuid4_string"):
+        stream = simulate_stream(strategies.catalogue("spanner")[name], 3000, reads_per_operation=0)
+        stream.save(tmp_path / "keystream" / f"spanner-{name}-googlesql.npz")
+    for nodes in ("3", "32"):
+        assert main(["analyze", str(tmp_path), "--nodes", nodes]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        verdicts = {line.split()[0]: line.split()[1] for line in lines[2:]}
+        assert verdicts == {"spanner-timestamp_first-googlesql": "hotspot", "spanner-uuid4_string-googlesql": "spread"}
