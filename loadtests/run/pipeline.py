@@ -62,15 +62,19 @@ def run(options: RunOptions) -> int:
             interrupted = True
         # ---- then write, model and report
         rows = []
-        for unit, results in state.results.items():
-            rows.extend(model_unit(results, state.unit_summaries()[unit].rows, options.model, run_dir, options.report,
-                                   options.settings.payload_bytes))
+        with state.clock.phase("model"):
+            for unit, results in state.results.items():
+                rows.extend(model_unit(results, state.unit_summaries()[unit].rows, options.model, run_dir,
+                                       options.report, options.settings.payload_bytes))
         _, problems = state.summary()
-        state.write(run_dir, "interrupted" if interrupted else "complete", rows)
+        status = "interrupted" if interrupted else "complete"
+        state.write(run_dir, status, rows)
         if options.report:
             from loadtests.measure.report import write_report
 
-            write_report(run_dir.partial)
+            with state.clock.phase("report"):
+                write_report(run_dir.partial)
+            state.write(run_dir, status, rows)  # again, with the report's time in the breakdown
         final = run_dir.commit()
     except (KeybenchError, OSError) as exc:
         if isinstance(exc, OSError):  # a write outside RunDirectory.write (a plot, the report): one line too
@@ -93,6 +97,7 @@ def run(options: RunOptions) -> int:
     print(verdict_table(rows))
     print(side_by_side(rows))
     print(f"\nresults: {final}/summary.csv" + (f"\nreport:  {final}/report.html" if options.report else ""))
+    progress(state.clock.describe())
     return _exit_code(options, rows, problems, interrupted, state.stages_done, total)
 
 
@@ -120,10 +125,11 @@ def _run_stages(stages, options: RunOptions, tag: str, endpoints: dict, state: R
             progress(f"{label}: {strategy.summary}")
             try:
                 if ep.restartable and served[strategy.backend] > 0:
-                    ep.restart()
+                    with state.clock.phase("emulator_restart"):
+                        ep.restart()
                 served[strategy.backend] += 1
                 emulators.use(ep)
-                done = run_stage(strategy, ep, options, tag, label)
+                done = run_stage(strategy, ep, options, tag, label, state.clock)
             except (StageFailed, KeybenchError) as exc:
                 progress(f"  {label}  {exc}")
                 state.add_failure(strategy, str(exc), repetition)

@@ -15,6 +15,7 @@ from loadtests.infra.progress import progress
 from loadtests.infra.watchdog import watched
 from loadtests.measure.result import StageResult
 from loadtests.run.options import RunOptions
+from loadtests.run.timing import WallClock
 
 
 class StageFailed(Exception):
@@ -29,8 +30,11 @@ class StageRun:
     locust_csvs: dict[str, str]
 
 
-def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, tag: str, label: str) -> StageRun:
-    """One strategy on a fresh table: load, audit, the strategy's own checks."""
+def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, tag: str, label: str,
+              clock: WallClock | None = None) -> StageRun:
+    """One strategy on a fresh table: load, audit, the strategy's own checks; `clock` is told
+    where the stage's time went."""
+    clock = clock or WallClock()
     project, instance = target.project_instance(ep)
     spec = StageSpec.of(strategy, options.workload, options.seed, tag, options.buckets, project, instance)
     plan = LoadPlan(options.users, options.spawn_rate, options.duration_s, options.workers)
@@ -40,16 +44,20 @@ def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, t
     driven, silent = None, False
     try:
         try:
-            stage.setup()
+            with clock.phase("setup"):
+                stage.setup()
         except Exception as exc:  # noqa: BLE001 - one stage that cannot start must not end the run
             raise StageFailed(f"{strategy.label} could not start: {one_line(exc)}") from None
+        driving = time.monotonic()
         driven = locust_stage.drive(plan, label, ep)
+        clock.add_load(driven.seconds, time.monotonic() - driving)
         tenant_drop = None
         if driven.ended_early:
             integrity = stage.unverifiable(driven.ended_early)
         else:
             try:
-                integrity, tenant_drop = watched(stage.finish, stage.backend.answers, "the audit")
+                with clock.phase("audit"):
+                    integrity, tenant_drop = watched(stage.finish, stage.backend.answers, "the audit")
             except Exception as exc:  # noqa: BLE001 - the database went away or stalled after the load
                 integrity = stage.unverifiable(one_line(exc))
                 silent = True
@@ -58,7 +66,8 @@ def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, t
         # went away or fell silent cannot be asked (keybench's own emulator restarts anyway).
         drop = not (silent or (driven and driven.ended_early))
         try:
-            watched(lambda: stage.teardown(drop=drop), stage.backend.answers, "the drop")
+            with clock.phase("drop"):
+                watched(lambda: stage.teardown(drop=drop), stage.backend.answers, "the drop")
         except Exception as exc:  # noqa: BLE001 - a database that went away cannot be dropped either
             progress(f"  {label}  could not drop {spec.location}: {one_line(exc)}")
     result = stage.result(seconds=driven.seconds, integrity=integrity, tenant_drop=tenant_drop, fresh=ep.restartable,

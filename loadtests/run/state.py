@@ -14,6 +14,7 @@ from loadtests.measure.result import StageResult
 from loadtests.measure.rundir import RunDirectory
 from loadtests.measure.summary import TIMESERIES_COLUMNS, UnitSummary, timeseries_rows, to_csv, unit_summary
 from loadtests.run import facts
+from loadtests.run.timing import WallClock
 from loadtests.run.options import RunOptions
 
 Unit = tuple[str, str, str]  # (backend, strategy, dialect)
@@ -65,6 +66,7 @@ class RunState:
     records: list = field(default_factory=list)  # per stage, for run.json
     series_rows: list = field(default_factory=list)
     problems: list = field(default_factory=list)  # stages that could not run
+    clock: WallClock = field(default_factory=WallClock)  # where the run's wall time goes
     _summaries: dict[Unit, UnitSummary] = field(default_factory=dict)
     # Facts of the machine, looked up once: run.json is rewritten after every stage.
     _versions: dict = field(default_factory=facts.versions)
@@ -118,5 +120,6 @@ class RunState:
             "machine": self._machine,
             "seed": options.seed,
             "versions": self._versions,
+            "wall_time": self.clock.record(),
             "stages": self.records,
         }, indent=2, default=str) + "\n")

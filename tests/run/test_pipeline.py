@@ -177,3 +177,16 @@ def test_fail_on_verdict_gates_ci_on_the_modelled_verdict_and_the_answer_prints_
     assert verdicts == {"timestamp_first": ("hotspot", "yes"), "uuid4_string": ("spread", "yes")}
     refused = keybench("run", "--fail-on-verdict", "hot", "--dry-run")
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and "unknown verdict 'hot'" in refused.stderr
+
+
+def test_run_json_says_where_the_wall_time_went(tmp_path):
+    from loadtests.run.timing import PHASES, WallClock
+
+    clock = WallClock()
+    with clock.phase("setup"):
+        time.sleep(0.05)
+    clock.add_load(0.2, 0.3)
+    record = clock.record()
+    assert record["load_s"] == 0.2 and record["outside_load_s"]["start_and_stop"] == 0.1
+    assert record["outside_load_s"]["setup"] >= 0.05 and set(record["outside_load_s"]) == {*PHASES, "other"}
+    assert "load 0 s" in clock.describe() and "setup" not in clock.describe()  # under half a second: left out
