@@ -11,6 +11,9 @@ from loadtests.design.strategies import Strategy
 
 DEFAULT_PAYLOAD_BYTES = 100  # the same small non-key column in every design
 DEFAULT_TIMEOUT_S = 30.0  # a data operation's deadline, retries included
+# The audit's read-back of a whole table grows with the rows written, so it is not one
+# operation under --op-timeout; a database that stalls during it is the watchdog's to catch.
+AUDIT_READ_TIMEOUT_S = 300.0
 
 
 class KeyCollision(Exception):

@@ -301,7 +301,9 @@ class BigtableBackend(Backend):
     def write_ids(self) -> list[str]:
         ids = []
         for table in self.tables.values():
-            for row in table.read_rows(ReadRowsQuery(row_filter=ColumnQualifierRegexFilter(b"^w$"))):
+            deadline = max(self.timeout_s, AUDIT_READ_TIMEOUT_S)
+            for row in table.read_rows(ReadRowsQuery(row_filter=ColumnQualifierRegexFilter(b"^w$")),
+                                       operation_timeout=deadline, attempt_timeout=deadline):
                 ids.extend(c.value.decode() for c in row.get_cells(self.family, b"w"))
         return ids
 
