@@ -2,6 +2,20 @@
 range check every option's validation uses."""
 
 import math
+import re
+
+# Known client messages made readable. google-cloud-bigtable's data client builds its timeout
+# text as f"operation_timeout{'of 2.0s '} exceeded" (data/_helpers.py), which reads
+# "operation_timeoutof 2.0s  exceeded"; keybench prints and records it with the space.
+_CLIENT_TEXT = ((re.compile(r"\boperation_timeoutof\b"), "operation_timeout of"),)
+
+
+def readable(text: str) -> str:
+    """A message as one line: runs of whitespace (newlines too) one space, known client glitches fixed."""
+    text = " ".join(str(text).split())
+    for pattern, replacement in _CLIENT_TEXT:
+        text = pattern.sub(replacement, text)
+    return text
 
 
 class KeybenchError(Exception):
@@ -12,13 +26,19 @@ class KeybenchError(Exception):
     """
 
     def __init__(self, message: str, exit_code: int = 2):
-        super().__init__(" ".join(message.split()))
+        super().__init__(readable(message))
         self.exit_code = exit_code
+
+
+class FixtureError(KeybenchError):
+    """A strategy's fixture that keybench or the database refuses (malformed, or DDL the
+    emulator rejects): bad input, exit 2. It ends the run rather than one stage, since every
+    later comparison would lack that design; README "Strategies" documents it so."""
 
 
 def one_line(exc: BaseException) -> str:
     """An exception as one short line: its type and the first line of its message."""
-    text = " ".join(str(exc).split("\n")[0].split())
+    text = readable(str(exc).split("\n")[0])
     return f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__
 
 
@@ -27,7 +47,10 @@ def check_range(flag: str, value, low, high) -> None:
     and its bounds. Every number keybench takes is checked so before anything is allocated."""
     if value is None:
         return
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+            isinstance(value, float) and not math.isfinite(value)):
         raise KeybenchError(f"{flag} must be a finite number, got {value!r}")
     if not low <= value <= high:
-        raise KeybenchError(f"{flag} must be between {low:,g} and {high:,g}, got {value:g}")
+        # An int too large for a float (a 400-digit --users) cannot take :g; say how long it is.
+        shown = f"{value:g}" if abs(value) < 1e300 else f"a number of {len(str(abs(value)))} digits"
+        raise KeybenchError(f"{flag} must be between {low:,g} and {high:,g}, got {shown}")

@@ -239,3 +239,24 @@ def test_a_design_over_a_documented_limit_is_refused_before_the_load_naming_the_
     assert result.returncode == 2, result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and rule in lines[0], result.stderr
+
+
+@pytest.mark.emulator
+def test_a_schema_the_emulator_refuses_is_one_line_naming_the_fixture_the_statement_and_exit_2(tmp_path,
+                                                                                                emulator_hosts):
+    """README: a fixture keybench or the database refuses is bad input, exit 2; the run ends
+    there (the design would be missing from every comparison), leaving no run directory."""
+    schemas = tmp_path / "schemas"
+    shutil.copytree(REPO / "schemas", schemas)
+    fixture = schemas / "spanner" / "timestamp_first" / "googlesql.sql"
+    fixture.write_text(fixture.read_text() + "\nCREATE INDEX Broken ON AccessLog(NoSuchColumn);\n")
+    result = keybench("run", "--backend", "spanner", "--strategies", "timestamp_first", "--dialects", "googlesql",
+                      "--duration", "1s", "--users", "1", "--no-report", "--results-dir", str(tmp_path / "results"),
+                      "--run-id", "r", env={"KEYBENCH_SCHEMAS": str(schemas)}, timeout=180)
+    print(result.stderr)
+    assert result.returncode == 2, result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("keybench: error: schema fixture") and str(fixture) in last, last
+    assert "CREATE INDEX Broken ON AccessLog(NoSuchColumn)" in last and "NoSuchColumn" in last.split("statement:")[0]
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "results" / "r").exists() and not (tmp_path / "results" / ".r.partial").exists()

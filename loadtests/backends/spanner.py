@@ -15,7 +15,7 @@ from google.cloud import spanner
 from google.cloud.spanner_admin_database_v1 import DatabaseDialect
 
 from loadtests.backends.base import DEFAULT_PAYLOAD_BYTES, DEFAULT_TIMEOUT_S, Backend, KeyCollision
-from loadtests.errors import KeybenchError
+from loadtests.errors import FixtureError, KeybenchError
 from loadtests.design.keys import WriteEvent, timestamp, ts_us_of
 from loadtests.design.plans import Span, StoredRow, row_columns
 from loadtests.design.strategies import Strategy
@@ -163,7 +163,7 @@ class SpannerBackend(Backend):
                 self.database.update_ddl([statement]).result(DDL_TIMEOUT_S)
             except gexc.GoogleAPICallError as exc:
                 self.drop()
-                raise KeybenchError(
+                raise FixtureError(
                     f"schema fixture {fixture} was refused by Spanner: {exc.message} "
                     f"(statement: {statement[:160]})"
                 ) from None

@@ -36,6 +36,13 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
+    def _get_values(self, action, arg_strings):
+        # Python 3.11's argparse drops a value of "--" (`--rate=--`) as the end of options and
+        # hands the option an empty list, which no validation expects: refuse it here.
+        if action.option_strings and action.nargs is None and arg_strings == ["--"]:
+            self.error(f"argument {'/'.join(action.option_strings)}: expected a value, got '--'")
+        return super()._get_values(action, arg_strings)
+
 
 def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="keybench", description="Side-by-side load tests of Spanner and Bigtable key designs.")

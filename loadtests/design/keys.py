@@ -34,6 +34,7 @@ SUBDOMAINS = ("www", "maps", "mail", "docs", "news", "shop", "api", "blog")
 TENANTS = 20  # tenants the devices are spread over, unless a tenant part sets `tenants`
 MAX_TENANTS = 100_000
 DEFAULT_POPULATION = 1000  # users (Spanner) or devices (Bigtable) the writes are spread over
+MAX_POPULATION = 1_000_000_000
 DEFAULT_SEED = 1  # the seed of every random choice: key generators, users, simulations
 # A shard or salt count (`buckets`): every read of a bucketed key fans out to each bucket, so
 # past a few thousand a read is thousands of requests; the documents' own example uses 2048.

@@ -16,7 +16,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from loadtests.errors import KeybenchError
+from loadtests.errors import FixtureError, KeybenchError
 
 from loadtests.design.keys import (
     NUMBER, OPAQUE, PRELOAD_KINDS, TIME, KeyGenerator, Part, WriteEvent, bigtable_part, spanner_part,
@@ -183,8 +183,8 @@ def split_ddl(text: str) -> list[str]:
     return [s for s in statements if s]
 
 
-def _fixture_error(path: Path, what: str) -> KeybenchError:
-    return KeybenchError(f"malformed schema fixture {path}: {what}")
+def _fixture_error(path: Path, what: str) -> FixtureError:
+    return FixtureError(f"malformed schema fixture {path}: {what}")
 
 
 def _read_toml(path: Path) -> dict:

@@ -19,12 +19,11 @@ import time
 from dataclasses import dataclass, field
 
 from loadtests.backends.base import DEFAULT_PAYLOAD_BYTES, DEFAULT_TIMEOUT_S
-from loadtests.design.keys import DEFAULT_POPULATION, UNIFORM, Skew
+from loadtests.design.keys import DEFAULT_POPULATION, MAX_POPULATION, UNIFORM, Skew
 from loadtests.design.plans import DEFAULT_LATEST_N, DEFAULT_NUMBER_SPAN, DEFAULT_WINDOW_S, READ_OPERATIONS
 from loadtests.errors import KeybenchError, check_range
 
 INSERT = "insert"
-MAX_POPULATION = 1_000_000_000
 MAX_PAYLOAD_BYTES = 256 * 1024 * 1024  # Bigtable's hard row limit; each backend's own rule is checked per design
 MAX_BATCH_SIZE = 10_000
 MIN_TIMEOUT_S, MAX_TIMEOUT_S = 0.1, 3600.0

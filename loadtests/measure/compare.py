@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loadtests.errors import KeybenchError
-from loadtests.measure.summary import SCHEMA_VERSION, read_summary
+from loadtests.measure.summary import SCHEMA_VERSION, read_summary, require_columns
 
 KEY = ("backend", "strategy", "dialect", "operation")
 DEFAULT_METRICS = ("requests", "failures", "rps", "p50_ms", "p99_ms")
@@ -56,9 +56,7 @@ def load(run: str | Path) -> dict[tuple, dict]:
     """A run's summary rows by key; `run` is a run directory or a summary.csv."""
     path = Path(run)
     path = path / "summary.csv" if path.is_dir() else path
-    rows = read_summary(path)
-    if not rows or any(k not in rows[0] for k in (*KEY, "schema_version")):
-        raise KeybenchError(f"{path} is not a keybench summary.csv (no rows, or missing {', '.join(KEY)})")
+    rows = require_columns(read_summary(path), path, (*KEY, "schema_version"))
     versions = {r["schema_version"] for r in rows}
     readable = {str(v) for v in range(1, SCHEMA_VERSION + 1)}  # later versions only add columns
     if not versions <= readable:

@@ -124,7 +124,7 @@ def _row_growth(row: dict) -> str:
     """The busiest row's writes, and for a hot row (rewritten throughout) its growth against
     the documented row sizes; '-' when every row was written once."""
     writes = row.get("max_row_writes") or ""
-    if not writes or int(writes) <= 1:
+    if not writes or float(writes) <= 1:
         return "-"
     growth = float(row["row_mb_per_hour"]) if row.get("row_mb_per_hour") else 0.0
     if growth <= 0 or row.get("verdict") != "hot_row":  # a row that stops taking writes stops growing

@@ -24,7 +24,7 @@ from pathlib import Path
 from loadtests.errors import KeybenchError
 from loadtests.atomic import save_figure, write_atomically
 from loadtests.measure.console import VERDICT_TABLE_COLUMNS, verdict_rows
-from loadtests.measure.summary import read_summary
+from loadtests.measure.summary import read_summary, require_columns
 
 PERCENTILES = (("p50_ms", "p50", "o"), ("p90_ms", "p90", "s"), ("p99_ms", "p99", "^"), ("max_ms", "max", "x"))
 TABLE_COLUMNS = ("backend", "strategy", "dialect", "operation", "access", "requests", "failures", "rps", "p50_ms",
@@ -32,6 +32,12 @@ TABLE_COLUMNS = ("backend", "strategy", "dialect", "operation", "access", "reque
                  "missing_rows", "integrity", "documented")
 # One row per strategy: these are the same in every row of a strategy's stage.
 DESIGN_COLUMNS = ("backend", "strategy", "dialect", "expected", "documented", "source", "advice")
+# What the page reads of each file by name: a file without one of them is refused, not half-drawn.
+SUMMARY_NEEDS = ("backend", "strategy", "dialect", "operation", "access", "rps", *(c for c, _, _ in PERCENTILES),
+                 "expected", "documented", "read_ranges_touched")
+TIMESERIES_NEEDS = ("backend", "strategy", "dialect", "elapsed_s", "ops")
+# Figures the page turns into numbers: finite (or empty), else one line naming the file and line.
+SUMMARY_NUMBERS = (*(c for c, _, _ in PERCENTILES), "max_row_writes", "row_mb_per_hour")
 
 
 def _label(row: dict) -> str:
@@ -130,8 +136,8 @@ def _run_json(path: Path) -> dict:
         meta = json.loads(path.read_text())
     except (OSError, UnicodeDecodeError, ValueError):
         raise KeybenchError(f"{path} is not a readable run.json") from None
-    if not isinstance(meta, dict):
-        raise KeybenchError(f"{path} is not a readable run.json")
+    if not isinstance(meta, dict) or not isinstance(meta.get("settings", {}), dict):
+        raise KeybenchError(f"{path} is not a readable run.json (not an object, or its settings are not one)")
     return meta
 
 
@@ -162,9 +168,10 @@ def write_report(run_dir: Path) -> Path:
     summary = run_dir / "summary.csv"
     if not summary.is_file():
         raise KeybenchError(f"{run_dir} is not a keybench run directory (no summary.csv)")
-    rows = _checked(read_summary(summary), summary, [c for c, _, _ in PERCENTILES])
+    rows = _checked(require_columns(read_summary(summary), summary, SUMMARY_NEEDS), summary, SUMMARY_NUMBERS)
     timeseries_path = run_dir / "timeseries.csv"
-    timeseries = (_checked(read_summary(timeseries_path), timeseries_path, ["elapsed_s", "ops"])
+    timeseries = (_checked(require_columns(read_summary(timeseries_path), timeseries_path, TIMESERIES_NEEDS, "timeseries.csv"),
+                           timeseries_path, ["elapsed_s", "ops"])
                   if timeseries_path.is_file() else [])
     meta = _run_json(run_dir / "run.json")
     status = run_status(run_dir, meta)
@@ -184,8 +191,8 @@ def write_report(run_dir: Path) -> Path:
     per_second: dict[tuple[str, str], dict[str, dict[int, int]]] = defaultdict(lambda: defaultdict(dict))
     for t in timeseries:
         group = per_second[(t["backend"], t["dialect"])][_label(t)]
-        second = int(t["elapsed_s"])
-        group[second] = group.get(second, 0) + int(t["ops"])
+        second = int(float(t["elapsed_s"]))  # finite (checked above), whole or not
+        group[second] = group.get(second, 0) + int(float(t["ops"]))
     throughput = []
     for (backend, dialect), strategies in per_second.items():
         name = backend + (f"-{dialect}" if dialect else "")

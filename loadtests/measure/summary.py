@@ -264,6 +264,16 @@ def to_csv(rows: list[dict], columns=SUMMARY_COLUMNS) -> str:
     return out.getvalue()
 
 
+def require_columns(rows: list[dict], path: Path, columns, what: str = "summary.csv") -> list[dict]:
+    """Rows (at least one) that carry every column a reader indexes, else one KeybenchError
+    naming the missing ones: a summary that lost a column is not a summary keybench wrote."""
+    missing = [c for c in columns if not rows or c not in rows[0]]
+    if missing:
+        raise KeybenchError(f"{path} is not a keybench {what} (no rows, or missing "
+                            f"{', '.join(missing)})")
+    return rows
+
+
 def read_summary(path: Path) -> list[dict]:
     """The rows of a summary.csv or timeseries.csv; an unreadable file is one KeybenchError."""
     try:

@@ -207,8 +207,57 @@ class KeyStream:
         out["iv_end"], out["iv_end_n"] = _as_key_array(ends)
         return out
 
+    @staticmethod
+    def _check_arrays(data) -> None:
+        """The arrays of a saved stream hold what `_arrays` wrote (kinds, matching lengths,
+        finite times, indexes in range), else a ValueError naming the first that does not:
+        a doctored or damaged file must not reach the model as numbers it cannot use."""
+        def need(name: str, kinds: str, optional: bool = False) -> np.ndarray | None:
+            if name not in data:
+                if optional:
+                    return None
+                raise ValueError(f"no array {name!r}")
+            array = data[name]
+            if array.ndim != 1 or array.dtype.kind not in kinds:
+                raise ValueError(f"array {name!r} is {array.dtype} of shape {array.shape}")
+            if array.dtype.kind == "f" and not np.isfinite(array).all():
+                raise ValueError(f"array {name!r} holds a non-finite number")
+            if array.dtype.kind == "i" and len(array) and array.min() < 0:
+                raise ValueError(f"array {name!r} holds a negative number")
+            return array
+
+        def group(*names: str, kinds: str, optional: bool = False) -> int:
+            arrays = [need(name, kind, optional) for name, kind in zip(names, kinds.split(","))]
+            sizes = {len(a) for a in arrays if a is not None}
+            if len(sizes) > 1:
+                raise ValueError(f"arrays {', '.join(names)} differ in length")
+            keys = [a for a in arrays if a is not None and a.dtype.kind == "S"]
+            widths = [a for a in arrays if a is not None and a.dtype.kind in "iu"]
+            # A key's true length is at most its array's width (checked where one key array has them).
+            if len(keys) == 1 and any(len(w) and w.max() > keys[0].dtype.itemsize for w in widths):
+                raise ValueError(f"arrays {', '.join(names)}: a length exceeds the key width")
+            return sizes.pop() if sizes else 0
+
+        spaces = need("spaces", "U")
+        for i in range(len(spaces)):
+            if f"w{i}_t" in data:
+                group(f"w{i}_t", f"w{i}_k", f"w{i}_n", kinds="f,S,iu")
+                if f"w{i}_u" in data:
+                    group(f"w{i}_k", f"w{i}_u", kinds="S,iu")
+        initial = need("initial_spaces", "U", optional=True)
+        for i in range(0 if initial is None else len(initial)):
+            group(f"i{i}_k", f"i{i}_n", f"i{i}_u", kinds="S,iu,iu")
+        reads = group("r_t", "r_space", kinds="f,iu")
+        group("r_t", "r_op", kinds="f,U", optional=True)
+        group("iv_read", "iv_start", "iv_start_n", "iv_end", "iv_end_n", kinds="iu,S,iu,S,iu")
+        group("iv_start", "iv_start_n", kinds="S,iu")
+        group("iv_end", "iv_end_n", kinds="S,iu")
+        if reads and data["r_space"].max() >= len(spaces) or len(data["iv_read"]) and data["iv_read"].max() >= reads:
+            raise ValueError("a read points past the spaces or reads the file holds")
+
     @classmethod
     def _from_arrays(cls, data) -> KeyStream:
+        cls._check_arrays(data)
         stream = cls()
         spaces = [str(s) for s in data["spaces"]]
         for i, space in enumerate(spaces):
@@ -254,5 +303,6 @@ class KeyStream:
                 raise KeybenchError(f"cannot read {path}: {exc.strerror}") from None
             raise KeybenchError(f"{path} is not a key stream keybench wrote ({exc})") from None
         except (ValueError, KeyError, IndexError, EOFError, zipfile.BadZipFile) as exc:
+            detail = str(exc).split("\n")[0][:200]
             raise KeybenchError(f"{path} is not a key stream keybench wrote (truncated or corrupt: "
-                                f"{type(exc).__name__})") from None
+                                f"{type(exc).__name__}{': ' + detail if detail else ''})") from None

@@ -10,6 +10,7 @@ from loadtests.errors import KeybenchError, check_range
 
 DEFAULT_ROWS = 1_000_000  # inserts `keybench simulate` models unless told otherwise
 DEFAULT_READS = 200  # sample reads per read operation in a simulation
+MAX_READS = 100_000  # each sample read is planned one at a time: more would take hours
 DEFAULT_RATE_PER_S = 1000.0  # the simulated insert rate: spaces the synthetic writes in time
 MAX_NODES = 10_000
 MAX_ROWS = 10**12  # any count of rows or windows the model is given

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from loadtests.design.keys import UNIFORM, Skew, preload_keys, DEFAULT_POPULATION, DEFAULT_SEED, UUID1_EPOCH_OFFSET, LONG_MAX, TS_DIGITS, WriteEvent, Part, device_id, separator_after
+from loadtests.design.keys import UNIFORM, Skew, preload_keys, DEFAULT_POPULATION, MAX_POPULATION, DEFAULT_SEED, UUID1_EPOCH_OFFSET, LONG_MAX, TS_DIGITS, WriteEvent, Part, device_id, separator_after
 from loadtests.design.byteorder import STRING_END, TABLE_SPACE, KeyEncoder, bit_reversed_array, encode_value, generated_values, index_key_parts, invert, prefix_successor
 from loadtests.errors import check_range
 from loadtests.model.keystream import KeyStream
 from loadtests.design.plans import DEFAULT_LATEST_N, DEFAULT_NUMBER_SPAN, DEFAULT_WINDOW_S, strategy_plans
-from loadtests.model.params import DEFAULT_RATE_PER_S, DEFAULT_READS, MAX_ROWS, SplitParams
+from loadtests.model.params import DEFAULT_RATE_PER_S, DEFAULT_READS, MAX_READS, MAX_ROWS, SplitParams
 from loadtests.model.splitmodel import ModelResult, model_stream
 
 START_US = 1_790_000_000_000_000  # 2026-09-21: the synthetic clock's first write
@@ -190,9 +190,10 @@ def bigtable_column(part: Part, events: EventColumns, seed: int, width: int | No
     if name == "reversed_sequence" and width and (column := _digits(events.seq, width)) is not None:
         return column[:, ::-1]
     if name == "device":
-        lookup = np.frombuffer("".join(device_id(e) for e in range(int(events.entity.max()) + 1)).encode(),
-                               dtype=np.uint8).reshape(-1, 8)
-        return lookup[events.entity]
+        # Ids of the devices drawn only: a table over the whole population (up to 10^9) would not fit.
+        drawn, which = np.unique(events.entity, return_inverse=True)
+        lookup = np.frombuffer("".join(device_id(int(e)) for e in drawn).encode(), dtype=np.uint8).reshape(-1, 8)
+        return lookup[which]
     if name in ("device_type", "tenant", "domain", "reverse_domain"):
         return _entity_lookup(part, events)
     return _text(_per_event(part, events, random.Random(seed)))
@@ -385,6 +386,8 @@ def simulate_strategy(strategy, rows: int, nodes: int | None = None, seed: int =
     from dataclasses import replace
 
     check_range("--rows", rows, 1, MAX_ROWS)
+    check_range("--population", population, 1, MAX_POPULATION)
+    check_range("--reads", reads_per_operation, 0, MAX_READS)
     params = params or SplitParams()
     if nodes is not None:
         params = replace(params, nodes=nodes)

@@ -16,7 +16,7 @@ import os
 import sys
 from pathlib import Path
 
-from loadtests.errors import KeybenchError, one_line
+from loadtests.errors import FixtureError, KeybenchError, one_line
 from loadtests.infra import emulators, target
 from loadtests.infra.interrupt import INTERRUPT
 from loadtests.infra.progress import progress
@@ -130,6 +130,8 @@ def _run_stages(stages, options: RunOptions, tag: str, endpoints: dict, state: R
                 served[strategy.backend] += 1
                 emulators.use(ep)
                 done = run_stage(strategy, ep, options, tag, label, state.clock)
+            except FixtureError:
+                raise  # a fixture the database refuses ends the run (exit 2), as a malformed one does
             except (StageFailed, KeybenchError) as exc:
                 progress(f"  {label}  {exc}")
                 state.add_failure(strategy, str(exc), repetition)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from loadtests.design.strategies import Strategy
 from loadtests.drive.locust_driver import LoadPlan, LocustStage
 from loadtests.drive.stage import StageSpec
-from loadtests.errors import one_line
+from loadtests.errors import FixtureError, one_line
 from loadtests.infra import emulators, target
 from loadtests.infra.progress import progress
 from loadtests.infra.watchdog import watched
@@ -46,6 +46,8 @@ def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, t
         try:
             with clock.phase("setup"):
                 stage.setup()
+        except FixtureError:
+            raise  # bad input: the run ends with exit 2 (errors.FixtureError)
         except Exception as exc:  # noqa: BLE001 - one stage that cannot start must not end the run
             raise StageFailed(f"{strategy.label} could not start: {one_line(exc)}") from None
         driving = time.monotonic()
