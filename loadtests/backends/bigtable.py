@@ -24,7 +24,7 @@ from google.cloud.bigtable.data.row_filters import (
     ValueRangeFilter,
 )
 
-from loadtests.backends.base import DEFAULT_TIMEOUT_S, DEFAULT_PAYLOAD_BYTES, Backend
+from loadtests.backends.base import AUDIT_READ_TIMEOUT_S, DEFAULT_TIMEOUT_S, DEFAULT_PAYLOAD_BYTES, Backend
 from loadtests.errors import KeybenchError
 from loadtests.design.keys import WriteEvent, join_segments
 from loadtests.design.byteorder import bigtable_row_range
@@ -166,6 +166,7 @@ class BigtableBackend(Backend):
         self.admin_tables = {t: self.admin.instance(instance).table(i) for t, i in table_ids.items()}
         # One deadline for every call: an operation still unanswered then has an unknown outcome,
         # which the audit settles by reading back.
+        self.timeout_s = timeout_s
         timeouts = {f"default_{kind}operation_timeout": timeout_s for kind in ("", "read_rows_", "mutate_rows_")}
         self.tables = {t: self.data.get_table(instance, i, **timeouts) for t, i in table_ids.items()}
         self.write_rows = {t: MutateRowCall(table, timeout_s) for t, table in self.tables.items()}
