@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+import gevent.event
 from locust import events
 from locust.runners import MasterRunner, WorkerRunner
 
@@ -94,6 +95,19 @@ def scenario(backend: str) -> type[KeybenchUser]:
     def _audit(environment, **_kw):
         if isinstance(environment.runner, WorkerRunner):
             return
+        if "audited" in state:
+            # Quitting again (SIGTERM: `docker compose --abort-on-container-exit` stops the
+            # master as soon as its workers exit): wait for the audit under way, or Locust
+            # exits in the middle of it and the table is never audited nor the summary written.
+            state["audited"].wait()
+            return
+        state["audited"] = gevent.event.Event()
+        try:
+            _audit_once(environment)
+        finally:
+            state["audited"].set()
+
+    def _audit_once(environment) -> None:
         # Locust fires `quitting` before it stops the users (Ctrl-C or SIGTERM while a test
         # started from the web UI runs): stop them first, so no write lands after the audit.
         environment.runner.stop()

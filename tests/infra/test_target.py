@@ -33,7 +33,7 @@ def test_dry_run_on_a_real_target_prints_the_plan_and_contacts_nothing(tmp_path,
     tag = re.fullmatch(r"keybench: target real project=acme-prod instance=orders: about ([\d,]+) writes into 2 new "
                        r"databases/tables named kb-([0-9a-z]+)-\*", estimate[0])
     assert tag, estimate[0]
-    # --rate paces the writers: 100 inserts/s for 10 s per stage, and at most a row for its one reader
+    # two stages of 100 inserts/s from the writers for 10 s, and the one row a reader may write
     assert int(tag.group(1).replace(",", "")) == 2 * (100 * 10 + 1)
     names = re.findall(r"would create table (\S+)", result.stdout)
     assert names == [f"kb-{tag.group(2)}-salted", f"kb-{tag.group(2)}-tenant-prefix"]
