@@ -122,8 +122,9 @@ def test_a_paused_emulator_stalls_the_stage_which_then_goes_on_without_double_co
         assert int(r["requests"]) == sum(int(s["ops"]) for s in seconds if s["operation"] == r["operation"])
     insert = next(r for r in rows if r["operation"] == "insert")
     assert insert["integrity"] == "ok" and int(insert["acknowledged"]) == int(insert["stored"]) == int(insert["requests"])
-    # the stall: operations caught in it took the pause's length
-    assert max(float(s["p99_ms"]) for s in seconds) >= 2500
+    # the stall: operations caught in it took the pause's length (at thousands of inserts a
+    # second, the few caught in it are under 1 % of their second, so it shows in max, not p99)
+    assert max(float(r["max_ms"]) for r in rows if r["max_ms"]) >= 2500
     per_second = {}
     for s in seconds:
         per_second[int(s["elapsed_s"])] = per_second.get(int(s["elapsed_s"]), 0) + int(s["ops"])
