@@ -50,8 +50,9 @@ class SplitParams:
     ranges_per_node: int = 4
     # Windows: the writes, in time order, are cut into `target_windows` windows of equal
     # write count (at least `min_window_writes` each), so a hotspot that moves through the
-    # key space (a time-ordered key that wraps, say) is caught where it is at the time.
-    target_windows: int = 50
+    # key space (a time-ordered key that wraps, say) is caught where it is at the time. Each
+    # window costs a pass over the units held, so their number is bounded, not their size.
+    target_windows: int = 400
     min_window_writes: int = 4
     window_writes: int | None = None  # fixed window size instead of the two above
 
