@@ -40,11 +40,12 @@ class LoadPlan:
 
 @dataclass
 class Driven:
-    seconds: float
+    seconds: float  # from the users' start until the last of them stopped
     per_worker: dict[int, int]
     locust_csvs: dict[str, str]  # "stats" / "failures" -> Locust's own CSV text
     ended_early: str | None = None  # why the stage stopped before its time: its emulator went away
     interrupted: bool = False  # Ctrl-C
+    stopping_s: float = 0.0  # of `seconds`, the time the users took to stop (operations in flight)
 
 
 class Lifeline:
@@ -117,6 +118,7 @@ class LocustStage:
             except KeyboardInterrupt:
                 interrupted = True
                 progress(f"  {label}  interrupted: stopping the users, then auditing what they wrote")
+            stop_began = time.monotonic()
             if ended_early or interrupted:
                 env.stop_timeout = FORCED_STOP_S  # operations stuck on a dead emulator would wait for minutes
             if workers:
@@ -131,7 +133,8 @@ class LocustStage:
         finally:
             if workers:
                 workers.close()
-        return Driven(elapsed, per_worker, locust_csvs(env), ended_early, interrupted)
+        return Driven(elapsed, per_worker, locust_csvs(env), ended_early, interrupted,
+                      stopping_s=elapsed - (stop_began - started))
 
 
 def locust_csvs(env: Environment) -> dict[str, str]:

@@ -52,7 +52,7 @@ def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, t
             raise StageFailed(f"{strategy.label} could not start: {one_line(exc)}") from None
         driving = time.monotonic()
         driven = locust_stage.drive(plan, label, ep)
-        clock.add_load(driven.seconds, time.monotonic() - driving)
+        clock.add_load(driven.seconds - driven.stopping_s, time.monotonic() - driving)
         tenant_drop = None
         if driven.ended_early:
             integrity = stage.unverifiable(driven.ended_early)

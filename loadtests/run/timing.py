@@ -29,7 +29,8 @@ class WallClock:
             self.phases[name] += time.monotonic() - began
 
     def add_load(self, seconds: float, driving_s: float) -> None:
-        """A stage's load time, and the whole drive around it (spawning and stopping users)."""
+        """A stage's load time (its users running, up to the stop), and the whole drive around
+        it: the rest is starting the users and waiting for their operations in flight to end."""
         self.load_s += seconds
         self.phases["start_and_stop"] += max(0.0, driving_s - seconds)
 
