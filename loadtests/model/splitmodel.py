@@ -415,8 +415,10 @@ def model_space(times: np.ndarray, keys: np.ndarray, lengths: np.ndarray, reads:
             measured += len(chunk)
         # A read's cost is counted on ranges of equal size (the size splits alone): the fine
         # load splits behind a moving tail say where writes go, not how data is laid out.
-        by_size = np.unique(np.concatenate(([0], quantile_cuts(held, ranges))))
-        for r in np.flatnonzero(read_window == k):
+        window_reads = np.flatnonzero(read_window == k)
+        if len(window_reads):  # most windows have no read: cut the equal-size ranges only for those that do
+            by_size = np.unique(np.concatenate(([0], quantile_cuts(held, ranges))))
+        for r in window_reads:
             if read_ranks[r]:
                 touched.append((read_ops[r], sum(_touched(by_size, lo, hi) for lo, hi in read_ranks[r])))
         present[chunk] = True
