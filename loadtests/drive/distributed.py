@@ -11,6 +11,11 @@ it asks for one more report after the users have stopped, then merges them all. 
 snapshot replaces the one before it, so a late or repeated report never counts an
 operation twice.
 
+A worker that dies (its process exits, or Locust stops hearing its heartbeat) is lost: the
+stage goes on with the others, the final gather does not wait for it, and the audit leaves
+its writes out (its ledger died with it) and says the stage is unverified for its share,
+with the cause "worker N died".
+
 `keybench run --workers N` starts the worker processes itself (`python -m
 loadtests.drive.worker`); across machines, `locust -f loadtests/<backend>_locustfile.py
 --worker --master-host HOST` joins a `--master` started with the same locustfile.
@@ -20,7 +25,9 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import time
+from collections.abc import Callable
 
 import gevent
 
@@ -28,7 +35,7 @@ from loadtests.drive.stage import Stage, StageSpec
 from loadtests.drive.users import StageSlot
 from loadtests.drive.workload import Partition
 
-STAGE_MESSAGE, FLUSH_MESSAGE = "keybench_stage", "keybench_flush"
+STAGE_MESSAGE, FLUSH_MESSAGE, JOINED_MESSAGE = "keybench_stage", "keybench_flush", "keybench_joined"
 FINAL_REPORT_TIMEOUT_S = 30.0
 log = logging.getLogger("keybench")
 
@@ -36,21 +43,49 @@ log = logging.getLogger("keybench")
 class MasterSide:
     """The master's half: hand out the stage, gather the workers' snapshots, merge them."""
 
-    def __init__(self, environment, stage: Stage, spec: StageSpec):
+    def __init__(self, environment, stage: Stage, spec: StageSpec,
+                 exited: Callable[[], dict[int, str]] | None = None):
+        """`exited`, when this process started the workers: pid -> how it exited, for those
+        that did; workers elsewhere are lost when Locust misses their heartbeats."""
         self.environment = environment
         self.stage = stage
         self.spec = spec
+        self.exited = exited or dict
         self.latest: dict[str, dict] = {}  # client id -> its newest report
+        self.index_of: dict[str, int] = {}  # client id -> its partition index
+        self.pid_of: dict[int, int] = {}  # partition index -> the worker's pid, once it joined the stage
+        self.lost: dict[int, str] = {}  # partition index -> why it is lost
         self.flushed_at = float("inf")
         environment.events.test_start.add_listener(self._hand_out)
         environment.events.worker_report.add_listener(self._keep)
+        environment.runner.register_message(JOINED_MESSAGE, self._joined)
 
     def _hand_out(self, environment, **_kw) -> None:
         runner = environment.runner
         workers = runner.clients.ready + runner.clients.running + runner.clients.spawning
         for index, client in enumerate(sorted(workers, key=lambda c: c.id)):
+            self.index_of[client.id] = index
             runner.send_message(STAGE_MESSAGE, {"spec": dataclasses.asdict(self.spec),
                                                 "partition": [index, len(workers)]}, client_id=client.id)
+
+    def _joined(self, environment, msg, **_kw) -> None:
+        self.pid_of[msg.data["index"]] = msg.data["pid"]
+
+    def newly_lost(self) -> list[str]:
+        """Workers lost since the last call, each as its cause: its process exited, or
+        Locust marked it missing (no heartbeat for a few seconds)."""
+        found: dict[int, str] = {}
+        exited = self.exited()
+        for index, pid in self.pid_of.items():
+            if pid in exited:
+                found[index] = f"worker {index} died (pid {pid}, {exited[pid]})"
+        for client in self.environment.runner.clients.missing:
+            index = self.index_of.get(client.id)
+            if index is not None and index not in found:
+                found[index] = f"worker {index} died (no heartbeat from {client.id})"
+        fresh = {i: why for i, why in found.items() if i not in self.lost}
+        self.lost.update(fresh)
+        return [fresh[i] for i in sorted(fresh)]
 
     def _keep(self, client_id: str, data: dict, **_kw) -> None:
         report = data.get("keybench")
@@ -67,6 +102,8 @@ class MasterSide:
         deadline = self.flushed_at + FINAL_REPORT_TIMEOUT_S
         while time.monotonic() < deadline and not self._all_final():
             gevent.sleep(0.1)
+            for cause in self.newly_lost():
+                log.warning(f"keybench: {cause}: merging its last report; its writes are not audited")
         if not self._all_final():
             log.warning("keybench: not every worker sent its final report; merging the latest ones")
         reports = list(self.latest.values())
@@ -75,7 +112,9 @@ class MasterSide:
         return dict(sorted(counts.items()))
 
     def _all_final(self) -> bool:
-        return bool(self.latest) and all(r["final"] and r["received"] >= self.flushed_at for r in self.latest.values())
+        """Every worker still alive sent a report after the flush, with its users stopped."""
+        alive = [r for r in self.latest.values() if r["index"] not in self.lost]
+        return bool(alive or self.lost) and all(r["final"] and r["received"] >= self.flushed_at for r in alive)
 
 
 def attach_worker(environment, slot: StageSlot) -> None:
@@ -91,6 +130,7 @@ def attach_worker(environment, slot: StageSlot) -> None:
         stage = StageSpec(**msg.data["spec"]).build(Partition(index, count), environment.events)
         state.update(stage=stage, index=index)
         slot.put(stage)
+        environment.runner.send_message(JOINED_MESSAGE, {"index": index, "pid": os.getpid()})
 
     def on_flush(environment, **_kw) -> None:
         # A plain `locust --master` that hits its run time stops its own users but not the

@@ -9,7 +9,7 @@ import io
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import gevent
 from locust.env import Environment
@@ -22,9 +22,15 @@ from loadtests.errors import KeybenchError
 from loadtests.infra import emulators
 from loadtests.infra.interrupt import INTERRUPT
 from loadtests.infra.progress import progress
+from loadtests.infra.watchdog import Unanswered, watched
 
 PROGRESS_EVERY_S = 5.0
-STOP_TIMEOUT_S = 30.0  # users finish the operation in flight before a stage ends
+# Users finish the operation in flight before a stage ends, for at most this long: then it is
+# cut off (counted in cut_off; an insert's outcome is unknown and the audit settles it). Short
+# enough that a stalled database, whose operations wait out --op-timeout, still ends the stage
+# (with the audit's own watchdog) within 10 s of its end; long enough for a Spanner abort's
+# retry backoff, which rarely passes a few seconds.
+STOP_TIMEOUT_S = 5.0
 FORCED_STOP_S = 3.0  # ... unless the stage was cut short: then operations still in flight are cut off
 
 
@@ -46,6 +52,7 @@ class Driven:
     ended_early: str | None = None  # why the stage stopped before its time: its emulator went away
     interrupted: bool = False  # Ctrl-C
     stopping_s: float = 0.0  # of `seconds`, the time the users took to stop (operations in flight)
+    lost_workers: dict[int, str] = field(default_factory=dict)  # worker index -> why it is lost
 
 
 class Lifeline:
@@ -90,8 +97,8 @@ class LocustStage:
         if plan.workers:
             port = emulators.free_port()
             runner = env.create_master_runner("127.0.0.1", port)
-            master = MasterSide(env, stage, self.spec)
             workers = WorkerProcesses(plan.workers, port)
+            master = MasterSide(env, stage, self.spec, workers.exited)
             workers.wait_connected(runner, label)
         else:
             runner = env.create_local_runner()
@@ -106,6 +113,11 @@ class LocustStage:
                     if INTERRUPT.requested:
                         raise KeyboardInterrupt
                     ended_early = lifeline.gone()
+                    if workers:
+                        for cause in master.newly_lost():
+                            progress(f"  {label}  {cause}: the stage goes on without it; its writes are not audited")
+                        if len(master.lost) == plan.workers:
+                            ended_early = "every worker died"
                     if ended_early:
                         progress(f"  {label}  {ended_early}: ending the stage")
                         break
@@ -126,7 +138,7 @@ class LocustStage:
                 # also make each worker sleep for its stop timeout before it heeds the quit.
                 per_worker = master.gather()
             else:
-                runner.stop()  # lets every user finish its operation in flight
+                ended_early = self._stop(runner) or ended_early
                 per_worker = {}
             elapsed = time.monotonic() - started
             runner.quit()
@@ -134,7 +146,19 @@ class LocustStage:
             if workers:
                 workers.close()
         return Driven(elapsed, per_worker, locust_csvs(env), ended_early, interrupted,
-                      stopping_s=elapsed - (stop_began - started))
+                      stopping_s=elapsed - (stop_began - started), lost_workers=dict(master.lost) if workers else {})
+
+
+    def _stop(self, runner) -> str | None:
+        """Stop the users, letting each finish its operation in flight (STOP_TIMEOUT_S at most)
+        while the database answers; one that has fallen silent (a paused emulator) ends the
+        wait at once: the users are cut off, and the reason is returned (None: a clean stop)."""
+        try:
+            watched(runner.stop, self.stage.backend.answers, "the end of the load")
+        except Unanswered as exc:
+            runner.user_greenlets.kill(block=True, timeout=FORCED_STOP_S)
+            return str(exc)
+        return None
 
 
 def locust_csvs(env: Environment) -> dict[str, str]:
@@ -170,6 +194,10 @@ class WorkerProcesses:
                 raise KeybenchError(f"{label}: only {runner.worker_count} of {len(self.procs)} workers joined the "
                                     f"master within {self.CONNECT_TIMEOUT_S:.0f} s")
             gevent.sleep(0.2)
+
+    def exited(self) -> dict[int, str]:
+        """pid -> how it ended, for the workers that have exited."""
+        return {p.pid: emulators.how_it_ended(p.returncode) for p in self.procs if p.poll() is not None}
 
     def close(self) -> None:
         for p in self.procs:

@@ -116,7 +116,8 @@ def scenario(backend: str) -> type[KeybenchUser]:
             return
         integrity = None
         try:
-            integrity, tenant_drop = watched(stage.finish, stage.backend.answers, "the audit")
+            lost = state["master"].lost if "master" in state else None
+            integrity, tenant_drop = watched(lambda: stage.finish(lost), stage.backend.answers, "the audit")
         except Exception as exc:  # noqa: BLE001 - the emulator went away: say so in one line, not a traceback
             integrity, tenant_drop = stage.unverifiable(f"the database does not answer: {one_line(exc)}"), None
         finally:

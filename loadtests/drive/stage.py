@@ -244,9 +244,10 @@ class Stage:
             self.collector.key_stream.record_read(self.encoder, request, time.time(), op)
             self.collector.add_missing(self.series[op], len(expected(rows) - {r.write_id for r in rows}))
 
-    def finish(self) -> tuple[Integrity, TenantDrop | None]:
-        """After the load: the integrity audit, then the strategy's own checks."""
-        integrity = self.audit()
+    def finish(self, lost_workers: dict[int, str] | None = None) -> tuple[Integrity, TenantDrop | None]:
+        """After the load: the integrity audit, then the strategy's own checks. The writes of
+        `lost_workers` (index -> why) are left out: their ledger died with them."""
+        integrity = self.audit(lost_workers)
         return integrity, self.drop_tenant()
 
     def drop_tenant(self) -> TenantDrop | None:
@@ -271,9 +272,13 @@ class Stage:
             others_removed=sum(1 for w in removed if before[w] != victim),
         )
 
-    def audit(self) -> Integrity:
+    def audit(self, lost_workers: dict[int, str] | None = None) -> Integrity:
         """Read every stored WriteId back and compare with the ledger."""
-        return audit(self.backend.write_ids(), self.collector.ledger)
+        if not lost_workers:
+            return audit(self.backend.write_ids(), self.collector.ledger)
+        cause = "; ".join(lost_workers[i] for i in sorted(lost_workers))
+        return audit(self.backend.write_ids(), self.collector.ledger,
+                     lambda w: Partition.writer_of(w) in lost_workers, cause)
 
     def unverifiable(self, cause: str) -> Integrity:
         """The audit's figures when nothing can be read back."""

@@ -193,6 +193,9 @@ class Clock:
 CLOCK = Clock()
 
 
+USERS_PER_WORKER = 100_000  # user indexes per worker: worker i's users are i * 100,000 + 1, + 2, ...
+
+
 @dataclass(frozen=True)
 class Partition:
     """This process's share of a distributed run: worker `index` of `count`. Workers take
@@ -213,7 +216,15 @@ class Partition:
         return itertools.count(self.index + 1, self.count)
 
     def user_index(self, local: int) -> int:
-        return local if self.count == 1 else self.index * 100_000 + local
+        return local if self.count == 1 else self.index * USERS_PER_WORKER + local
+
+    @staticmethod
+    def writer_of(write_id: str) -> int | None:
+        """The index of the worker whose user wrote `write_id` (UserWorkload.next_write_id);
+        None for a row no user wrote (a preload row)."""
+        tag = write_id.rsplit("-", 2)[-2] if write_id.count("-") >= 2 else ""
+        user = tag.split(".", 1)[0]
+        return int(user) // USERS_PER_WORKER if user.isdigit() else None
 
     def share(self, total: int) -> int:
         """This worker's share of `total` users of one role, spread as evenly as Locust spreads users."""

@@ -207,6 +207,16 @@ def die_with_parent() -> None:
     ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)
 
 
+def how_it_ended(returncode: int) -> str:
+    """A child's return code in words: "exit code 3", or "killed by SIGKILL"."""
+    if returncode >= 0:
+        return f"exit code {returncode}"
+    try:
+        return f"killed by {signal.Signals(-returncode).name}"
+    except ValueError:
+        return f"killed by signal {-returncode}"
+
+
 @dataclass
 class Emulator:
     """A native emulator process keybench started."""
@@ -239,6 +249,7 @@ class Emulator:
         """Stop this PID (only if it still runs our command), wait until it is gone, forget it."""
         if self.alive():
             os.kill(self.pid, signal.SIGTERM)
+            os.kill(self.pid, signal.SIGCONT)  # a paused emulator (SIGSTOP) would hold the SIGTERM for 10 s
             if not _wait_gone(self.pid, STOP_TIMEOUT_S):
                 os.kill(self.pid, signal.SIGKILL)
                 _wait_gone(self.pid, STOP_TIMEOUT_S)

@@ -8,6 +8,8 @@ collector's ledger. A multi-tenant design also drops one tenant by its key prefi
 from __future__ import annotations
 
 import collections
+import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from loadtests.measure.collector import Ledger
@@ -36,8 +38,9 @@ class Integrity:
     unexpected: int  # stored, never written by this stage
     unknown: int  # the call failed or was cut off: stored or not, now resolved by the read-back
     unknown_stored: int
-    verified: bool = True  # False: nothing could be read back (the database went away)
+    verified: bool = True  # False: nothing could be read back (the database went away), or not all of it
     cause: str = ""  # why not verified
+    set_aside: int = 0  # stored rows left out of the audit: a lost worker's, whose ledger died with it
 
     @classmethod
     def unverifiable(cls, ledger: Ledger, cause: str) -> Integrity:
@@ -45,21 +48,40 @@ class Integrity:
         return cls(len(ledger.acknowledged), 0, 0, 0, 0, unknown, 0, verified=False, cause=cause)
 
     @property
+    def consistent(self) -> bool:
+        """What was audited matches: nothing lost, duplicated or unexpected."""
+        return self.lost == 0 and self.duplicates == 0 and self.unexpected == 0
+
+    @property
     def ok(self) -> bool:
-        return self.verified and self.lost == 0 and self.duplicates == 0 and self.unexpected == 0
+        return self.verified and self.consistent
 
     def describe(self) -> str:
-        if not self.verified:
+        if not self.verified and not self.set_aside:
             return (f"UNVERIFIED ({self.acknowledged} acknowledged writes could not be read back: {self.cause})")
-        text = (f"{'ok' if self.ok else 'MISMATCH'} ({self.acknowledged} acknowledged, {self.stored} stored, "
+        if not self.verified:
+            return (f"UNVERIFIED for part ({self.cause}; {self.set_aside} stored rows of it set aside); "
+                    f"the rest {self._figures(self.consistent)}")
+        return self._figures(self.ok)
+
+    def _figures(self, ok: bool) -> str:
+        text = (f"{'ok' if ok else 'MISMATCH'} ({self.acknowledged} acknowledged, {self.stored} stored, "
                 f"{self.lost} lost, {self.duplicates} duplicated, {self.unexpected} unexpected")
         if self.unknown:
             text += f"; {self.unknown} with unknown outcome, {self.unknown_stored} of them stored"
         return text + ")"
 
 
-def audit(stored: list[str], ledger: Ledger) -> Integrity:
-    """Every stored WriteId (duplicates included) against the ledger."""
+def audit(stored: list[str], ledger: Ledger, set_aside: Callable[[str], bool] | None = None,
+          cause: str = "") -> Integrity:
+    """Every stored WriteId (duplicates included) against the ledger. WriteIds `set_aside`
+    picks (a lost worker's) are left out of both sides, and the audit is unverified for them
+    with `cause`; the rest is audited in full."""
+    if set_aside is not None:
+        kept = [w for w in stored if not set_aside(w)]
+        keep = lambda ids: {w for w in ids if not set_aside(w)}  # noqa: E731
+        ledger = Ledger(keep(ledger.attempted), keep(ledger.acknowledged), keep(ledger.failed))
+        return dataclasses.replace(audit(kept, ledger), verified=False, cause=cause, set_aside=len(stored) - len(kept))
     counts = collections.Counter(stored)
     unknown = ledger.failed | ledger.attempted
     known = ledger.acknowledged | unknown

@@ -127,6 +127,8 @@ def _run_stages(stages, options: RunOptions, tag: str, endpoints: dict, state: R
                 if ep.restartable and served[strategy.backend] > 0:
                     with state.clock.phase("emulator_restart"):
                         ep.restart()
+                    if INTERRUPT.requested:  # it arrived while the emulator restarted: no new stage
+                        return True
                 served[strategy.backend] += 1
                 emulators.use(ep)
                 done = run_stage(strategy, ep, options, tag, label, state.clock)

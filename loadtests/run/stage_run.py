@@ -59,7 +59,8 @@ def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, t
         else:
             try:
                 with clock.phase("audit"):
-                    integrity, tenant_drop = watched(stage.finish, stage.backend.answers, "the audit")
+                    integrity, tenant_drop = watched(lambda: stage.finish(driven.lost_workers), stage.backend.answers,
+                                                     "the audit")
             except Exception as exc:  # noqa: BLE001 - the database went away or stalled after the load
                 integrity = stage.unverifiable(one_line(exc))
                 silent = True
