@@ -1,10 +1,61 @@
 """A Spanner schema as INFORMATION_SCHEMA describes it, and the DDL that recreates a table or
-an index from those facts (GoogleSQL): how a fix is written out without parsing the user's DDL."""
+an index from those facts, in either dialect: how a fix is written out without parsing the
+user's DDL. Types are held in GoogleSQL's vocabulary whatever the dialect (the reader maps
+PostgreSQL's onto it), so one set of rules reads both; expressions stay as the dialect wrote them."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+
+GOOGLESQL, POSTGRESQL = "googlesql", "postgresql"
+DIALECT_TITLES = {GOOGLESQL: "GoogleSQL", POSTGRESQL: "PostgreSQL"}
+
+# PostgreSQL's spelling of each GoogleSQL type, as information_schema.columns.spanner_type gives it
+# (first) and as the fixed DDL writes it (second).
+POSTGRESQL_TYPES = {
+    "INT64": ("bigint", "bigint"), "STRING": ("character varying", "varchar"),
+    "TIMESTAMP": ("timestamp with time zone", "timestamptz"), "BYTES": ("bytea", "bytea"),
+    "BOOL": ("boolean", "boolean"), "FLOAT64": ("double precision", "double precision"),
+    "FLOAT32": ("real", "real"), "DATE": ("date", "date"), "NUMERIC": ("numeric", "numeric"),
+    "JSON": ("jsonb", "jsonb"),
+}
+# PostgreSQL has no allow_commit_timestamp option: a commit timestamp is a column of this type.
+POSTGRESQL_COMMIT_TIMESTAMP = "spanner.commit_timestamp"
+
+
+def from_postgresql_type(spanner_type: str) -> tuple[str, bool]:
+    """(GoogleSQL type, is a commit timestamp) of a PostgreSQL spanner_type: 'character
+    varying(36)' is STRING(36), 'bigint[]' ARRAY<INT64>; a type without a counterpart stays as it is."""
+    if spanner_type == POSTGRESQL_COMMIT_TIMESTAMP:
+        return "TIMESTAMP", True
+    if spanner_type.endswith("[]"):
+        return f"ARRAY<{from_postgresql_type(spanner_type[:-2])[0]}>", False
+    base, _, length = spanner_type.partition("(")
+    found = next((g for g, (read, _) in POSTGRESQL_TYPES.items() if read == base.strip()), None)
+    if found is None:
+        return spanner_type, False
+    return found + (f"({length}" if length else ("(MAX)" if found in ("STRING", "BYTES") else "")), False
+
+
+def to_postgresql_type(googlesql_type: str) -> str:
+    if googlesql_type.upper().startswith("ARRAY<"):
+        return to_postgresql_type(googlesql_type[6:-1]) + "[]"
+    base, _, length = googlesql_type.upper().partition("(")
+    if base not in POSTGRESQL_TYPES:
+        return googlesql_type
+    written = POSTGRESQL_TYPES[base][1]
+    return f"{written}({length}" if base == "STRING" and length not in ("", "MAX)") else written
+
+
+def quoted(name: str, dialect: str) -> str:
+    """A name as the dialect must write it: PostgreSQL folds an unquoted name to lower case."""
+    return f'"{name}"' if dialect == POSTGRESQL and not re.fullmatch(r"[a-z_][a-z0-9_]*", name) else name
+
+
+def new_name(wanted: str, dialect: str) -> str:
+    """A name keybench invents (ShardId, a sequence's), as the dialect stores it unquoted."""
+    return wanted.lower() if dialect == POSTGRESQL else wanted
 
 
 @dataclass(frozen=True)
@@ -15,14 +66,25 @@ class Column:
     default: str | None = None  # the default's expression, e.g. GENERATE_UUID()
     generated: str | None = None  # a generated column's expression
     stored: bool = False
-    commit_timestamp: bool = False  # OPTIONS (allow_commit_timestamp = true)
+    commit_timestamp: bool = False  # OPTIONS (allow_commit_timestamp = true); PostgreSQL: spanner.commit_timestamp
 
     @property
     def base_type(self) -> str:
         """INT64, STRING, BYTES, TIMESTAMP, ...: the type without its length."""
         return self.type.split("(", 1)[0].upper()
 
-    def ddl(self) -> str:
+    def type_in(self, dialect: str) -> str:
+        """The type as the dialect writes it."""
+        if dialect == POSTGRESQL:
+            return POSTGRESQL_COMMIT_TIMESTAMP if self.commit_timestamp else to_postgresql_type(self.type)
+        return self.type
+
+    def ddl(self, dialect: str = GOOGLESQL) -> str:
+        if dialect == POSTGRESQL:
+            text = f"{quoted(self.name, dialect)} {self.type_in(dialect)}" + ("" if self.nullable else " NOT NULL")
+            if self.generated is not None:
+                return text + f" GENERATED ALWAYS AS ({self.generated})" + (" STORED" if self.stored else "")
+            return text + (f" DEFAULT {self.default}" if self.default is not None else "")
         text = f"{self.name} {self.type}" + ("" if self.nullable else " NOT NULL")
         if self.generated is not None:
             text += f" AS ({self.generated})" + (" STORED" if self.stored else "")
@@ -38,8 +100,12 @@ class KeyColumn:
     name: str
     descending: bool = False
 
-    def ddl(self) -> str:
-        return self.name + (" DESC" if self.descending else "")
+    def ddl(self, dialect: str = GOOGLESQL) -> str:
+        return quoted(self.name, dialect) + (" DESC" if self.descending else "")
+
+
+def key_ddl(key: tuple[KeyColumn, ...] | list[KeyColumn], dialect: str = GOOGLESQL) -> str:
+    return ", ".join(k.ddl(dialect) for k in key)
 
 
 @dataclass(frozen=True)
@@ -53,11 +119,17 @@ class Table:
     def column(self, name: str) -> Column:
         return next(c for c in self.columns if c.name == name)
 
-    def ddl(self) -> str:
-        columns = "".join(f"\n  {c.ddl()}," for c in self.columns)
-        text = f"CREATE TABLE {self.name} ({columns}\n) PRIMARY KEY ({', '.join(k.ddl() for k in self.key)})"
+    def ddl(self, dialect: str = GOOGLESQL) -> str:
+        columns = "".join(f"\n  {c.ddl(dialect)}," for c in self.columns)
+        key = f"PRIMARY KEY ({key_ddl(self.key, dialect)})"
+        if dialect == POSTGRESQL:
+            text = f"CREATE TABLE {quoted(self.name, dialect)} ({columns}\n  {key}\n)"
+            interleave = " INTERLEAVE IN PARENT "
+        else:
+            text = f"CREATE TABLE {self.name} ({columns}\n) {key}"
+            interleave = ",\n  INTERLEAVE IN PARENT "
         if self.parent:
-            text += f",\n  INTERLEAVE IN PARENT {self.parent}" + (f" ON DELETE {self.on_delete}" if self.on_delete else "")
+            text += interleave + quoted(self.parent, dialect) + (f" ON DELETE {self.on_delete}" if self.on_delete else "")
         return text
 
 
@@ -71,9 +143,16 @@ class Index:
     unique: bool = False
     interleaved_in: str | None = None
 
-    def ddl(self) -> str:
+    def ddl(self, dialect: str = GOOGLESQL) -> str:
+        if dialect == POSTGRESQL:
+            # NULL_FILTERED is a WHERE clause, which the emulator drops: fixed_statements keeps the user's.
+            text = (f"CREATE {'UNIQUE ' * self.unique}INDEX {quoted(self.name, dialect)} ON "
+                    f"{quoted(self.table, dialect)} ({key_ddl(self.key, dialect)})")
+            if self.storing:
+                text += f" INCLUDE ({', '.join(quoted(c, dialect) for c in self.storing)})"
+            return text + (f" INTERLEAVE IN {quoted(self.interleaved_in, dialect)}" if self.interleaved_in else "")
         kind = "UNIQUE " * self.unique + "NULL_FILTERED " * self.null_filtered
-        text = f"CREATE {kind}INDEX {self.name} ON {self.table}({', '.join(k.ddl() for k in self.key)})"
+        text = f"CREATE {kind}INDEX {self.name} ON {self.table}({key_ddl(self.key)})"
         if self.storing:
             text += f" STORING ({', '.join(self.storing)})"
         if self.interleaved_in:
@@ -90,7 +169,14 @@ class Sequence:
     def bit_reversed(self) -> bool:
         return self.options.get("sequence_kind") == "bit_reversed_positive"
 
-    def ddl(self) -> str:
+    def ddl(self, dialect: str = GOOGLESQL) -> str:
+        if dialect == POSTGRESQL:
+            clauses = [self.options.get("sequence_kind", "").upper()]
+            if "skip_range_min" in self.options:
+                clauses.append(f"SKIP RANGE {self.options['skip_range_min']} {self.options['skip_range_max']}")
+            if "start_with_counter" in self.options:
+                clauses.append(f"START COUNTER WITH {self.options['start_with_counter']}")
+            return " ".join([f"CREATE SEQUENCE {quoted(self.name, dialect)}", *filter(None, clauses)])
         options = ", ".join(f"{k} = {v}" if v.lstrip("-").isdigit() else f'{k} = "{v}"' for k, v in self.options.items())
         return f"CREATE SEQUENCE {self.name} OPTIONS ({options})"
 
@@ -100,6 +186,7 @@ class Schema:
     tables: tuple[Table, ...]
     indexes: tuple[Index, ...] = ()
     sequences: tuple[Sequence, ...] = ()
+    dialect: str = GOOGLESQL  # the dialect the emulator read the DDL in, and the fixes are written in
 
     def table(self, name: str) -> Table:
         return next(t for t in self.tables if t.name == name)
@@ -111,10 +198,32 @@ class Schema:
         return tuple(i for i in self.indexes if i.table == table)
 
 
-_SEQUENCE_DEFAULT = re.compile(r"GET_NEXT_SEQUENCE_VALUE\s*\(\s*SEQUENCE\s+`?(\w+)`?\s*\)", re.IGNORECASE)
+_SEQUENCE_DEFAULT = re.compile(r"GET_NEXT_SEQUENCE_VALUE\s*\(\s*SEQUENCE\s+`?(\w+)`?\s*\)"  # GoogleSQL
+                               r"|nextval\s*\(\s*'\"?(\w+)\"?'", re.IGNORECASE)  # PostgreSQL: nextval('s'::text)
 
 
 def sequence_of(column: Column) -> str | None:
     """The sequence a column's default draws from, if any."""
     found = _SEQUENCE_DEFAULT.search(column.default or "")
-    return found.group(1) if found else None
+    return (found.group(1) or found.group(2)) if found else None
+
+
+def sequence_default(sequence: str, dialect: str) -> str:
+    """A column default that draws from a sequence."""
+    return f"nextval('{sequence}')" if dialect == POSTGRESQL else f"GET_NEXT_SEQUENCE_VALUE(SEQUENCE {sequence})"
+
+
+def uuid_default(dialect: str) -> str:
+    """A column default of version-4 UUIDs."""
+    return "spanner.generate_uuid()" if dialect == POSTGRESQL else "GENERATE_UUID()"
+
+
+def fingerprint_shard(column: Column, shards: int, dialect: str) -> str:
+    """A shard column's expression: the column's fingerprint modulo shards (the text of a
+    value that is no string nor bytes)."""
+    textual = column.base_type in ("STRING", "BYTES")
+    if dialect == POSTGRESQL:
+        value = quoted(column.name, dialect) + ("" if textual else "::text")
+        return f"mod(spanner.farm_fingerprint({value}), {shards})"
+    value = column.name if textual else f"CAST({column.name} AS STRING)"
+    return f"MOD(FARM_FINGERPRINT({value}), {shards})"
