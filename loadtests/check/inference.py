@@ -115,6 +115,8 @@ def infer(schema: Schema, table: Table, column: Column, stated: dict[str, Distri
             return Distribution("bit_reversed", f"DEFAULT from sequence {found.name}, bit_reversed_positive",
                                 sequence=found.name)
         return Distribution("sequential", f"DEFAULT from sequence {sequence}, not bit-reversed")
+    if column.bit_reversed_identity:
+        return Distribution("bit_reversed", f"{column.identity}: a bit-reversed sequence of its own")
     if UUID_DEFAULT.fullmatch(column.default or ""):
         return Distribution("uuid4", f"DEFAULT ({column.default.strip()}): version-4 UUIDs")
     if column.commit_timestamp:

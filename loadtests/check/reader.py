@@ -5,6 +5,7 @@ first statement on is tried as PostgreSQL."""
 
 from __future__ import annotations
 
+import re
 import uuid
 from contextlib import contextmanager
 from pathlib import Path
@@ -44,6 +45,13 @@ SEQUENCE_OPTIONS = {
     POSTGRESQL: "SELECT sequence_name, sequence_kind, counter_start_value AS start_with_counter, skip_range_min, "
                 "skip_range_max FROM information_schema.sequences WHERE sequence_schema = 'public'",
 }
+
+
+# A column line of the emulator's own DDL (GetDatabaseDdl) with an identity: INFORMATION_SCHEMA
+# on the emulator says IS_IDENTITY = NO for it in both dialects, the DDL it writes back does not.
+CREATE_TABLE = re.compile(r"^\s*CREATE\s+TABLE\s+[`\"]?(\w+)[`\"]?", re.IGNORECASE)
+IDENTITY_COLUMN = re.compile(r"^\s*[`\"]?(\w+)[`\"]?\s.*?\b(GENERATED\s+(?:BY\s+DEFAULT|ALWAYS)\s+AS\s+IDENTITY"
+                             r"(?:\s*\([^)]*\))?)", re.IGNORECASE | re.MULTILINE)
 
 
 class DdlRefused(KeybenchError):
@@ -122,12 +130,15 @@ def read_schema(database, dialect: str = GOOGLESQL) -> Schema:
         tables, columns, commit_ts = rows(TABLES), rows(COLUMNS), set(rows(COMMIT_TIMESTAMPS))
         indexes, index_columns = rows(INDEXES), rows(INDEX_COLUMNS)
         sequence_options = _sequence_options(rows(SEQUENCE_OPTIONS[dialect]), dialect)
+    database.reload()
+    identities = _identities(database.ddl_statements)
     columns_of: dict[str, list[Column]] = {}
     for table, name, spanner_type, nullable, default, generated, stored in columns:
         typed, commit_timestamp = (from_postgresql_type(spanner_type) if dialect == POSTGRESQL
                                    else (spanner_type, (table, name) in commit_ts))
         columns_of.setdefault(table, []).append(Column(
-            name, typed, nullable == "YES", default, generated, stored == "YES", commit_timestamp))
+            name, typed, nullable == "YES", default, generated, stored == "YES", commit_timestamp,
+            identities.get((table, name))))
     keys: dict[tuple[str, str], list[KeyColumn]] = {}
     storing: dict[tuple[str, str], list[str]] = {}
     for table, index, column, position, ordering in index_columns:
@@ -147,6 +158,16 @@ def read_schema(database, dialect: str = GOOGLESQL) -> Schema:
     for name, option, value in sequence_options:
         options.setdefault(name, {})[option] = value
     return Schema(found_tables, found_indexes, tuple(Sequence(n, o) for n, o in sorted(options.items())), dialect)
+
+
+def _identities(statements) -> dict[tuple[str, str], str]:
+    """{(table, column): its GENERATED ... AS IDENTITY (...) clause} from the emulator's DDL."""
+    found = {}
+    for statement in statements:
+        table = CREATE_TABLE.match(statement)
+        if table:
+            found |= {(table.group(1), m.group(1)): m.group(2) for m in IDENTITY_COLUMN.finditer(statement)}
+    return found
 
 
 def _flag(value) -> bool:
