@@ -1,7 +1,7 @@
 """The user's DDL applied to a fresh database on the Spanner emulator, which is the parser,
 and the schema read back from INFORMATION_SCHEMA. The one module of the check that talks
-to a database. The emulator also tells the dialect: DDL it refuses as GoogleSQL from the
-first statement on is tried as PostgreSQL."""
+to a database. The emulator also tells the dialect: DDL it refuses as GoogleSQL is tried
+as PostgreSQL."""
 
 from __future__ import annotations
 
