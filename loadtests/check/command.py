@@ -10,9 +10,9 @@ from loadtests.check.fixes import Fix, fixed_statements, propose
 from loadtests.check.inference import Distribution, read_columns_file
 from loadtests.check.keyspaces import check_schema
 from loadtests.check.report import check_lines, failure_lines
-from loadtests.check.request import MAX_CHECK_ROWS, CheckRequest
-from loadtests.check.schema import Schema
-from loadtests.design.strategies import split_ddl
+from loadtests.check.request import AUTO_DIALECT, MAX_CHECK_ROWS, CheckRequest
+from loadtests.check.schema import POSTGRESQL, Schema
+from loadtests.design.strategies import DIALECTS, split_ddl
 from loadtests.errors import KeybenchError, check_range
 from loadtests.model.params import MAX_NODES
 from loadtests.model.verdict import VERDICTS
@@ -30,10 +30,16 @@ def check(request: CheckRequest) -> CheckReport:
     if unknown:
         raise KeybenchError(f"--fail-on-verdict: unknown verdict {', '.join(map(repr, unknown))}; "
                             f"valid: {', '.join(VERDICTS)}")
+    if request.dialect not in (AUTO_DIALECT, *DIALECTS["spanner"]):
+        raise KeybenchError(f"--dialect: unknown dialect {request.dialect!r}; valid: "
+                            f"{', '.join((AUTO_DIALECT, *DIALECTS['spanner']))}")
     if (request.schema is None) == (request.bigtable is None):
         raise KeybenchError("keybench check takes a Spanner DDL file or --bigtable TEMPLATE (one of them)")
     if request.bigtable is not None:
         from loadtests.check.template import check_template
+
+        if request.dialect != AUTO_DIALECT:
+            raise KeybenchError("--dialect applies to Spanner DDL only")
 
         lines, judged = check_template(request.bigtable, request.reads, request.rows, request.nodes)
     else:
@@ -57,17 +63,20 @@ def read_statements(path: Path) -> list[str]:
     return statements
 
 
-def _check_stated(stated: dict[str, Distribution], schema: Schema, path: Path | None) -> None:
-    """Every column the --columns file names exists: a typo would otherwise leave a column unknown."""
+def _check_stated(stated: dict[str, Distribution], schema: Schema, path: Path | None) -> dict[str, Distribution]:
+    """Every column the --columns file names exists: a typo would otherwise leave a column unknown.
+    In PostgreSQL an unquoted name is stored in lower case, so CustomerId names customerid there."""
     names = {c.name for t in schema.tables for c in t.columns}
-    qualified = {f"{t.name}.{c.name}" for t in schema.tables for c in t.columns}
-    missing = [n for n in stated if n not in names and n not in qualified]
+    names |= {f"{t.name}.{c.name}" for t in schema.tables for c in t.columns}
+    folded = {n: n.lower() if n not in names and schema.dialect == POSTGRESQL else n for n in stated}
+    missing = [n for n, name in folded.items() if name not in names]
     if missing:
         raise KeybenchError(f"--columns file {path}: no such column in the schema: {', '.join(missing)}")
+    return {folded[n]: d for n, d in stated.items()}
 
 
 def check_spanner(request: CheckRequest) -> tuple[list[str], list]:
-    from loadtests.check.reader import apply_ddl, read_schema, scratch_database
+    from loadtests.check.reader import apply_ddl, load_schema, read_schema, scratch_database
     from loadtests.infra import emulators
 
     path = request.schema
@@ -76,10 +85,8 @@ def check_spanner(request: CheckRequest) -> tuple[list[str], list]:
     endpoint = emulators.resolve("spanner")
     emulators.use(endpoint)
     try:
-        with scratch_database() as database:
-            apply_ddl(database, statements, path)
-            schema = read_schema(database)
-        _check_stated(stated, schema, request.columns)
+        schema = load_schema(statements, path, request.dialect)
+        stated = _check_stated(stated, schema, request.columns)
         checks = check_schema(schema, stated, path, request.rows, request.nodes)
         fixes: dict[str, Fix] = {}
         fixed_schema, changed, superseded = schema, [], set()
@@ -93,12 +100,13 @@ def check_spanner(request: CheckRequest) -> tuple[list[str], list]:
         fixed_checks = None
         if fixes:
             fixed_path = path.with_name(f"{path.name} (fixed)")
-            with scratch_database() as database:
-                apply_ddl(database, fixed_statements(statements, fixed_schema, changed), fixed_path)
-                refixed = read_schema(database)
+            with scratch_database(schema.dialect) as database:
+                apply_ddl(database, fixed_statements(statements, fixed_schema, changed), fixed_path, schema.dialect)
+                refixed = read_schema(database, schema.dialect)
             kept = {k: v for k, v in stated.items() if k not in superseded}
             fixed_checks = check_schema(refixed, kept, fixed_path, request.rows, request.nodes)
     finally:
         endpoint.stop()
     judged = [(f"{c.kind} {c.name}", c.verdict) for c in checks]
-    return check_lines(str(path), checks, fixes, request.rows, request.nodes, fixed_checks), judged
+    lines = check_lines(str(path), statements, checks, fixes, request.rows, request.nodes, fixed_checks, schema.dialect)
+    return lines, judged

@@ -9,7 +9,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from loadtests.check.schema import Column, Schema, Table, sequence_of
+from loadtests.check.schema import (
+    POSTGRESQL, POSTGRESQL_COMMIT_TIMESTAMP, Column, Schema, Table, sequence_of, to_postgresql_type)
 from loadtests.errors import KeybenchError
 
 # What a user may state in the --columns file.
@@ -23,7 +24,10 @@ WITH_VALUES = ("categorical", "zipf")  # these need `values`: how many distinct 
 TIME_NAME = re.compile(r"(time|timestamp|date|ts$|_at$|[a-z]At$|^at$|access|created|updated|modified|when)",
                        re.IGNORECASE)
 EPOCH_NAME = re.compile(r"(time|timestamp|epoch|millis|micros|nanos|_ts$|[a-z]Ts$)", re.IGNORECASE)
-FINGERPRINT_SHARD = re.compile(r"^\s*MOD\s*\(\s*FARM_FINGERPRINT\s*\(.*\)\s*,\s*(\d+)\s*\)\s*$", re.IGNORECASE | re.DOTALL)
+# GoogleSQL: MOD(FARM_FINGERPRINT(x), 16); PostgreSQL: mod(spanner.farm_fingerprint(x), '16'::bigint).
+FINGERPRINT_SHARD = re.compile(r"^\s*MOD\s*\(\s*(SPANNER\.)?FARM_FINGERPRINT\s*\(.*\)\s*,\s*'?(\d+)'?(::bigint)?\s*\)\s*$",
+                               re.IGNORECASE | re.DOTALL)
+UUID_DEFAULT = re.compile(r"\s*(SPANNER\.)?GENERATE_UUID\s*\(\s*\)\s*", re.IGNORECASE)  # PostgreSQL: spanner.generate_uuid()
 
 
 @dataclass(frozen=True)
@@ -101,6 +105,9 @@ def infer(schema: Schema, table: Table, column: Column, stated: dict[str, Distri
     for key in (f"{table.name}.{column.name}", column.name):
         if key in stated:
             return stated[key]
+    def written(googlesql_type: str) -> str:
+        return to_postgresql_type(googlesql_type) if schema.dialect == POSTGRESQL else googlesql_type
+
     sequence = sequence_of(column)
     if sequence is not None:
         found = schema.sequence(sequence)
@@ -108,14 +115,17 @@ def infer(schema: Schema, table: Table, column: Column, stated: dict[str, Distri
             return Distribution("bit_reversed", f"DEFAULT from sequence {found.name}, bit_reversed_positive",
                                 sequence=found.name)
         return Distribution("sequential", f"DEFAULT from sequence {sequence}, not bit-reversed")
-    if re.fullmatch(r"\s*GENERATE_UUID\s*\(\s*\)\s*", column.default or "", re.IGNORECASE):
-        return Distribution("uuid4", "DEFAULT (GENERATE_UUID()): version-4 UUIDs")
+    if column.bit_reversed_identity:
+        return Distribution("bit_reversed", f"{column.identity}: a bit-reversed sequence of its own")
+    if UUID_DEFAULT.fullmatch(column.default or ""):
+        return Distribution("uuid4", f"DEFAULT ({column.default.strip()}): version-4 UUIDs")
     if column.commit_timestamp:
-        return Distribution("time", "allow_commit_timestamp: the commit time, which only grows")
+        marked = POSTGRESQL_COMMIT_TIMESTAMP if schema.dialect == POSTGRESQL else "allow_commit_timestamp"
+        return Distribution("time", f"{marked}: the commit time, which only grows")
     if column.generated is not None:
         shard = FINGERPRINT_SHARD.match(column.generated)
         if shard:
-            count = int(shard.group(1))
+            count = int(shard.group(2))
             # MOD keeps the fingerprint's sign: -count < value < count.
             return Distribution("categorical", f"stored AS (MOD(FARM_FINGERPRINT(...), {count})): a hash, "
                                                f"{2 * count - 1} values", 2 * count - 1)
@@ -128,12 +138,12 @@ def infer(schema: Schema, table: Table, column: Column, stated: dict[str, Distri
             return Distribution(inherited.name, f"the key of parent {parent.name} ({inherited.reason})",
                                 inherited.values, inherited.exponent, inherited.sequence)
     if column.base_type in ("TIMESTAMP", "DATE") and TIME_NAME.search(column.name):
-        return Distribution("time", f"a {column.base_type} named like the write's time")
+        return Distribution("time", f"a {written(column.base_type)} named like the write's time")
     if column.base_type == "INT64" and EPOCH_NAME.search(column.name):
-        return Distribution("time", "an INT64 named like a time since the epoch")
+        return Distribution("time", f"an {written('INT64')} named like a time since the epoch")
     if column.base_type == "BOOL":
-        return Distribution("categorical", "BOOL: two values", 2)
-    return Distribution(UNKNOWN, f"a {column.type} with no default or option that tells its values")
+        return Distribution("categorical", f"{written('BOOL')}: two values", 2)
+    return Distribution(UNKNOWN, f"a {column.type_in(schema.dialect)} with no default or option that tells its values")
 
 
 def _parent_key_column(schema: Schema, table: Table, column: Column) -> tuple[Table, Column] | None:

@@ -8,6 +8,7 @@ from functools import cache
 
 from loadtests.check.fixes import Fix
 from loadtests.check.keyspaces import SpaceCheck
+from loadtests.check.schema import DIALECT_TITLES, GOOGLESQL, key_ddl
 from loadtests.design import strategies
 
 INDENT = "  "
@@ -35,13 +36,12 @@ def verdict_line(check: SpaceCheck) -> str:
             f"state it with --columns, e.g. {check.unknown[0]} = {{ distribution = \"categorical\", values = 100000 }}")
 
 
-def space_lines(check: SpaceCheck, fix: Fix | None, with_fix: bool = True) -> list[str]:
-    key = ", ".join(k.ddl() for k in check.key)
-    lines = [f"{check.kind} {check.name}: key ({key})",
+def space_lines(check: SpaceCheck, fix: Fix | None, statements: list[str], dialect: str = GOOGLESQL) -> list[str]:
+    lines = [f"{check.kind} {check.name}: key ({key_ddl(check.key, dialect)})",
              f"{INDENT}verdict: {verdict_line(check)}"]
     for column, distribution in check.assumptions:
         lines.append(f"{INDENT}assumes {column} = {distribution.describe()}")
-    if not with_fix or check.verdict.verdict in ("spread", "inconclusive"):
+    if check.verdict.verdict in ("spread", "inconclusive"):
         return lines
     if fix is None:
         lines.append(f"{INDENT}fix: none known: no key column of a documented hotspot pattern explains it")
@@ -49,23 +49,23 @@ def space_lines(check: SpaceCheck, fix: Fix | None, with_fix: bool = True) -> li
     lines.append(f"{INDENT}rule: {rule_text(fix.problem_rule)}")
     lines.append(f"{INDENT}fix: {fix.what}")
     lines.append(f"{INDENT}{INDENT}per {rule_text(fix.fix_rule)}")
-    for statement in fix.statements():
+    for statement in fix.statements(statements):
         lines += [f"{INDENT}{INDENT}{line}" for line in (statement + ";").splitlines()]
     return lines
 
 
-def check_lines(source: str, checks: list[SpaceCheck], fixes: dict[str, Fix], rows: int, nodes: int,
-                fixed_checks: list[SpaceCheck] | None) -> list[str]:
+def check_lines(source: str, statements: list[str], checks: list[SpaceCheck], fixes: dict[str, Fix], rows: int,
+                nodes: int, fixed_checks: list[SpaceCheck] | None, dialect: str = GOOGLESQL) -> list[str]:
     tables = len({c.table for c in checks})
-    lines = [f"keybench check {source}: {tables} table(s), {len(checks) - tables} index(es); "
+    lines = [f"keybench check {source}: {DIALECT_TITLES[dialect]} DDL, {tables} table(s), {len(checks) - tables} index(es); "
              f"verdicts from the split model over {rows:,} simulated inserts per table on {nodes} nodes "
              "(modelled, not measured)", ""]
     for check in checks:
-        lines += space_lines(check, fixes.get(check.name))
+        lines += space_lines(check, fixes.get(check.name), statements, dialect)
     if fixed_checks is not None:
         lines += ["", "after the fixes (the fixed DDL applied to the emulator and checked again):"]
         for check in fixed_checks:
-            lines.append(f"{INDENT}{check.kind} {check.name}: key ({', '.join(k.ddl() for k in check.key)}): "
+            lines.append(f"{INDENT}{check.kind} {check.name}: key ({key_ddl(check.key, dialect)}): "
                          f"{verdict_line(check)}")
     return lines
 

@@ -11,11 +11,13 @@ from loadtests.model.params import SplitParams
 DEFAULT_CHECK_ROWS = 50_000  # inserts per table the check models: 50 windows of 1,000 at 8 nodes
 DEFAULT_SHARDS = 16  # a proposed shard column's modulus: 31 values (MOD keeps the sign), as index_sharded's 16 shards
 MAX_CHECK_ROWS = 10_000_000
+AUTO_DIALECT = "auto"  # GoogleSQL first; PostgreSQL when the emulator refuses the first statement as GoogleSQL
 
 
 @dataclass(frozen=True)
 class CheckRequest:
     schema: Path | None = None  # a Spanner DDL file
+    dialect: str = AUTO_DIALECT  # the DDL's Spanner dialect: auto, or one of strategies.DIALECTS["spanner"]
     bigtable: str | None = None  # a Bigtable row-key template
     reads: tuple[str, ...] = ()  # Bigtable: prefix:... / range:...
     columns: Path | None = None  # the --columns file

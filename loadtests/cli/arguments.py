@@ -7,7 +7,7 @@ import argparse
 
 from loadtests import __version__
 from loadtests.backends.base import DEFAULT_PAYLOAD_BYTES, DEFAULT_TIMEOUT_S
-from loadtests.check.request import CheckRequest
+from loadtests.check.request import AUTO_DIALECT, CheckRequest
 from loadtests.cli import commands
 from loadtests.design import strategies
 from loadtests.design.keys import DEFAULT_POPULATION, UNIFORM
@@ -153,7 +153,10 @@ def parser() -> argparse.ArgumentParser:
     m.set_defaults(func=commands.simulate_command)
 
     k = sub.add_parser("check", help="judge your own Spanner DDL or Bigtable row-key template: verdict, rule, fix")
-    k.add_argument("schema", nargs="?", help="a Spanner DDL file (GoogleSQL); the emulator reads it")
+    k.add_argument("schema", nargs="?", help="a Spanner DDL file (GoogleSQL or PostgreSQL); the emulator reads it")
+    k.add_argument("--dialect", choices=(AUTO_DIALECT, *strategies.DIALECTS["spanner"]), default=CheckRequest.dialect,
+                   help=f"the DDL's Spanner dialect (default {CheckRequest.dialect}: GoogleSQL, else PostgreSQL "
+                        "when the emulator refuses it as GoogleSQL)")
     k.add_argument("--bigtable", metavar="TEMPLATE", help="a Bigtable row-key template, e.g. '{device_type}#{device}#{ts}'")
     k.add_argument("--read", action="append", default=[], metavar="READ",
                    help="Bigtable: a read to plan, 'prefix:{device_type}#{device}' or 'range:ts' (repeatable)")

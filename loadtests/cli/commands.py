@@ -130,7 +130,7 @@ def check_command(args: argparse.Namespace) -> int:
     from loadtests.check.request import CheckRequest
 
     report = check(CheckRequest(
-        schema=Path(args.schema) if args.schema else None, bigtable=args.bigtable, reads=tuple(args.read),
+        schema=Path(args.schema) if args.schema else None, dialect=args.dialect, bigtable=args.bigtable, reads=tuple(args.read),
         columns=Path(args.columns) if args.columns else None, nodes=args.nodes, rows=args.rows, shards=args.shards,
         fail_on=names(args.fail_on_verdict)))
     print("\n".join(report.lines))
