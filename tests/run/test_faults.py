@@ -87,7 +87,7 @@ def own_emulators(native_binaries, no_emulator_env, tmp_path, monkeypatch):
 
 
 def test_an_emulator_killed_mid_stage_ends_that_stage_and_the_run_goes_on(own_emulators):
-    run = Run("--strategies", "uuid4_string,salted", "--dialects", "googlesql", "--users", "4", "--duration", "30s",
+    run = Run("--strategies", "uuid4_string,salted", "--dialects", "googlesql", "--users", "4", "--duration", "10s",
               "--results-dir", str(own_emulators), "--run-id", "kill", "--no-report")
     run.wait_for("[1/2] spanner:uuid4_string:")
     time.sleep(4)
@@ -224,7 +224,7 @@ def test_a_signal_in_any_phase_after_the_load_ends_the_run_within_10_s_of_the_st
 
 
 def test_a_run_killed_outright_leaves_a_marked_partial_directory_of_whole_files(own_emulators):
-    run = Run("--backend", "bigtable", "--strategies", "salted,timestamp_first", "--users", "2", "--duration", "20s",
+    run = Run("--backend", "bigtable", "--strategies", "salted,timestamp_first", "--users", "2", "--duration", "6s",
               "--results-dir", str(own_emulators), "--run-id", "crash", "--no-report")
     run.wait_for("[2/2] bigtable:timestamp_first:")
     time.sleep(2)
