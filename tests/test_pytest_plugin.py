@@ -113,3 +113,11 @@ def test_no_emulator_fails_with_how_to_get_one_unless_skipping_is_asked(pytester
     result.assert_outcomes(**outcome)
     result.stdout.fnmatch_lines(["*no Spanner emulator: nothing answers at 127.0.0.1:*; Docker: no Docker engine answers"
                                  "*; no native emulator installed; set SPANNER_EMULATOR_HOST=host:port*"])
+
+
+def test_a_variable_naming_a_dead_emulator_fails_and_starts_no_other(pytester, no_emulator_found, monkeypatch):
+    monkeypatch.setenv("SPANNER_EMULATOR_HOST", f"127.0.0.1:{emulators.free_port()}")
+    pytester.makepyfile(test_needs="def test_needs(spanner_emulator):\n    pass\n")
+    result = pytester.runpytest(*QUIET)
+    result.assert_outcomes(errors=1)  # a native emulator started in its place would have let the test pass
+    result.stdout.fnmatch_lines(["*the Spanner emulator at 127.0.0.1:* (SPANNER_EMULATOR_HOST) does not answer*"])
