@@ -83,11 +83,12 @@ def start(backend: str) -> EmulatorContainer:
 def _wait_answering(running: EmulatorContainer) -> None:
     deadline = time.monotonic() + ANSWER_TIMEOUT_S
     wrapped = running.container.get_wrapped_container()
-    while not emulators.answers(running.address, timeout=1.0)[0]:
+    while not (answered := emulators.answers(running.address, timeout=1.0))[0]:
         wrapped.reload()
         if wrapped.status == "exited" or time.monotonic() > deadline:
             tail = (wrapped.logs(tail=1).decode(errors="replace").strip() or "(no output)")[:200]
             running.stop()
             raise KeybenchError(f"the {emulators.TITLES[running.backend]} emulator container at {running.address} "
-                                f"did not answer within {ANSWER_TIMEOUT_S:.0f} s ({wrapped.status}): {tail}")
+                                f"did not answer within {ANSWER_TIMEOUT_S:.0f} s ({answered[1]}; container "
+                                f"{wrapped.status}, its last line: {tail})")
         time.sleep(0.2)
