@@ -5,9 +5,9 @@ the verdicts as values, so a project's own tests can gate on its key design:
     def test_orders_key_spreads(keybench_check):
         assert keybench_check("schema.sql").table("Orders").verdict == "spread"
 
-An emulator is found in keybench's order: the *_EMULATOR_HOST variable; one already
-answering on its default port; a container started through testcontainers on a Docker
-engine that answers; the natively installed emulator, started on a free port. Whatever a
+An emulator is found in this order: the *_EMULATOR_HOST variable; a container started
+through testcontainers on a Docker engine that answers; the natively installed emulator,
+started on a free port (keybench's own code for each). Whatever a
 fixture started it stops (container id, or PID) when the session ends. When none can be
 had, the tests that need one fail and say how to get one; `--keybench-missing-emulator=skip`
 (or the ini option keybench_missing_emulator = skip) skips them instead.
@@ -71,14 +71,9 @@ def find_or_start(backend: str, started_by: str) -> tuple[EmulatorHost, Callable
     from loadtests.infra import containers, emulators
 
     variable = emulators.ENV_VARS[backend]
-    try:
-        endpoint = emulators.resolve(backend, may_start=False)
-        source = variable if endpoint.source == "environment" else f"{endpoint.source} at {endpoint.address}"
-        return EmulatorHost(backend, endpoint.address, source), None
-    except KeybenchError:
-        if os.environ.get(variable):
-            raise  # the variable names an emulator that does not answer: using another would hide that
-    tried = [f"nothing answers at {emulators.expected_address(backend)}"]
+    if os.environ.get(variable):  # used as given; one that does not answer fails rather than hide behind another
+        return EmulatorHost(backend, emulators.resolve(backend, may_start=False).address, variable), None
+    tried = [f"{variable} is not set"]
     try:
         container = containers.start(backend)
         return (EmulatorHost(backend, container.address, f"Docker container {container.id[:12]} "
@@ -87,7 +82,9 @@ def find_or_start(backend: str, started_by: str) -> tuple[EmulatorHost, Callable
         tried.append(f"Docker: {exc}")
     if emulators.binary(backend) is None:
         tried.append("no native emulator installed")
-        raise KeybenchError(f"no {emulators.TITLES[backend]} emulator: {'; '.join(tried)}; {emulators.fix_hint(backend)}")
+        raise KeybenchError(f"no {emulators.TITLES[backend]} emulator: {'; '.join(tried)}; {emulators.fix_hint(backend)} "
+                            f"(these fixtures look at no default port: after `docker compose up -d`, "
+                            f"export {variable}={emulators.expected_address(backend)})")
     emulator = emulators.start(backend, emulators.free_port(), started_by, detach=False)
     return (EmulatorHost(backend, emulator.address, f"native emulator pid {emulator.pid}", pid=emulator.pid),
             emulator.stop)

@@ -1,10 +1,9 @@
 """Shared fixtures. The emulators are real, and are keybench's pytest plugin's fixtures
-(loadtests/pytest_plugin.py): found through the `*_EMULATOR_HOST` variables or on their
-default ports, else started in Docker through testcontainers (on the engine of
-tests/dockerd.py, which starts a private dockerd where it can, for the tests that use
-`emulator_hosts`), else started from the native google-cloud-cli binaries on free ports;
-only when none of these exists is a test that needs them skipped, with the reason
-(pyproject.toml sets keybench_missing_emulator = "skip")."""
+(loadtests/pytest_plugin.py): found through the `*_EMULATOR_HOST` variables, else started
+in Docker through testcontainers (on the engine of tests/dockerd.py, which starts a private
+dockerd where it can, for the tests that use `emulator_hosts`), else started from the
+native google-cloud-cli binaries on free ports; only when none of these exists is a test
+that needs them skipped, with the reason (pyproject.toml sets keybench_missing_emulator = "skip")."""
 
 from __future__ import annotations
 

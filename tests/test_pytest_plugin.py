@@ -75,10 +75,9 @@ def test_a_users_assertions_pass_and_a_wrong_one_fails_with_the_figures(pytester
 
 @pytest.fixture
 def no_emulator_found(monkeypatch, tmp_path):
-    """No variable, nothing on the default port, no Docker engine."""
+    """No variable, no Docker engine."""
     for backend in emulators.BACKENDS:
         monkeypatch.delenv(emulators.ENV_VARS[backend], raising=False)
-        monkeypatch.setenv(emulators.PORT_OVERRIDES[backend], str(emulators.free_port()))
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-docker.sock")
     monkeypatch.setenv("KEYBENCH_STATE_DIR", str(tmp_path / "state"))
 
@@ -111,7 +110,7 @@ def test_no_emulator_fails_with_how_to_get_one_unless_skipping_is_asked(pytester
     """))
     result = pytester.runpytest("-rs", *QUIET, *option)
     result.assert_outcomes(**outcome)
-    result.stdout.fnmatch_lines(["*no Spanner emulator: nothing answers at 127.0.0.1:*; Docker: no Docker engine answers"
+    result.stdout.fnmatch_lines(["*no Spanner emulator: SPANNER_EMULATOR_HOST is not set; Docker: no Docker engine answers"
                                  "*; no native emulator installed; set SPANNER_EMULATOR_HOST=host:port*"])
 
 
