@@ -1,8 +1,9 @@
-"""Shared fixtures. The emulators are real: found through the `*_EMULATOR_HOST`
-variables, else started in Docker through testcontainers (on the engine of
-tests/dockerd.py, which starts a private dockerd where it can), else started from the
+"""Shared fixtures. The emulators are real, and are keybench's pytest plugin's fixtures
+(loadtests/pytest_plugin.py): found through the `*_EMULATOR_HOST` variables, else started
+in Docker through testcontainers (on the engine of tests/dockerd.py, which starts a private
+dockerd where it can, for the tests that use `emulator_hosts`), else started from the
 native google-cloud-cli binaries on free ports; only when none of these exists is a test
-that needs them skipped, with the reason."""
+that needs them skipped, with the reason (pyproject.toml sets keybench_missing_emulator = "skip")."""
 
 from __future__ import annotations
 
@@ -19,9 +20,6 @@ from loadtests.infra import emulators, images
 from tests import dockerd
 
 REPO = Path(__file__).resolve().parent.parent
-# The images' own commands: the Spanner image starts its emulator itself.
-COMMANDS = {"spanner": None, "bigtable": "gcloud beta emulators bigtable start --host-port=0.0.0.0:8086"}
-IMAGES = {"spanner": images.SPANNER_IMAGE, "bigtable": images.CLI_IMAGE}
 
 
 def test_strategy_toml(body: str, claim: str = "spread") -> str:
@@ -31,25 +29,6 @@ def test_strategy_toml(body: str, claim: str = "spread") -> str:
 
 
 test_strategy_toml.__test__ = False  # a helper, not a test
-
-
-def _docker_emulator(backend: str):
-    """An emulator container, started through testcontainers, that answers, and its host:port."""
-    from testcontainers.core.container import DockerContainer
-
-    port = emulators.DEFAULT_PORTS[backend]
-    container = DockerContainer(IMAGES[backend]).with_exposed_ports(port)
-    if COMMANDS[backend]:
-        container = container.with_command(COMMANDS[backend])
-    container.start()
-    # A local engine (a unix socket, as tests/dockerd.py's) publishes on this machine, so the
-    # tests reach it on loopback; testcontainers would name the bridge's gateway instead.
-    local = os.environ.get("DOCKER_HOST", dockerd.DEFAULT_SOCKET).startswith("unix://")
-    address = f"{emulators.HOST if local else container.get_container_host_ip()}:{container.get_exposed_port(port)}"
-    if not emulators.answers(address, timeout=60)[0]:
-        container.stop()
-        pytest.fail(f"the {backend} emulator container at {address} did not answer within 60 s")
-    return container, address
 
 
 @pytest.fixture(scope="session")
@@ -93,38 +72,22 @@ def state_dir(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def emulator_hosts(state_dir, docker_engine_or_reason):
-    """backend -> host:port of a running emulator: the one *_EMULATOR_HOST names, else a
-    container started through testcontainers when a Docker engine answers, else a native
-    emulator; with the *_EMULATOR_HOST variables set for the session and restored afterwards."""
-    saved = {b: os.environ.get(emulators.ENV_VARS[b]) for b in emulators.BACKENDS}
-    docker_ok = not isinstance(docker_engine_or_reason, str)
-    for backend in emulators.BACKENDS:  # decide before starting anything, so a skip leaves nothing behind
-        if not (saved[backend] or docker_ok or emulators.binary(backend)):
-            pytest.skip(f"no {backend} emulator: {emulators.ENV_VARS[backend]} unset, no Docker engine "
-                        f"({docker_engine_or_reason}), no native binary; {emulators.fix_hint(backend)}")
-    hosts, cleanup = {}, []
-    try:
-        for backend in emulators.BACKENDS:
-            if saved[backend]:
-                hosts[backend] = saved[backend]
-            elif docker_ok:
-                container, hosts[backend] = _docker_emulator(backend)
-                cleanup.append(container.stop)
-            else:
-                emulator = emulators.start(backend, emulators.free_port(), "pytest", detach=False)
-                hosts[backend] = emulator.address
-                cleanup.append(emulator.stop)
-            os.environ[emulators.ENV_VARS[backend]] = hosts[backend]
-        yield hosts
-    finally:
-        for stop in cleanup:
-            stop()
-        for backend, value in saved.items():
-            if value is None:
-                os.environ.pop(emulators.ENV_VARS[backend], None)
-            else:
-                os.environ[emulators.ENV_VARS[backend]] = value
+def spanner_emulator(state_dir, spanner_emulator):
+    """The plugin's, with a native emulator's record in the session's state folder."""
+    return spanner_emulator
+
+
+@pytest.fixture(scope="session")
+def bigtable_emulator(state_dir, bigtable_emulator):
+    return bigtable_emulator
+
+
+@pytest.fixture(scope="session")
+def emulator_hosts(docker_engine_or_reason, spanner_emulator, bigtable_emulator):
+    """backend -> host:port of a running emulator, the plugin's fixtures', with the Docker
+    engine up first so that they start containers on it; the *_EMULATOR_HOST variables name
+    them for the session."""
+    return {"spanner": spanner_emulator.host, "bigtable": bigtable_emulator.host}
 
 
 @pytest.fixture

@@ -18,9 +18,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from loadtests.infra.containers import DEFAULT_DOCKER_SOCKET
+
 START_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 30.0
-DEFAULT_SOCKET = "unix:///var/run/docker.sock"
 
 
 def ping(host: str) -> str | None:
@@ -108,7 +109,7 @@ def start_engine(folder: Path) -> Engine | str:
     if shutil.which("docker") is None:
         return "the docker command is not installed (Debian: docker.io)"
     reasons = []
-    for host in filter(None, (os.environ.get("DOCKER_HOST"), DEFAULT_SOCKET)):
+    for host in filter(None, (os.environ.get("DOCKER_HOST"), DEFAULT_DOCKER_SOCKET)):
         why = ping(host)
         if why is None:
             return Engine(host, config)

@@ -11,6 +11,7 @@ from loadtests.check.inference import Distribution, read_columns_file
 from loadtests.check.keyspaces import check_schema
 from loadtests.check.report import check_lines, failure_lines
 from loadtests.check.request import AUTO_DIALECT, MAX_CHECK_ROWS, CheckRequest
+from loadtests.check.result import CheckResult, spanner_result
 from loadtests.check.schema import POSTGRESQL, Schema
 from loadtests.design.strategies import DIALECTS, split_ddl
 from loadtests.errors import KeybenchError, check_range
@@ -24,6 +25,13 @@ class CheckReport:
 
 
 def check(request: CheckRequest) -> CheckReport:
+    result = check_result(request)
+    failures = failure_lines(result.spaces, request.fail_on)
+    return CheckReport(list(result.lines) + failures, 1 if failures else 0)
+
+
+def check_result(request: CheckRequest) -> CheckResult:
+    """The check's findings as values; `check` prints their lines."""
     check_range("--nodes", request.nodes, 1, MAX_NODES)
     check_range("--rows", request.rows, 1_000, MAX_CHECK_ROWS)
     unknown = [v for v in request.fail_on if v not in VERDICTS]
@@ -40,14 +48,12 @@ def check(request: CheckRequest) -> CheckReport:
 
         if request.dialect != AUTO_DIALECT:
             raise KeybenchError("--dialect applies to Spanner DDL only")
-
-        lines, judged = check_template(request.bigtable, request.reads, request.rows, request.nodes)
+        result = check_template(request.bigtable, request.reads, request.rows, request.nodes)
     else:
         if request.reads:
             raise KeybenchError("--read applies to --bigtable templates only")
-        lines, judged = check_spanner(request)
-    failures = failure_lines(judged, request.fail_on)
-    return CheckReport(lines + failures, 1 if failures else 0)
+        result = check_spanner(request)
+    return result
 
 
 def read_statements(path: Path) -> list[str]:
@@ -75,7 +81,7 @@ def _check_stated(stated: dict[str, Distribution], schema: Schema, path: Path | 
     return {folded[n]: d for n, d in stated.items()}
 
 
-def check_spanner(request: CheckRequest) -> tuple[list[str], list]:
+def check_spanner(request: CheckRequest) -> CheckResult:
     from loadtests.check.reader import apply_ddl, load_schema, read_schema, scratch_database
     from loadtests.infra import emulators
 
@@ -107,6 +113,5 @@ def check_spanner(request: CheckRequest) -> tuple[list[str], list]:
             fixed_checks = check_schema(refixed, kept, fixed_path, request.rows, request.nodes)
     finally:
         endpoint.stop()
-    judged = [(f"{c.kind} {c.name}", c.verdict) for c in checks]
     lines = check_lines(str(path), statements, checks, fixes, request.rows, request.nodes, fixed_checks, schema.dialect)
-    return lines, judged
+    return spanner_result(str(path), lines, statements, checks, fixes, fixed_checks)

@@ -70,6 +70,6 @@ def check_lines(source: str, statements: list[str], checks: list[SpaceCheck], fi
     return lines
 
 
-def failure_lines(judged: list[tuple[str, object]], fail_on: tuple[str, ...]) -> list[str]:
-    """One line per (what, verdict) whose verdict is one the caller fails on: `table Orders`, `row key ...`."""
-    return [f"FAIL {what}: {v.verdict} ({figures(v)})" for what, v in judged if v.verdict in fail_on]
+def failure_lines(spaces, fail_on: tuple[str, ...]) -> list[str]:
+    """One line per key space (a check result's SpaceResult) whose verdict is one the caller fails on."""
+    return [f"FAIL {s.kind} {s.name}: {s.verdict} ({figures(s)})" for s in spaces if s.verdict in fail_on]

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loadtests.check.report import INDENT, figures, rule_text
+from loadtests.check.result import CheckResult, SpaceResult
 from loadtests.design.keys import (BIGTABLE_VALUES, BUCKET, DERIVED, ENTITY, NUMBER, OPAQUE, TIME, Part,
                                    bigtable_part)
 from loadtests.design.plans import DEFAULT_LATEST_N, strategy_plans
@@ -169,16 +170,18 @@ def _judge_template(template: str, reads: tuple[str, ...], rows: int,
     return verdict, read_lines, segments, strategy
 
 
-def check_template(template: str, reads: tuple[str, ...], rows: int, nodes: int) -> tuple[list[str], list]:
+def check_template(template: str, reads: tuple[str, ...], rows: int, nodes: int) -> CheckResult:
     verdict, read_lines, segments, strategy = _judge_template(template, reads, rows, nodes)
     lines = [f"keybench check --bigtable {template}: verdict from the split model over {rows:,} simulated writes "
              f"on {nodes} nodes (modelled, not measured)", "",
              f"row key {template}",
              f"{INDENT}verdict: {verdict.verdict} ({figures(verdict)} of {verdict.nodes} nodes)"]
-    for segment, part in zip(segments, strategy.parts, strict=True):
-        lines.append(f"{INDENT}segment {segment.text} = {part.name}: {ROLE_TEXT[part.role]}")
+    roles = [(segment.text, f"{part.name}: {ROLE_TEXT[part.role]}")
+             for segment, part in zip(segments, strategy.parts, strict=True)]
+    lines += [f"{INDENT}segment {text} = {role}" for text, role in roles]
     lines += [f"{INDENT}{line}" for line in read_lines]
     fix = propose_template_fix(segments, strategy.parts, verdict) if verdict.verdict in ("hotspot", "hot_row") else None
+    fixed_verdict = None
     if fix is not None:
         fixed_verdict, fixed_reads, _, _ = _judge_template(fix.template, reads, rows, nodes)
         lines += [f"{INDENT}rule: {rule_text(fix.problem_rule, 'bigtable')}",
@@ -187,4 +190,7 @@ def check_template(template: str, reads: tuple[str, ...], rows: int, nodes: int)
                   "", "after the fix:",
                   f"{INDENT}row key {fix.template}: {fixed_verdict.verdict} ({figures(fixed_verdict)} of "
                   f"{fixed_verdict.nodes} nodes)", *(f"{INDENT}{line}" for line in fixed_reads)]
-    return lines, [(f"row key {template}", verdict)]
+    space = SpaceResult.of("row key", template, verdict, dict(roles), fix=fix.what if fix else None,
+                           fixed_key=fix.template if fix else None,
+                           fixed_verdict=fixed_verdict.verdict if fixed_verdict else None)
+    return CheckResult(template, tuple(lines), (space,))

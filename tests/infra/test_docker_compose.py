@@ -11,7 +11,8 @@ import pytest
 import yaml
 
 from loadtests.infra import emulators, images
-from tests.conftest import COMMANDS, IMAGES, REPO, keybench
+from loadtests.infra.containers import COMMANDS, IMAGES
+from tests.conftest import REPO, keybench
 from tests.dockerd import docker
 
 SMOKE_STRATEGIES = "timestamp_first,hash_shard,salted"  # Spanner: timestamp_first, hash_shard; Bigtable: timestamp_first, salted

@@ -1,0 +1,122 @@
+"""keybench's pytest plugin as a user's project meets it: pytest finds it through its entry
+point, a user's test file asserts on verdicts with the fixtures (run by pytester, in this
+process), a failing assertion shows the space's figures, and the emulator fixtures start,
+name and stop what they use, or fail saying how to get one."""
+
+from __future__ import annotations
+
+import os
+import re
+import textwrap
+from importlib.metadata import entry_points
+
+import pytest
+
+from loadtests.infra import emulators
+
+pytest_plugins = ["pytester"]
+
+# The inner sessions need only keybench's plugin: others installed here cost a second each.
+QUIET = ("-p", "no:cacheprovider", "-p", "no:locust", "-p", "no:hypothesispytest")
+
+SCHEMA = """
+CREATE TABLE Orders (
+  OrderId STRING(36) NOT NULL DEFAULT (GENERATE_UUID()),
+  CreatedAt TIMESTAMP NOT NULL OPTIONS (allow_commit_timestamp = true),
+) PRIMARY KEY (OrderId);
+CREATE INDEX OrdersByCreatedAt ON Orders(CreatedAt);
+"""
+
+# A user's test file: the README's example, at the smallest --rows the check takes.
+USER_TESTS = """
+import pytest
+
+def test_orders(keybench_check):
+    orders = keybench_check("schema.sql", rows=1000)
+    assert orders.table("Orders").verdict == "spread"
+    index = orders.index("Orders", "OrdersByCreatedAt")
+    assert index.verdict == "hotspot" and index.fixed_verdict == "spread"
+    assert orders.index("Orders.OrdersByCreatedAt") is index
+    assert "ShardId" in index.fix_ddl[-1] and index.assumptions["CreatedAt"].startswith("time: allow_commit_timestamp")
+    assert index.hot_node_share > 0.9 and index.effective_nodes < 1.5
+
+def test_device_first_row_key(keybench_check):
+    assert keybench_check(bigtable="{device_type}#{device_id}#{ts}", rows=1000).verdict == "spread"
+
+def test_unknown_table_lists_the_tables(keybench_check):
+    with pytest.raises(LookupError, match="schema.sql has no table 'Order'; its tables: Orders"):
+        keybench_check("schema.sql", rows=1000).table("Order")
+
+def test_the_index_spreads(keybench_check):
+    assert keybench_check("schema.sql", rows=1000).index("OrdersByCreatedAt").verdict == "spread"
+"""
+
+
+def test_pytest_finds_the_plugin_through_its_entry_point():
+    [plugin] = [e for e in entry_points(group="pytest11") if e.name == "keybench"]
+    assert plugin.value == "loadtests.pytest_plugin"
+    assert {"spanner_emulator", "bigtable_emulator", "keybench_check"} <= set(vars(plugin.load()))
+
+
+@pytest.mark.emulator
+def test_a_users_assertions_pass_and_a_wrong_one_fails_with_the_figures(pytester, spanner_emulator):
+    pytester.makefile(".sql", schema=SCHEMA)
+    pytester.makepyfile(test_schema=USER_TESTS)
+    result = pytester.runpytest(*QUIET)
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.fnmatch_lines([
+        "*assert 'hotspot' == 'spread'*",
+        "*index Orders.OrdersByCreatedAt: hotspot (hot_node_share 1.000, effective_nodes 1.00 of 8 nodes): the busiest*",
+        "*fix: put a shard column first in the index: ShardId*, then spread",
+        "*keybench check*schema.sql: GoogleSQL DDL, 1 table(s), 1 index(es)*",  # the report, as captured stdout
+    ])
+    assert os.environ[emulators.ENV_VARS["spanner"]] == spanner_emulator.host
+
+
+@pytest.fixture
+def no_emulator_found(monkeypatch, tmp_path):
+    """No variable, no Docker engine."""
+    for backend in emulators.BACKENDS:
+        monkeypatch.delenv(emulators.ENV_VARS[backend], raising=False)
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-docker.sock")
+    monkeypatch.setenv("KEYBENCH_STATE_DIR", str(tmp_path / "state"))
+
+
+@pytest.mark.emulator
+def test_a_native_emulator_is_started_named_for_the_session_and_stopped(pytester, no_emulator_found, native_binaries):
+    pytester.makepyfile(test_host="""
+        import os
+
+        def test_host(bigtable_emulator):
+            assert os.environ["BIGTABLE_EMULATOR_HOST"] == bigtable_emulator.host
+            assert bigtable_emulator.source == f"native emulator pid {bigtable_emulator.pid}"
+            print("HOST", bigtable_emulator.host, bigtable_emulator.pid)
+    """)
+    result = pytester.runpytest("-s", *QUIET)
+    result.assert_outcomes(passed=1)
+    [(host, pid)] = re.findall(r"HOST (\S+) (\d+)", result.stdout.str())
+    assert "BIGTABLE_EMULATOR_HOST" not in os.environ  # restored
+    assert not os.path.exists(f"/proc/{pid}")  # stopped by its PID
+    assert not emulators.answers(host, timeout=1)[0]
+
+
+@pytest.mark.parametrize("option, outcome", [((), {"errors": 1}), (("--keybench-missing-emulator=skip",), {"skipped": 1})])
+def test_no_emulator_fails_with_how_to_get_one_unless_skipping_is_asked(pytester, no_emulator_found, monkeypatch,
+                                                                        tmp_path, option, outcome):
+    monkeypatch.setenv("KEYBENCH_GCLOUD_SDK_ROOT", str(tmp_path / "no-sdk"))
+    pytester.makepyfile(test_needs=textwrap.dedent("""
+        def test_needs(spanner_emulator):
+            pass
+    """))
+    result = pytester.runpytest("-rs", *QUIET, *option)
+    result.assert_outcomes(**outcome)
+    result.stdout.fnmatch_lines(["*no Spanner emulator: SPANNER_EMULATOR_HOST is not set; Docker: no Docker engine answers"
+                                 "*; no native emulator installed; set SPANNER_EMULATOR_HOST=host:port*"])
+
+
+def test_a_variable_naming_a_dead_emulator_fails_and_starts_no_other(pytester, no_emulator_found, monkeypatch):
+    monkeypatch.setenv("SPANNER_EMULATOR_HOST", f"127.0.0.1:{emulators.free_port()}")
+    pytester.makepyfile(test_needs="def test_needs(spanner_emulator):\n    pass\n")
+    result = pytester.runpytest(*QUIET)
+    result.assert_outcomes(errors=1)  # a native emulator started in its place would have let the test pass
+    result.stdout.fnmatch_lines(["*the Spanner emulator at 127.0.0.1:* (SPANNER_EMULATOR_HOST) does not answer*"])
