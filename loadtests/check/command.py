@@ -7,11 +7,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from loadtests.check.fixes import Fix, fixed_statements, propose
-from loadtests.check.inference import Distribution, read_columns_file
+from loadtests.check.inference import Distribution, infer, read_columns_file
 from loadtests.check.keyspaces import check_schema
 from loadtests.check.report import check_lines, failure_lines
 from loadtests.check.request import MAX_CHECK_ROWS, CheckRequest
+from loadtests.check.save import spanner_design, template_design
+from loadtests.check.template import parse_template
 from loadtests.check.schema import Schema
+from loadtests.design.folders import Design, check_save_folder, save_designs
 from loadtests.design.strategies import split_ddl
 from loadtests.errors import KeybenchError, check_range
 from loadtests.model.params import MAX_NODES
@@ -21,6 +24,7 @@ from loadtests.model.verdict import VERDICTS
 class CheckReport:
     lines: list[str] = field(default_factory=list)
     exit_code: int = 0
+    designs: list[Design] = field(default_factory=list)  # each checked table or template, as a strategy folder
 
 
 def check(request: CheckRequest) -> CheckReport:
@@ -32,16 +36,22 @@ def check(request: CheckRequest) -> CheckReport:
                             f"valid: {', '.join(VERDICTS)}")
     if (request.schema is None) == (request.bigtable is None):
         raise KeybenchError("keybench check takes a Spanner DDL file or --bigtable TEMPLATE (one of them)")
+    if request.save_to is not None:
+        check_save_folder(request.save_to)
     if request.bigtable is not None:
         from loadtests.check.template import check_template
 
         lines, judged = check_template(request.bigtable, request.reads, request.rows, request.nodes)
+        designs = [template_design(request.bigtable, [s.spec for s in parse_template(request.bigtable)])
+                   ] if request.designs_wanted else []
     else:
         if request.reads:
             raise KeybenchError("--read applies to --bigtable templates only")
-        lines, judged = check_spanner(request)
+        lines, judged, designs = check_spanner(request)
+    if request.save_to is not None:
+        lines += ["", *save_designs(designs, request.save_to)]
     failures = failure_lines(judged, request.fail_on)
-    return CheckReport(lines + failures, 1 if failures else 0)
+    return CheckReport(lines + failures, 1 if failures else 0, designs)
 
 
 def read_statements(path: Path) -> list[str]:
@@ -74,6 +84,7 @@ def check_spanner(request: CheckRequest) -> tuple[list[str], list]:
     statements = read_statements(path)
     stated = read_columns_file(request.columns) if request.columns else {}
     endpoint = emulators.resolve("spanner")
+    saved_env = emulators.environment()
     emulators.use(endpoint)
     try:
         with scratch_database() as database:
@@ -81,6 +92,8 @@ def check_spanner(request: CheckRequest) -> tuple[list[str], list]:
             schema = read_schema(database)
         _check_stated(stated, schema, request.columns)
         checks = check_schema(schema, stated, path, request.rows, request.nodes)
+        designs = [spanner_design(schema, t, path.read_text(), path, lambda t, c: infer(schema, t, c, stated))
+                   for t in schema.tables] if request.designs_wanted else []
         fixes: dict[str, Fix] = {}
         fixed_schema, changed, superseded = schema, [], set()
         for space in checks:
@@ -100,5 +113,6 @@ def check_spanner(request: CheckRequest) -> tuple[list[str], list]:
             fixed_checks = check_schema(refixed, kept, fixed_path, request.rows, request.nodes)
     finally:
         endpoint.stop()
+        emulators.restore_environment(saved_env)  # a later run (--load) must not find the stopped one
     judged = [(f"{c.kind} {c.name}", c.verdict) for c in checks]
-    return check_lines(str(path), checks, fixes, request.rows, request.nodes, fixed_checks), judged
+    return check_lines(str(path), checks, fixes, request.rows, request.nodes, fixed_checks), judged, designs

@@ -4,7 +4,7 @@ import pytest
 
 from loadtests.design import strategies
 from loadtests.errors import KeybenchError
-from loadtests.design.strategies import catalogue, check_rules, load_strategy, select, split_ddl
+from loadtests.design.strategies import catalogue, check_rules, load_strategy, schemas_root, select, split_ddl, user_designs
 from tests.conftest import test_strategy_toml
 
 CANONICAL = {
@@ -205,3 +205,17 @@ def test_the_time_column_every_read_returns_is_never_nullable(copy_of, time_colu
     with pytest.raises(KeybenchError) as err:
         load_strategy(unit, "spanner", "googlesql")
     assert complaint in str(err.value) and "\n" not in str(err.value)
+
+
+def test_user_designs_are_lone_folders_or_backend_folders_and_names_are_unique(tmp_path):
+    shutil.copytree(schemas_root() / "bigtable" / "salted", tmp_path / "lone" / "my_salt")
+    shutil.copytree(schemas_root() / "bigtable" / "hashed", tmp_path / "tree" / "bigtable" / "my_hash")
+    shutil.copytree(schemas_root() / "spanner" / "uuid7", tmp_path / "tree" / "spanner" / "my_uuid7")
+    folders = [tmp_path / "lone" / "my_salt", tmp_path / "tree"]
+    assert list(user_designs(folders, "bigtable")) == ["my_salt", "my_hash"]
+    assert list(user_designs(folders, "spanner")) == ["my_uuid7"]
+    shutil.copytree(schemas_root() / "bigtable" / "hashed", tmp_path / "again" / "my_salt")
+    with pytest.raises(KeybenchError, match="two designs named bigtable:my_salt"):
+        user_designs([*folders, tmp_path / "again" / "my_salt"], "bigtable")
+    with pytest.raises(KeybenchError, match="no such folder"):
+        user_designs([tmp_path / "missing"], "bigtable")
