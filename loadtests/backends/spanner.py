@@ -238,11 +238,21 @@ class SpannerBackend(Backend):
                     # An interleaved row needs its parent: upsert the users in the same commit.
                     users = sorted({e.entity for _, e in rows})
                     batch.insert_or_update(self._n(self.strategy.parent_table), [self._n("UserId")], [[u] for u in users])
+                if self.strategy.parent_rows:
+                    self._upsert_parents(batch, rows)
                 batch.insert(self._n(self.strategy.table), self._names(self.columns),
                              [[_wire(v[c]) for c in self.columns] for v in values])
         except gexc.AlreadyExists as exc:
             raise KeyCollision(exc.message) from None
         return [k for k, _ in rows]
+
+    def _upsert_parents(self, batch, rows: list[tuple[tuple, WriteEvent]]) -> None:
+        """The parent row of each child row, named by the child key's leading columns."""
+        parent = self.strategy.parent_rows
+        columns = [*self.key_columns[:parent.key_columns], *(p.column for p in parent.columns)]
+        values = {key[:parent.key_columns]: [*key[:parent.key_columns], *(p.compute(e, self._extra_rng) for p in parent.columns)]
+                  for key, e in rows}
+        batch.insert_or_update(self._n(parent.table), self._names(columns), [[_wire(v) for v in row] for row in values.values()])
 
     def _insert_returning(self, key: tuple, event: WriteEvent) -> tuple:
         """A key the database generates is known only from the insert itself, so this

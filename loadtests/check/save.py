@@ -37,9 +37,10 @@ def spanner_design(schema: Schema, table: Table, ddl_text: str, source: Path, in
     """A table of the user's DDL as a strategy folder; `infer(table, column)` is the check's
     inference (with --columns)."""
     name, what = folder_name(table.name), f"table {table.name}"
-    if table.parent:
-        return Design("spanner", name, what, skipped=f"interleaved in {table.parent}: its rows need parent rows, "
-                                                     "which keybench does not write; its parent is saved on its own")
+    parent = schema.table(table.parent) if table.parent else None
+    if parent is not None and parent.parent:
+        return Design("spanner", name, what, skipped=f"interleaved in {parent.name}, itself interleaved in "
+                                                     f"{parent.parent}: keybench writes one level of parent rows")
     taken = [c for c in USER_DESIGN_COLUMNS.values() if any(col.name.lower() == c.lower() for col in table.columns)]
     if taken:
         return Design("spanner", name, what, skipped=f"has column(s) {', '.join(taken)}, which keybench keeps its "
@@ -57,15 +58,17 @@ def spanner_design(schema: Schema, table: Table, ddl_text: str, source: Path, in
         # An index column outside the table key gets the value the index part computes, so the
         # index's key space is the one the check judged.
         extra.update((spec["column"], spec) for spec in specs if spec["column"] not in keyed)
-    for column in table.columns:
-        if column.nullable or column.name in keyed or column.name in extra or column.default or column.generated:
-            continue
-        try:
-            parse_type(column.type)
-        except ValueError as exc:
-            raise KeybenchError(f"{source}: {table.name}.{column.name} is NOT NULL and keybench {exc}") from None
-        extra[column.name] = {"column": column.name, "value": "fill", "type": column.type}
-    if any(spec["value"] == "fill" for spec in extra.values()):
+    key = key_specs(schema, table, table.key, distributions, typed=True)
+    extra.update((spec["column"], spec) for spec in _fills(table, keyed | set(extra), source))
+    parent_rows = {}
+    if parent is not None:
+        if any(spec["value"] in ("generated", "generated_uuid") for spec in key):
+            return Design("spanner", name, what, skipped=f"interleaved in {parent.name} with a key the database "
+                                                         "generates: keybench inserts such keys by DML, without parent rows")
+        parent_rows = {"table": parent.name, "key_columns": len(parent.key),
+                       "column": _fills(parent, {k.name for k in parent.key}, source)}
+        notes.append(f"each insert upserts its parent row in {parent.name}, in the same commit")
+    if any(spec["value"] == "fill" for spec in (*extra.values(), *parent_rows.get("column", ()))):
         notes.append("NOT NULL columns outside the key get a value of their type from each write's insert number "
                      "or time")
     meta = "".join([
@@ -74,9 +77,10 @@ def spanner_design(schema: Schema, table: Table, ddl_text: str, source: Path, in
         f"table = {toml_value(table.name)}\n",
         *(f"{k} = {toml_value(v)}\n" for k, v in USER_DESIGN_COLUMNS.items()),
         f"note = {toml_value('; '.join(notes))}\n" if notes else "",
-        toml_table_list("key", key_specs(schema, table, table.key, distributions, typed=True)),
+        toml_table_list("key", key),
         toml_table_list("column", list(extra.values())),
         toml_table_list("index", indexes),
+        _parent_rows_table(parent_rows),
         f"\n[source]\nuser = {toml_value(f'saved by keybench check from {source.name}')}\n",
     ])
     bookkeeping = [f"ALTER TABLE {table.name} ADD COLUMN {USER_DESIGN_COLUMNS[k]} {t}" for k, t in BOOKKEEPING_TYPES.items()]
@@ -85,6 +89,28 @@ def spanner_design(schema: Schema, table: Table, ddl_text: str, source: Path, in
            "-- The columns keybench keeps each write's time, user, WriteId and payload in (nullable, outside every key).\n"
            + "".join(f"{s};\n" for s in bookkeeping))
     return Design("spanner", name, what, {"strategy.toml": meta, "googlesql.sql": ddl}, notes=tuple(notes))
+
+
+def _parent_rows_table(parent_rows: dict) -> str:
+    if not parent_rows:
+        return ""
+    return (f"\n[parent_rows]\ntable = {toml_value(parent_rows['table'])}\nkey_columns = {parent_rows['key_columns']}\n"
+            + toml_table_list("column", parent_rows["column"]))
+
+
+def _fills(table: Table, given: set[str], source: Path) -> list[dict]:
+    """A `fill` part for each NOT NULL column of the table that is not in `given` and has no
+    default: the database refuses a row without it. A type keybench cannot write is one line."""
+    fills = []
+    for column in table.columns:
+        if column.nullable or column.name in given or column.default or column.generated:
+            continue
+        try:
+            parse_type(column.type)
+        except ValueError as exc:
+            raise KeybenchError(f"{source}: {table.name}.{column.name} is NOT NULL and keybench {exc}") from None
+        fills.append({"column": column.name, "value": "fill", "type": column.type})
+    return fills
 
 
 def _closed(ddl_text: str) -> bool:

@@ -59,6 +59,16 @@ class Index:
 _INDEX_RNG = random.Random(0)  # index key parts (time, user, shard, ...) never draw from it
 
 
+@dataclass(frozen=True)
+class ParentRows:
+    """A user's table interleaved in a parent: each insert upserts, in its commit, the parent
+    row its leading key columns name, so that the database accepts the child row."""
+
+    table: str
+    key_columns: int  # the child's leading key columns, which are the parent's key
+    columns: tuple[Part, ...] = ()  # the parent's NOT NULL columns outside its key, filled by type
+
+
 # The source documents keybench is built from, by title: the one home of their names.
 SPANNER_BEST_PRACTICES = "Spanner: Schema design best practices"
 SPANNER_KEY_MIGRATION = "Spanner: Primary key migration strategies"
@@ -127,6 +137,7 @@ class Strategy:
     order: int = 1000
     expect_wrong_rows: bool = False  # the design's documented trap: range reads return wrong rows
     parent_table: str | None = None  # Spanner: an interleaving parent keyed by UserId, upserted with each insert
+    parent_rows: ParentRows | None = None  # Spanner, a user's design: its interleaving parent, keyed as it declares
     preload: dict | None = None  # a migration's source rows: {rows: N, keys: one of PRELOAD_KINDS, with_keys?: [...]}
     indexes: tuple[Index, ...] = ()  # Spanner secondary indexes the reads may use
     extra_parts: tuple[Part, ...] = ()  # Spanner: non-key columns the application computes (an index's ShardId)
@@ -271,6 +282,24 @@ def _provenance(path: Path, spec) -> Provenance:
                       text["states"] == "distribution", text.get("expected_because", ""))
 
 
+def _parent_rows(path: Path, spec, parts: tuple[Part, ...], ddl: tuple[str, ...]) -> ParentRows | None:
+    """[parent_rows]: table = "<parent>", key_columns = N (the key's first N columns are the
+    parent's key), column = [parts of the parent's NOT NULL columns]."""
+    if spec is None:
+        return None
+    try:
+        rows = ParentRows(str(spec["table"]), spec["key_columns"], tuple(spanner_part(p) for p in spec.get("column", [])))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise _fixture_error(path, f"[parent_rows] needs table, key_columns and column: {exc}") from None
+    if not isinstance(rows.key_columns, int) or not 1 <= rows.key_columns <= len(parts):
+        raise _fixture_error(path, f"[parent_rows]: key_columns must be from 1 to the key's {len(parts)} columns")
+    if any(p.generated for p in parts):
+        raise _fixture_error(path, "[parent_rows]: keys the database generates are inserted by DML, without parent rows")
+    if not any(re.match(rf"CREATE TABLE\s+{re.escape(rows.table)}\b", st, re.IGNORECASE) for st in ddl):
+        raise _fixture_error(path, f"[parent_rows]: the fixture has no CREATE TABLE {rows.table}")
+    return rows
+
+
 def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | None = None) -> Strategy:
     meta_path = directory / "strategy.toml"
     meta = _read_toml(meta_path)
@@ -345,11 +374,12 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
             if not isinstance(row_columns[setting], str) or not re.fullmatch(r"[A-Za-z]\w*", row_columns[setting]):
                 raise _fixture_error(meta_path, f"{setting} must be a column name, got {row_columns[setting]!r}")
         time_column = row_columns["time_column"]
+        parent_rows = _parent_rows(meta_path, meta.get("parent_rows"), parts, ddl)
         if any(p.column == time_column and p.when_set for p in (*parts, *extra)):
             raise _fixture_error(meta_path, f"{time_column} holds each write's time, which every read returns: "
                                             "a nullable part cannot fill it; name another time_column")
         return Strategy(table=table, ddl=ddl, parent_table=parent, preload=preload, indexes=indexes,
-                        extra_parts=extra, **row_columns, **common)
+                        extra_parts=extra, parent_rows=parent_rows, **row_columns, **common)
     table_path = directory / "table.toml"
     table_spec = _read_toml(table_path)
     families = table_spec.get("column_families")

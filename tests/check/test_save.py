@@ -62,7 +62,7 @@ def saved(tmp_path: Path, stated: dict) -> tuple[list, Path]:
 def test_a_saved_table_loads_with_the_key_parts_the_check_judged(tmp_path):
     lines, folder = saved(tmp_path, STATED)
     loaded = user_designs([folder], "spanner")
-    assert list(loaded) == ["orders"]
+    assert list(loaded) == ["lines", "orders"]
     strategy = loaded["orders"]
     judged = table_strategy(SCHEMA, ORDERS, key_distributions(SCHEMA, ORDERS, lambda t, c: infer(SCHEMA, t, c, STATED)),
                             Path("shop.sql"))
@@ -76,7 +76,20 @@ def test_a_saved_table_loads_with_the_key_parts_the_check_judged(tmp_path):
         ("Region", "category", "STRING(8)"), ("Total", "fill", "NUMERIC"), ("Tags", "fill", "ARRAY<STRING(10)>")]
     # no document claims anything about the user's design
     assert strategy.claim == "" and strategy.source.user and strategy.expectation == "none claimed (your own design)"
-    assert "not saved: table Lines: interleaved in Orders" in "\n".join(lines)
+    # the interleaved child upserts its parent row, keyed by its own leading key columns, in its commit
+    child = loaded["lines"]
+    assert child.parent_rows.table == "Orders" and child.parent_rows.key_columns == 2
+    assert [(p.column, p.name) for p in child.parent_rows.columns] == [("Region", "fill"), ("Total", "fill"), ("Tags", "fill")]
+    assert child.parent_table is None  # the catalogue's UserId parent, which its reads also read, is another thing
+
+
+def test_a_table_interleaved_two_levels_deep_is_left_out_with_the_reason(tmp_path):
+    notes = Table("Notes", (*LINES.columns, Column("NoteId", "INT64", False)), (*LINES.key, KeyColumn("NoteId")),
+                  parent="Lines")
+    schema = Schema((ORDERS, LINES, notes))
+    design = spanner_design(schema, notes, DDL, Path("shop.sql"), lambda t, c: infer(schema, t, c, STATED))
+    assert not design.files and design.skipped == (
+        "interleaved in Lines, itself interleaved in Orders: keybench writes one level of parent rows")
 
 
 def test_an_unknown_key_column_is_saved_as_its_worst_case_and_says_so(tmp_path):

@@ -219,3 +219,17 @@ def test_user_designs_are_lone_folders_or_backend_folders_and_names_are_unique(t
         user_designs([*folders, tmp_path / "again" / "my_salt"], "bigtable")
     with pytest.raises(KeybenchError, match="no such folder"):
         user_designs([tmp_path / "missing"], "bigtable")
+
+
+@pytest.mark.parametrize("unit, parent_rows, complaint", [
+    ("uuid4_string", 'table = "AccessLog"\nkey_columns = 2', "key_columns must be from 1 to the key's 1 columns"),
+    ("uuid4_string", 'table = "Users"\nkey_columns = 1', "the fixture has no CREATE TABLE Users"),
+    ("uuid4_generated", 'table = "AccessLog"\nkey_columns = 1', "keys the database generates are inserted by DML"),
+])
+def test_parent_rows_are_checked_against_the_key_and_the_fixture(copy_of, unit, parent_rows, complaint):
+    folder = copy_of("spanner", unit)
+    toml = folder / "strategy.toml"
+    toml.write_text(toml.read_text().replace("\n[source]", f"\n[parent_rows]\n{parent_rows}\n\n[source]"))
+    with pytest.raises(KeybenchError) as err:
+        load_strategy(folder, "spanner", "googlesql")
+    assert complaint in str(err.value) and "\n" not in str(err.value)

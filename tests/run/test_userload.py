@@ -12,6 +12,10 @@ from tests.conftest import keybench
 pytestmark = pytest.mark.emulator
 
 READINGS = """
+CREATE TABLE Sensors (
+  SensorId STRING(16) NOT NULL,
+  Site STRING(8) NOT NULL,
+) PRIMARY KEY (SensorId);
 CREATE TABLE Readings (
   SensorId STRING(16) NOT NULL,
   ReadAt TIMESTAMP NOT NULL,
@@ -19,7 +23,7 @@ CREATE TABLE Readings (
   Day DATE NOT NULL,
   Labels ARRAY<STRING(8)> NOT NULL,
   Note STRING(MAX),
-) PRIMARY KEY (SensorId, ReadAt);
+) PRIMARY KEY (SensorId, ReadAt), INTERLEAVE IN PARENT Sensors;
 """
 
 
@@ -31,18 +35,21 @@ def test_check_load_audits_the_user_s_table_and_the_saved_design_runs_beside_the
     assert result.returncode == 0, result.stderr
     out = result.stdout
     # the check's verdicts first, unchanged, then the load, its audit and its latency table
-    assert out.index("table Readings: key (SensorId, ReadAt)") < out.index("load: table Readings") < out.index(
-        "spanner / insert")
+    assert out.index("table Readings: key (SensorId, ReadAt)") < out.index("load: table Sensors, table Readings") < (
+        out.index("spanner / insert"))
+    assert "note: each insert upserts its parent row in Sensors, in the same commit" in out
     [run_dir] = (tmp_path / "results").iterdir()
     assert f"results: {run_dir}/summary.csv" in out
     rows = read_summary(run_dir / "summary.csv")
-    assert {r["operation"] for r in rows} == {"insert", "point_read", "latest_n", "time_window"}
+    assert {(r["strategy"], r["operation"]) for r in rows} == {
+        (s, op) for s in ("readings", "sensors") for op in ("insert", "point_read", "latest_n", "time_window")}
     for r in rows:
-        assert (r["strategy"], r["integrity"], r["failures"], r["agrees"]) == ("readings", "ok", "0", "n/a"), r
-    insert = next(r for r in rows if r["operation"] == "insert")
-    assert int(insert["stored"]) == int(insert["acknowledged"]) > 0
+        assert (r["integrity"], r["failures"], r["agrees"]) == ("ok", "0", "n/a"), r
+    for insert in (r for r in rows if r["operation"] == "insert"):
+        assert int(insert["stored"]) == int(insert["acknowledged"]) > 0
     insert_table = out[out.index("spanner / insert"):].splitlines()
-    assert insert_table[2].split()[:2] == ["readings", "write"] and insert_table[2].split()[-1] == "ok"
+    assert [line.split()[:2] + line.split()[-1:] for line in insert_table[2:4]] == [
+        ["sensors", "write", "ok"], ["readings", "write", "ok"]]
 
     options = RunOptions(backends=("spanner",), dialects=("googlesql",), strategies=("sequential_int", "readings"),
                          designs=(tmp_path / "mine",), users=2, duration_s=1.0, results_dir=tmp_path,
