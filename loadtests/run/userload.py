@@ -26,11 +26,12 @@ def load_designs(designs, duration_s: float, results_dir: Path = RunOptions.resu
         raise KeybenchError("--load: nothing to load: " + "; ".join(f"{d.what} {d.skipped}" for d in designs))
     with tempfile.TemporaryDirectory(prefix="keybench-load-") as tmp:
         folder = Path(tmp) / "designs"
-        lines = save_designs(designs, folder)
+        save_designs(designs, folder)  # a temporary folder: its lines name it, so they are not printed
         loaded = [d for d in designs if not d.skipped]
         print(f"\nload: {', '.join(d.what for d in loaded)} under keybench run's load for {duration_s:g}s "
               "on the emulator")
-        for line in lines:
-            if not line.startswith("saved:"):  # the folder is a temporary one: only what was left out, and notes
-                print(f"  {line}")
+        for design in designs:
+            if design.skipped:
+                print(f"  not loaded: {design.what}: {design.skipped}")
+            print("".join(f"  {design.what}: {note}\n" for note in design.notes), end="")
         return run(load_options(folder, loaded[0].backend, [d.name for d in loaded], duration_s, results_dir))

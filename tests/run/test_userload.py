@@ -37,7 +37,7 @@ def test_check_load_audits_the_user_s_table_and_the_saved_design_runs_beside_the
     # the check's verdicts first, unchanged, then the load, its audit and its latency table
     assert out.index("table Readings: key (SensorId, ReadAt)") < out.index("load: table Sensors, table Readings") < (
         out.index("spanner / insert"))
-    assert "note: each insert upserts its parent row in Sensors, in the same commit" in out
+    assert "  table Readings: each insert upserts its parent row in Sensors, in the same commit" in out
     [run_dir] = (tmp_path / "results").iterdir()
     assert f"results: {run_dir}/summary.csv" in out
     rows = read_summary(run_dir / "summary.csv")
