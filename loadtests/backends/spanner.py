@@ -13,10 +13,12 @@ from google.api_core import exceptions as gexc
 from google.auth.credentials import AnonymousCredentials
 from google.cloud import spanner
 from google.cloud.spanner_admin_database_v1 import DatabaseDialect
+from google.cloud.spanner_v1 import JsonObject
 
 from loadtests.backends.base import DEFAULT_PAYLOAD_BYTES, DEFAULT_TIMEOUT_S, Backend, KeyCollision
 from loadtests.errors import FixtureError, KeybenchError
 from loadtests.design.keys import WriteEvent, timestamp, ts_us_of
+from loadtests.design.typed import parse_type
 from loadtests.design.plans import Span, StoredRow, row_columns
 from loadtests.design.strategies import Strategy
 
@@ -36,8 +38,28 @@ PARAM_TYPES = {
 
 
 def _wire(value):
-    """The client sends BYTES values, in mutations and in keys, only base64-encoded."""
+    """The client sends BYTES values, in mutations and in keys, only base64-encoded; JSON as its JsonObject."""
+    if isinstance(value, list):
+        return [_wire(v) for v in value]
+    if isinstance(value, dict):
+        return JsonObject(value)
     return base64.b64encode(value) if isinstance(value, bytes) else value
+
+
+SCALAR_PARAM_TYPES = {
+    "INT64": spanner.param_types.INT64, "STRING": spanner.param_types.STRING, "BYTES": spanner.param_types.BYTES,
+    "BOOL": spanner.param_types.BOOL, "FLOAT64": spanner.param_types.FLOAT64, "FLOAT32": spanner.param_types.FLOAT32,
+    "DATE": spanner.param_types.DATE, "TIMESTAMP": spanner.param_types.TIMESTAMP,
+    "NUMERIC": spanner.param_types.NUMERIC, "JSON": spanner.param_types.JSON,
+}
+
+
+def param_type(sql_type: str):
+    """The parameter type of a user's column (a DML insert names every value's type)."""
+    base, _, element = parse_type(sql_type)
+    if base == "ARRAY":
+        return spanner.param_types.Array(param_type(element))
+    return SCALAR_PARAM_TYPES[base]
 
 
 def _key(values) -> list:
@@ -101,14 +123,16 @@ class SpannerBackend(Backend):
         self.emulator_bound_inserts = bool(self.generated)
         self.read_columns = row_columns(strategy)  # UserId, the write's time, WriteId
         self.param_types = {
-            "UserId": spanner.param_types.INT64, strategy.time_column: spanner.param_types.TIMESTAMP,
-            "WriteId": spanner.param_types.STRING, "Payload": spanner.param_types.STRING,
-            **{p.column: PARAM_TYPES[p.name] for p in (*strategy.parts, *strategy.extra_parts)
-               if not p.generated and p.name in PARAM_TYPES},
+            strategy.user_column: spanner.param_types.INT64, strategy.time_column: spanner.param_types.TIMESTAMP,
+            strategy.write_id_column: spanner.param_types.STRING, strategy.payload_column: spanner.param_types.STRING,
+            **{p.column: param_type(p.sql_type) if p.sql_type else PARAM_TYPES[p.name]
+               for p in (*strategy.parts, *strategy.extra_parts)
+               if not p.generated and (p.sql_type or p.name in PARAM_TYPES)},
         }
         self.columns = [c for c in self.key_columns if c not in computed]
-        self.columns += [c for c in (*self.read_columns, "Payload") if c not in self.columns]
+        self.columns += [c for c in (*self.read_columns, strategy.payload_column) if c not in self.columns]
         self.columns += [p.column for p in strategy.extra_parts]
+        self._extra_rng = random.Random(0)  # extra columns' random parts (a user's index on a UUID column)
 
     def _n(self, name: str) -> str:
         """A table, column or index name as this dialect stores it: PostgreSQL folds to lower case."""
@@ -191,11 +215,11 @@ class SpannerBackend(Backend):
 
     def _row(self, key: tuple, event: WriteEvent) -> dict:
         values = dict(zip(self.key_columns, key))
-        values.update((p.column, p.compute(event, None)) for p in self.strategy.extra_parts)
-        values.setdefault("UserId", event.entity)
+        values.update((p.column, p.compute(event, self._extra_rng)) for p in self.strategy.extra_parts)
+        values.setdefault(self.strategy.user_column, event.entity)
         values.setdefault(self.strategy.time_column, timestamp(event.ts_us))
-        values["WriteId"] = event.write_id
-        values["Payload"] = self.payload
+        values[self.strategy.write_id_column] = event.write_id
+        values[self.strategy.payload_column] = self.payload
         return values
 
     def insert(self, key: tuple, event: WriteEvent) -> tuple:
@@ -214,18 +238,28 @@ class SpannerBackend(Backend):
                     # An interleaved row needs its parent: upsert the users in the same commit.
                     users = sorted({e.entity for _, e in rows})
                     batch.insert_or_update(self._n(self.strategy.parent_table), [self._n("UserId")], [[u] for u in users])
+                if self.strategy.parent_rows:
+                    self._upsert_parents(batch, rows)
                 batch.insert(self._n(self.strategy.table), self._names(self.columns),
                              [[_wire(v[c]) for c in self.columns] for v in values])
         except gexc.AlreadyExists as exc:
             raise KeyCollision(exc.message) from None
         return [k for k, _ in rows]
 
+    def _upsert_parents(self, batch, rows: list[tuple[tuple, WriteEvent]]) -> None:
+        """The parent row of each child row, named by the child key's leading columns."""
+        parent = self.strategy.parent_rows
+        columns = [*self.key_columns[:parent.key_columns], *(p.column for p in parent.columns)]
+        values = {key[:parent.key_columns]: [*key[:parent.key_columns], *(p.compute(e, self._extra_rng) for p in parent.columns)]
+                  for key, e in rows}
+        batch.insert_or_update(self._n(parent.table), self._names(columns), [[_wire(v) for v in row] for row in values.values()])
+
     def _insert_returning(self, key: tuple, event: WriteEvent) -> tuple:
         """A key the database generates is known only from the insert itself, so this
         insert is DML with THEN RETURN in a read-write transaction. On the emulator DML
         cost grows with the table and transactions run one at a time: the results mark
         these inserts emulator-bound and count every retried transaction as an abort."""
-        values = self._row(key, event)
+        values = {c: _wire(v) for c, v in self._row(key, event).items()}
         given = [c for c in self.columns if c not in self.generated]
         returning = "RETURNING" if self.postgresql else "THEN RETURN"
         sql, params, types = self._sql(
@@ -315,7 +349,7 @@ class SpannerBackend(Backend):
 
     def write_ids(self) -> list[str]:
         with self.database.snapshot() as snapshot:
-            return [r[0] for r in snapshot.read(self._n(self.strategy.table), [self._n("WriteId")],
+            return [r[0] for r in snapshot.read(self._n(self.strategy.table), [self._n(self.strategy.write_id_column)],
                                                 spanner.KeySet(all_=True))]
 
     def close(self) -> None:

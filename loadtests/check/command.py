@@ -7,12 +7,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from loadtests.check.fixes import Fix, fixed_statements, propose
-from loadtests.check.inference import Distribution, read_columns_file
+from loadtests.check.inference import Distribution, infer, read_columns_file
 from loadtests.check.keyspaces import check_schema
 from loadtests.check.report import check_lines, failure_lines
 from loadtests.check.request import AUTO_DIALECT, MAX_CHECK_ROWS, CheckRequest
 from loadtests.check.result import CheckResult, spanner_result
+from loadtests.check.save import spanner_design, template_design
 from loadtests.check.schema import POSTGRESQL, Schema
+from loadtests.check.template import parse_template
+from loadtests.design.folders import Design, check_save_folder, save_designs
 from loadtests.design.strategies import DIALECTS, split_ddl
 from loadtests.errors import KeybenchError, check_range
 from loadtests.model.params import MAX_NODES
@@ -22,16 +25,29 @@ from loadtests.model.verdict import VERDICTS
 class CheckReport:
     lines: list[str] = field(default_factory=list)
     exit_code: int = 0
+    designs: list[Design] = field(default_factory=list)  # each checked table or template, as a strategy folder
 
 
 def check(request: CheckRequest) -> CheckReport:
-    result = check_result(request)
+    """The check as `keybench check` prints it; with --save-strategy, the designs saved."""
+    if request.save_to is not None:
+        check_save_folder(request.save_to)  # before any work: a folder that is taken is bad input
+    result, designs = findings(request)
+    lines = list(result.lines)
+    if request.save_to is not None:
+        lines += ["", *save_designs(designs, request.save_to)]
     failures = failure_lines(result.spaces, request.fail_on)
-    return CheckReport(list(result.lines) + failures, 1 if failures else 0)
+    return CheckReport(lines + failures, 1 if failures else 0, designs)
 
 
 def check_result(request: CheckRequest) -> CheckResult:
-    """The check's findings as values; `check` prints their lines."""
+    """The check's findings as values (the pytest plugin's keybench_check)."""
+    return findings(request)[0]
+
+
+def findings(request: CheckRequest) -> tuple[CheckResult, list[Design]]:
+    """The check's findings, and each checked table or template as a strategy folder's
+    content when the request wants them (--save-strategy, --load)."""
     check_range("--nodes", request.nodes, 1, MAX_NODES)
     check_range("--rows", request.rows, 1_000, MAX_CHECK_ROWS)
     unknown = [v for v in request.fail_on if v not in VERDICTS]
@@ -49,11 +65,13 @@ def check_result(request: CheckRequest) -> CheckResult:
         if request.dialect != AUTO_DIALECT:
             raise KeybenchError("--dialect applies to Spanner DDL only")
         result = check_template(request.bigtable, request.reads, request.rows, request.nodes)
+        designs = [template_design(request.bigtable, [s.spec for s in parse_template(request.bigtable)])
+                   ] if request.designs_wanted else []
     else:
         if request.reads:
             raise KeybenchError("--read applies to --bigtable templates only")
-        result = check_spanner(request)
-    return result
+        result, designs = check_spanner(request)
+    return result, designs
 
 
 def read_statements(path: Path) -> list[str]:
@@ -81,7 +99,7 @@ def _check_stated(stated: dict[str, Distribution], schema: Schema, path: Path | 
     return {folded[n]: d for n, d in stated.items()}
 
 
-def check_spanner(request: CheckRequest) -> CheckResult:
+def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[Design]]:
     from loadtests.check.reader import apply_ddl, load_schema, read_schema, scratch_database
     from loadtests.infra import emulators
 
@@ -89,11 +107,14 @@ def check_spanner(request: CheckRequest) -> CheckResult:
     statements = read_statements(path)
     stated = read_columns_file(request.columns) if request.columns else {}
     endpoint = emulators.resolve("spanner")
+    saved_env = emulators.environment()
     emulators.use(endpoint)
     try:
         schema = load_schema(statements, path, request.dialect)
         stated = _check_stated(stated, schema, request.columns)
         checks = check_schema(schema, stated, path, request.rows, request.nodes)
+        designs = [spanner_design(schema, t, path.read_text(), path, lambda t, c: infer(schema, t, c, stated))
+                   for t in schema.tables] if request.designs_wanted else []
         fixes: dict[str, Fix] = {}
         fixed_schema, changed, superseded = schema, [], set()
         for space in checks:
@@ -113,5 +134,6 @@ def check_spanner(request: CheckRequest) -> CheckResult:
             fixed_checks = check_schema(refixed, kept, fixed_path, request.rows, request.nodes)
     finally:
         endpoint.stop()
+        emulators.restore_environment(saved_env)  # a later run (--load) must not find the stopped one
     lines = check_lines(str(path), statements, checks, fixes, request.rows, request.nodes, fixed_checks, schema.dialect)
-    return spanner_result(str(path), lines, statements, checks, fixes, fixed_checks)
+    return spanner_result(str(path), lines, statements, checks, fixes, fixed_checks), designs

@@ -52,9 +52,11 @@ class SpaceCheck:
         return tuple(c for c, d in self.assumptions if not d.known)
 
 
-def part_spec(column: Column, distribution: Distribution, descending: bool, schema: Schema) -> dict:
-    """A key column as a spanner_part declaration of keybench's vocabulary."""
-    spec = {"column": column.name, "order": "desc" if descending else "asc"}
+def part_spec(column: Column, distribution: Distribution, descending: bool, schema: Schema,
+              typed: bool = False) -> dict:
+    """A key column as a spanner_part declaration of keybench's vocabulary; `typed`: with the
+    column's type, to which the values are converted when rows are written (a saved design)."""
+    spec = {"column": column.name, "order": "desc" if descending else "asc"} | ({"type": column.type} if typed else {})
     name, base = distribution.name, column.base_type
     if name == "time":
         return {**spec, "value": "ts"}
@@ -76,11 +78,17 @@ def part_spec(column: Column, distribution: Distribution, descending: bool, sche
     raise ValueError(f"no key part for distribution {name!r}")
 
 
+def key_specs(schema: Schema, table: Table, key: tuple[KeyColumn, ...], distributions: dict[str, Distribution],
+              typed: bool = False) -> list[dict]:
+    """A table's or an index's key as spanner_part declarations: what the in-memory Strategy
+    is built from, and what a saved design's strategy.toml declares."""
+    return [part_spec(table.column(k.name), distributions[k.name], k.descending, schema, typed) for k in key]
+
+
 def table_strategy(schema: Schema, table: Table, distributions: dict[str, Distribution], source: Path) -> Strategy:
     """The table and its indexes as an in-memory Strategy (no strategy.toml: nothing is claimed)."""
     def parts(key: tuple[KeyColumn, ...]):
-        return tuple(spanner_part(part_spec(table.column(k.name), distributions[k.name], k.descending, schema))
-                     for k in key)
+        return tuple(spanner_part(spec) for spec in key_specs(schema, table, key, distributions))
 
     indexes = tuple(Index(i.name, parts(i.key), i.storing, i.null_filtered) for i in schema.indexes_of(table.name))
     sequences = {d.sequence for d in distributions.values() if d.sequence}

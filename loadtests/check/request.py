@@ -25,3 +25,10 @@ class CheckRequest:
     rows: int = DEFAULT_CHECK_ROWS
     shards: int = DEFAULT_SHARDS
     fail_on: tuple[str, ...] = ()  # verdicts that make the check exit 1
+    save_to: Path | None = None  # --save-strategy: write each checked design as a strategy folder here
+    load_s: float | None = None  # --load: run the design under keybench run's load for this long, after the check
+
+    @property
+    def designs_wanted(self) -> bool:
+        """Whether the checked designs are turned into strategy folders (to save or to load)."""
+        return self.save_to is not None or self.load_s is not None

@@ -52,6 +52,9 @@ def parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run every chosen strategy under identical load and write results/<run-id>/")
     r.add_argument("--backend", choices=BACKEND_CHOICES, default="all")
     r.add_argument("--strategies", help="comma-separated strategy names (default: the whole catalogue)")
+    r.add_argument("--designs", action="append", default=[], metavar="DIR",
+                   help="your own strategy folder (DIR/strategy.toml, or DIR/<backend>/<name>/ as keybench check "
+                        "--save-strategy writes them), run beside the catalogue (repeatable)")
     r.add_argument("--users", type=int, help=f"Locust users per stage (default {DEFAULT_USERS}; smoke {SMOKE_USERS}), "
                                              "split into writers (only insert) and readers (only read)")
     r.add_argument("--readers", type=int,
@@ -170,6 +173,14 @@ def parser() -> argparse.ArgumentParser:
                    help=f"modulus of a proposed shard column (default {CheckRequest.shards})")
     k.add_argument("--fail-on-verdict", default="", metavar="VERDICTS",
                    help="exit 1 when a table or index gets one of these verdicts, e.g. hotspot,hot_row")
+    k.add_argument("--save-strategy", metavar="DIR",
+                   help="write each checked table (or the template) as a strategy folder DIR/<backend>/<name>/, "
+                        "for keybench run --designs DIR; DIR must be new or empty")
+    k.add_argument("--load", metavar="DURATION",
+                   help="after the verdicts, run the design under keybench run's insert and read load on the emulator "
+                        "for this long, e.g. 30s: integrity audit and latency table, results in --results-dir")
+    k.add_argument("--results-dir", default=str(RunOptions.results_dir),
+                   help=f"with --load: where the run directory is written (default {RunOptions.results_dir}/)")
     k.set_defaults(func=commands.check_command)
     return p
 

@@ -30,6 +30,7 @@ def run_command(args: argparse.Namespace) -> int:
     options = RunOptions(
         backends=backends(args.backend),
         strategies=None if args.strategies is None else names(args.strategies),
+        designs=tuple(Path(d) for d in args.designs),
         users=args.users,
         spawn_rate=args.spawn_rate,
         duration_s=parse_duration(args.duration) if args.duration is not None else None,
@@ -129,12 +130,19 @@ def check_command(args: argparse.Namespace) -> int:
     from loadtests.check.command import check
     from loadtests.check.request import CheckRequest
 
-    report = check(CheckRequest(
-        schema=Path(args.schema) if args.schema else None, dialect=args.dialect, bigtable=args.bigtable, reads=tuple(args.read),
+    request = CheckRequest(
+        schema=Path(args.schema) if args.schema else None, dialect=args.dialect, bigtable=args.bigtable,
+        reads=tuple(args.read),
         columns=Path(args.columns) if args.columns else None, nodes=args.nodes, rows=args.rows, shards=args.shards,
-        fail_on=names(args.fail_on_verdict)))
+        fail_on=names(args.fail_on_verdict), save_to=Path(args.save_strategy) if args.save_strategy else None,
+        load_s=parse_duration(args.load) if args.load is not None else None)
+    report = check(request)
     print("\n".join(report.lines))
-    return report.exit_code
+    if request.load_s is None:
+        return report.exit_code
+    from loadtests.run.userload import load_designs
+
+    return max(report.exit_code, load_designs(report.designs, request.load_s, Path(args.results_dir)))
 
 
 def model_params(args: argparse.Namespace) -> SplitParams:

@@ -26,13 +26,15 @@ Read spans (`plans.Span`, prefix-closed and inclusive) become half-open byte int
 from __future__ import annotations
 
 import datetime as dt
+import decimal
 import re
+import struct
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
-from loadtests.design.keys import WriteEvent, Part, join_segments, ts_us_of
+from loadtests.design.keys import EPOCH, WriteEvent, Part, join_segments, ts_us_of
 from loadtests.design.plans import ReadRequest, Span
 from loadtests.design.strategies import Strategy
 
@@ -40,6 +42,7 @@ TABLE_SPACE = "table"  # the key space of the strategy's table; an index's space
 FULL_SPACE = (b"", b"")  # a full scan: from the first key to the end of the space
 
 _SIGN = 1 << 63
+EPOCH_DATE = EPOCH.date()
 STRING_END = b"\x00\x01"
 
 
@@ -77,6 +80,11 @@ def encode_value(value) -> bytes:
         return encode_bytes(bytes(value))
     if isinstance(value, dt.datetime):
         return encode_int64(ts_us_of(value))
+    if isinstance(value, dt.date):  # a DATE: days since the epoch
+        return encode_int64((value - EPOCH_DATE).days)
+    if isinstance(value, float | decimal.Decimal):  # FLOAT64, NUMERIC: IEEE 754 bits in numeric order
+        bits = struct.unpack(">q", struct.pack(">d", float(value)))[0]
+        return encode_int64(bits if bits >= 0 else -bits - 2**63)
     raise TypeError(f"cannot encode key value of type {type(value).__name__}")
 
 

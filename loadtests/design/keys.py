@@ -14,6 +14,7 @@ a database or reads a clock.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import datetime as dt
 import functools
 import hashlib
@@ -131,6 +132,7 @@ class Part:
     # A nullable part (NULL for some writes): its value for a write that sets it. A read's bounds
     # and a key's largest size take this value; a NULL bounds nothing.
     when_set: Callable[[WriteEvent, random.Random], Any] | None = None
+    sql_type: str | None = None  # Spanner: the column's type the values are converted to (a user's own table)
 
     def value_when_set(self, event: WriteEvent, rng: random.Random) -> Any:
         """The part's value for `event` as if the write set it (the same as `compute` unless nullable)."""
@@ -353,7 +355,25 @@ UNIFORM = Skew()
 
 
 def spanner_part(spec: dict) -> Part:
-    """A Spanner key column from its declaration: {column, value, order?, ...}."""
+    """A Spanner key column from its declaration: {column, value, order?, type?, ...}; with
+    `type` (a user's own column) its values are converted to that column type."""
+    part = _spanner_part(spec)
+    return part if spec.get("type") is None or part.sql_type else _typed(part, str(spec["type"]))
+
+
+def _typed(part: Part, sql_type: str) -> Part:
+    from loadtests.design.typed import convert, interval_of, parse_type
+
+    parse_type(sql_type)  # a type keybench cannot write is refused here, with the type named
+    compute, when_set = part.compute, part.when_set
+    return dataclasses.replace(
+        part, compute=lambda e, r: convert(compute(e, r), sql_type),
+        when_set=None if when_set is None else (lambda e, r: convert(when_set(e, r), sql_type)),
+        buckets=tuple(convert(b, sql_type) for b in part.buckets), sql_type=sql_type,
+        interval_us=part.interval_us or interval_of(sql_type, part.role))
+
+
+def _spanner_part(spec: dict) -> Part:
     value, column = spec.get("value"), spec.get("column")
     if not column:
         raise ValueError("every Spanner key part needs a 'column'")
@@ -406,6 +426,16 @@ def spanner_part(spec: dict) -> Part:
         # so that a NULL_FILTERED index holds the unread ones only.
         return Part("unread", OPAQUE, lambda e, r: True if stable_hash("unread", e.entity, e.ts_us) % 10 == 0 else None,
                     column, desc)
+    if value == "fill":
+        # A NOT NULL column of a user's table that the design says nothing about: any value
+        # of its type (typed.fill), so the insert is accepted.
+        from loadtests.design.typed import fill, parse_type
+
+        if not spec.get("type"):
+            raise ValueError("part 'fill' needs 'type', the column's type")
+        sql_type = str(spec["type"])
+        parse_type(sql_type)
+        return Part("fill", OPAQUE, lambda e, r: fill(e, sql_type), column, desc, sql_type=sql_type)
     if value == "last_access":
         # The page's nullable Users.LastAccess: the write's time, or NULL for a user who never
         # accessed (one write in NEVER_ACCESSED_ONE_IN), decided by a stable hash of the write so
@@ -415,7 +445,7 @@ def spanner_part(spec: dict) -> Part:
     raise ValueError(
         f"unknown Spanner key value {value!r}; known: user, ts, last_access, shard, uuid4_string, uuid4_bytes, uuid1, uuid7, "
         "uuid4_high, uuid4_low, sequence, bit_reversed_sequence, generated, generated_uuid, farm_fingerprint_shard, label, "
-        "category, zipf, unread"
+        "category, zipf, unread, fill"
     )
 
 

@@ -225,7 +225,7 @@ def read_plans(backend: str, parts: tuple[Part, ...], latest_n: int, indexes=(),
 
 def row_columns(strategy) -> tuple[str, ...]:
     """What a Spanner read needs to make a StoredRow: the user, the write's time, the WriteId."""
-    return ("UserId", strategy.time_column, "WriteId")
+    return (strategy.user_column, strategy.time_column, strategy.write_id_column)
 
 
 def _with_parent(plan: ReadPlan) -> ReadPlan:

@@ -59,6 +59,16 @@ class Index:
 _INDEX_RNG = random.Random(0)  # index key parts (time, user, shard, ...) never draw from it
 
 
+@dataclass(frozen=True)
+class ParentRows:
+    """A user's table interleaved in a parent: each insert upserts, in its commit, the parent
+    row its leading key columns name, so that the database accepts the child row."""
+
+    table: str
+    key_columns: int  # the child's leading key columns, which are the parent's key
+    columns: tuple[Part, ...] = ()  # the parent's NOT NULL columns outside its key, filled by type
+
+
 # The source documents keybench is built from, by title: the one home of their names.
 SPANNER_BEST_PRACTICES = "Spanner: Schema design best practices"
 SPANNER_KEY_MIGRATION = "Spanner: Primary key migration strategies"
@@ -72,6 +82,13 @@ NOT_IN_THE_DOCUMENTS = "not in the documents"
 DEFAULT_PAYLOAD_QUALIFIER = "p"
 # Spanner: the NOT NULL column that holds each write's time, which every read returns.
 DEFAULT_TIME_COLUMN = "LastAccess"
+# Spanner: the columns that hold each write's user, its WriteId (the audit counts them) and its payload.
+DEFAULT_USER_COLUMN, DEFAULT_WRITE_ID_COLUMN, DEFAULT_PAYLOAD_COLUMN = "UserId", "WriteId", "Payload"
+# The same columns a user's own design holds them in (ALTER TABLE ... ADD COLUMN in its fixture): names
+# of keybench's own, so they never take the place of a column of the user's.
+USER_DESIGN_COLUMNS = {"time_column": "KeybenchTime", "user_column": "KeybenchUserId",
+                       "write_id_column": "KeybenchWriteId", "payload_column": "KeybenchPayload"}
+YOUR_OWN_DESIGN = "your own design"
 
 
 @dataclass(frozen=True)
@@ -88,6 +105,7 @@ class Provenance:
     states_distribution: bool = False
     expected_because: str = ""
     reason: str = ""  # not in the documents: why keybench includes the design
+    user: str = ""  # a user's own design: where it comes from (no document, no expected distribution)
 
     @property
     def cited(self) -> bool:
@@ -95,6 +113,8 @@ class Provenance:
 
     def text(self) -> str:
         """One line: `Title, section "Section": "phrase" (gloss)`, or `not in the documents: reason`."""
+        if self.user:
+            return f"{YOUR_OWN_DESIGN}: {self.user}"
         if not self.cited:
             return f"{NOT_IN_THE_DOCUMENTS} (keybench's own addition): {self.reason}"
         gloss = f" ({self.gloss})" if self.gloss else ""
@@ -117,6 +137,7 @@ class Strategy:
     order: int = 1000
     expect_wrong_rows: bool = False  # the design's documented trap: range reads return wrong rows
     parent_table: str | None = None  # Spanner: an interleaving parent keyed by UserId, upserted with each insert
+    parent_rows: ParentRows | None = None  # Spanner, a user's design: its interleaving parent, keyed as it declares
     preload: dict | None = None  # a migration's source rows: {rows: N, keys: one of PRELOAD_KINDS, with_keys?: [...]}
     indexes: tuple[Index, ...] = ()  # Spanner secondary indexes the reads may use
     extra_parts: tuple[Part, ...] = ()  # Spanner: non-key columns the application computes (an index's ShardId)
@@ -125,6 +146,9 @@ class Strategy:
     # Spanner: where each write's time is kept. Another column than LastAccess when a design
     # needs LastAccess nullable (index_monotonic, as the page writes it).
     time_column: str = DEFAULT_TIME_COLUMN
+    user_column: str = DEFAULT_USER_COLUMN
+    write_id_column: str = DEFAULT_WRITE_ID_COLUMN
+    payload_column: str = DEFAULT_PAYLOAD_COLUMN
     source: Provenance = Provenance()
     advice: str = ""  # the documents' advice beyond hotspots, e.g. "avoid: loses scan order"
     table_per_tenant: bool = False  # Bigtable: one table per tenant (the first key part), which the row key leaves out
@@ -142,6 +166,8 @@ class Strategy:
     @property
     def expectation(self) -> str:
         """The expected distribution and whose expectation it is, in a few words."""
+        if self.source.user:
+            return f"none claimed ({YOUR_OWN_DESIGN})"
         if self.documented:
             return f"{self.claim} (documented)"
         return f"{self.claim} (keybench's expectation: {self.source.expected_because or self.source.reason})"
@@ -223,7 +249,7 @@ def _with_buckets(spec, buckets: int | None):
     return {**spec, "buckets": buckets}
 
 
-PROVENANCE_KEYS = {"title", "section", "phrase", "gloss", "states", "expected_because", "not_in_the_documents"}
+PROVENANCE_KEYS = {"user", "title", "section", "phrase", "gloss", "states", "expected_because", "not_in_the_documents"}
 
 
 def _provenance(path: Path, spec) -> Provenance:
@@ -236,6 +262,10 @@ def _provenance(path: Path, spec) -> Provenance:
     if unknown:
         raise _fixture_error(path, f"[source]: unknown key(s) {sorted(unknown)}")
     text = {k: " ".join(str(v).split()) for k, v in spec.items()}
+    if "user" in text:
+        if set(text) != {"user"} or not text["user"]:
+            raise _fixture_error(path, "[source]: user takes where your own design comes from and nothing else")
+        return Provenance(user=text["user"])
     if "not_in_the_documents" in text:
         if set(text) - {"not_in_the_documents", "expected_because"} or not text["not_in_the_documents"]:
             raise _fixture_error(path, "[source]: not_in_the_documents takes a reason and nothing else")
@@ -250,6 +280,24 @@ def _provenance(path: Path, spec) -> Provenance:
         raise _fixture_error(path, "[source]: a phrase that states only advice needs expected_because")
     return Provenance(text["title"], text["section"], text["phrase"], text.get("gloss", ""),
                       text["states"] == "distribution", text.get("expected_because", ""))
+
+
+def _parent_rows(path: Path, spec, parts: tuple[Part, ...], ddl: tuple[str, ...]) -> ParentRows | None:
+    """[parent_rows]: table = "<parent>", key_columns = N (the key's first N columns are the
+    parent's key), column = [parts of the parent's NOT NULL columns]."""
+    if spec is None:
+        return None
+    try:
+        rows = ParentRows(str(spec["table"]), spec["key_columns"], tuple(spanner_part(p) for p in spec.get("column", [])))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise _fixture_error(path, f"[parent_rows] needs table, key_columns and column: {exc}") from None
+    if not isinstance(rows.key_columns, int) or not 1 <= rows.key_columns <= len(parts):
+        raise _fixture_error(path, f"[parent_rows]: key_columns must be from 1 to the key's {len(parts)} columns")
+    if any(p.generated for p in parts):
+        raise _fixture_error(path, "[parent_rows]: keys the database generates are inserted by DML, without parent rows")
+    if not any(re.match(rf"CREATE TABLE\s+{re.escape(rows.table)}\b", st, re.IGNORECASE) for st in ddl):
+        raise _fixture_error(path, f"[parent_rows]: the fixture has no CREATE TABLE {rows.table}")
+    return rows
 
 
 def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | None = None) -> Strategy:
@@ -267,7 +315,9 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
         raise _fixture_error(meta_path, str(exc)) from None
     if not parts:
         raise _fixture_error(meta_path, "'key' lists no parts")
-    if meta.get("claim") not in DISTRIBUTIONS:
+    source = _provenance(meta_path, meta.get("source"))
+    # A user's own design claims nothing: no document states what it does.
+    if meta.get("claim") not in DISTRIBUTIONS and not (source.user and "claim" not in meta):
         raise _fixture_error(meta_path, f"claim must be one of {', '.join(DISTRIBUTIONS)}, got {meta.get('claim')!r}")
     common = dict(
         backend=backend, name=name, dialect=dialect, directory=directory,
@@ -275,7 +325,7 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
         parts=parts, order=int(meta.get("order", 1000)),
         expect_wrong_rows=bool(meta.get("expect_wrong_rows", False)),
         note=" ".join(str(meta.get("note", "")).split()),
-        source=_provenance(meta_path, meta.get("source")), advice=" ".join(str(meta.get("advice", "")).split()),
+        source=source, advice=" ".join(str(meta.get("advice", "")).split()),
     )
     if backend == "spanner":
         ddl_path = directory / f"{dialect}.sql"
@@ -317,14 +367,19 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
             found[index.name] = bool(re.match(r"CREATE\s+NULL_FILTERED\b", statement, re.IGNORECASE)
                                      or re.search(r"\bWHERE\b.*\bIS\s+NOT\s+NULL\b", statement, re.IGNORECASE))
         indexes = tuple(dataclasses.replace(i, null_filtered=found[i.name]) for i in indexes)
-        time_column = meta.get("time_column", DEFAULT_TIME_COLUMN)
-        if not isinstance(time_column, str) or not re.fullmatch(r"[A-Za-z]\w*", time_column):
-            raise _fixture_error(meta_path, f"time_column must be a column name, got {time_column!r}")
+        row_columns = {"time_column": DEFAULT_TIME_COLUMN, "user_column": DEFAULT_USER_COLUMN,
+                       "write_id_column": DEFAULT_WRITE_ID_COLUMN, "payload_column": DEFAULT_PAYLOAD_COLUMN}
+        for setting, default in row_columns.items():
+            row_columns[setting] = meta.get(setting, default)
+            if not isinstance(row_columns[setting], str) or not re.fullmatch(r"[A-Za-z]\w*", row_columns[setting]):
+                raise _fixture_error(meta_path, f"{setting} must be a column name, got {row_columns[setting]!r}")
+        time_column = row_columns["time_column"]
+        parent_rows = _parent_rows(meta_path, meta.get("parent_rows"), parts, ddl)
         if any(p.column == time_column and p.when_set for p in (*parts, *extra)):
             raise _fixture_error(meta_path, f"{time_column} holds each write's time, which every read returns: "
                                             "a nullable part cannot fill it; name another time_column")
         return Strategy(table=table, ddl=ddl, parent_table=parent, preload=preload, indexes=indexes,
-                        extra_parts=extra, time_column=time_column, **common)
+                        extra_parts=extra, parent_rows=parent_rows, **row_columns, **common)
     table_path = directory / "table.toml"
     table_spec = _read_toml(table_path)
     families = table_spec.get("column_families")
@@ -358,6 +413,36 @@ def catalogue(backend: str, dialect: str | None = None, buckets: int | None = No
         raise KeybenchError(f"schema fixtures not found at {root}; set KEYBENCH_SCHEMAS to the schemas/ folder")
     found = [load_strategy(d, backend, dialect, buckets) for d in sorted(root.iterdir()) if (d / "strategy.toml").exists()]
     return {s.name: s for s in sorted(found, key=lambda s: (s.order, s.name))}
+
+
+def user_designs(folders, backend: str, dialect: str | None = None, buckets: int | None = None) -> dict[str, Strategy]:
+    """Strategies of a backend in a user's own folders (`keybench run --designs`): a folder
+    that is one strategy (FOLDER/strategy.toml, of this backend), or holds backend folders as
+    schemas/ does (FOLDER/<backend>/<name>/strategy.toml). A name given twice is refused."""
+    dialect = DIALECTS[backend][0] if dialect is None else dialect
+    found: dict[str, Strategy] = {}
+    for folder in map(Path, folders):
+        if not folder.is_dir():
+            raise KeybenchError(f"--designs {folder}: no such folder")
+        if (folder / "strategy.toml").exists():
+            units = [folder] if _backend_of(folder) == backend else []
+        else:
+            root = folder / backend
+            units = [d for d in sorted(root.iterdir()) if (d / "strategy.toml").exists()] if root.is_dir() else []
+        for unit in units:
+            if not (unit / f"{dialect}.sql").exists() and backend == "spanner":
+                continue  # a design written in one dialect runs in that dialect only
+            strategy = load_strategy(unit.resolve(), backend, dialect, buckets)
+            if strategy.name in found:
+                raise KeybenchError(f"--designs: two designs named {backend}:{strategy.name} "
+                                    f"({found[strategy.name].directory} and {unit}); rename one folder")
+            found[strategy.name] = strategy
+    return found
+
+
+def _backend_of(folder: Path) -> str:
+    """A lone strategy folder's backend: Spanner's fixture is SQL, Bigtable's a table.toml."""
+    return "bigtable" if (folder / "table.toml").exists() else "spanner"
 
 
 def select(backend: str, names: list[str] | None, dialect: str | None = None) -> list[Strategy]:

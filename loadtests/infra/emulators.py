@@ -396,6 +396,21 @@ def use(endpoint: Endpoint) -> None:
     os.environ[ENV_VARS[endpoint.backend]] = endpoint.address
 
 
+def environment() -> dict[str, str | None]:
+    """The *_EMULATOR_HOST variables as they are now, for `restore_environment`."""
+    return {v: os.environ.get(v) for v in ENV_VARS.values()}
+
+
+def restore_environment(saved: dict[str, str | None]) -> None:
+    """The variables back as `environment()` saw them: use() points them at an emulator that
+    its caller stops, and whatever runs next must not find them pointing there."""
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
 # ---------------------------------------------------------------- the `emulators` command
 
 

@@ -144,7 +144,8 @@ def verdict_rows(rows: list[dict]) -> list[dict]:
         measured = (lambda c: insert[c] or "-") if insert else (lambda c: "-")
         out.append({
             "backend": backend, "dialect": dialect, "design": _unit_label(first),
-            "expected": first["expected"] + (" (documented)" if first["documented"] else " (keybench)"),
+            "expected": first["expected"] + (" (documented)" if first["documented"] else " (keybench)")
+                        if first["expected"] else "- (your design)",
             "verdict": first.get("verdict") or "-", "agrees": first.get("agrees") or "-",
             "hot_node_share": first.get("hot_node_share") or "-", "effective_nodes": first.get("effective_nodes") or "-",
             "hot_row_share": first.get("hot_row_share") or "-", "busiest_row": _row_growth(first),

@@ -412,7 +412,7 @@ def simulate_verdicts(chosen, rows: int, seed: int = DEFAULT_SEED, population: i
         verdict = judge(result)
         out.append({"backend": strategy.backend, "strategy": strategy.name, "dialect": strategy.dialect,
                     "rows": rows, "skew": str(skew), "expected": strategy.claim, "verdict": verdict.verdict,
-                    "agrees": "yes" if verdict.agrees(strategy.claim) else "no",
+                    "agrees": verdict.agreement(strategy.claim),
                     "hot_node_share_se": round(verdict.hot_node_share_se, 4), "verdict_reason": verdict.reason,
                     **result.summary()})
     return out

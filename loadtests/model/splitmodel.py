@@ -508,7 +508,7 @@ def model_columns(result: ModelResult, operation: str, claim: str, cell_bytes: f
     growth = s["row_writes_per_s"] * cell_bytes * 3600 / 1e6
     return {
         "verdict": verdict.verdict,
-        "agrees": "yes" if verdict.agrees(claim) else "no",
+        "agrees": verdict.agreement(claim),
         "model_space": s["hot_space"],
         "model_nodes": result.nodes,
         "hot_node_share": f"{s['hot_node_share']:.3f}",

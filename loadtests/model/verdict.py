@@ -50,6 +50,11 @@ class Verdict:
     def agrees(self, claim: str) -> bool:
         return self.verdict == claim
 
+    def agreement(self, claim: str) -> str:
+        """The summary's `agrees`: yes or no against the claim; n/a for a design that claims
+        nothing (a user's own)."""
+        return "n/a" if not claim else "yes" if self.agrees(claim) else "no"
+
 
 def standard_error(share: float, measured_writes: int) -> float:
     return math.sqrt(share * (1 - share) / measured_writes) if measured_writes else 1.0

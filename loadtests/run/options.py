@@ -43,6 +43,7 @@ def parse_duration(text: str) -> float:
 class RunOptions:
     backends: tuple[str, ...] = BACKENDS
     strategies: tuple[str, ...] | None = None  # None: the whole catalogue of each backend
+    designs: tuple[Path, ...] = ()  # a user's own strategy folders, run beside the catalogue (`--designs`)
     users: int | None = None  # concurrent Locust users per stage; None: DEFAULT_USERS (smoke: SMOKE_USERS)
     spawn_rate: float = 0.0  # 0: all users at once
     duration_s: float | None = None  # per stage; None: DEFAULT_DURATION_S (smoke: SMOKE_DURATION_S)

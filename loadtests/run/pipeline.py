@@ -12,7 +12,6 @@ up`) cannot be restarted by it; such stages are marked `fresh_emulator=no`.
 from __future__ import annotations
 
 import datetime as dt
-import os
 import sys
 from pathlib import Path
 
@@ -45,7 +44,7 @@ def run(options: RunOptions) -> int:
         return 0
 
     endpoints: dict[str, emulators.Endpoint] = {}
-    saved_env = {v: os.environ.get(v) for v in emulators.ENV_VARS.values()}
+    saved_env = emulators.environment()
     state = RunState(options, run_id, now, endpoints)
     total = len(stages) * options.repeat
     interrupted = False
@@ -92,7 +91,7 @@ def run(options: RunOptions) -> int:
         INTERRUPT.ignore()
         for ep in endpoints.values():
             ep.stop()
-        _restore_env(saved_env)  # emulators.use() pointed this process at them
+        emulators.restore_environment(saved_env)  # emulators.use() pointed this process at them
 
     print(verdict_table(rows))
     print(side_by_side(rows))
@@ -157,14 +156,6 @@ def _keep_failed(state: RunState, run_dir: RunDirectory, exc: KeybenchError) -> 
         pass  # the disk that failed the run may refuse this too; the new name says it all
     kept = run_dir.mark_failed()
     progress(f"keybench: run failed part-way ({exc}); what it finished is in {kept}")
-
-
-def _restore_env(saved: dict) -> None:
-    for name, value in saved.items():
-        if value is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = value
 
 
 def _exit_code(options: RunOptions, rows: list[dict], problems: list[str], interrupted: bool, done: int,

@@ -7,11 +7,22 @@ from loadtests.errors import KeybenchError
 from loadtests.run.options import RunOptions
 
 
+def _with_designs(catalogue: dict, designs: dict, backend: str) -> dict:
+    """The catalogue, then the user's designs (`--designs`); a name both use is refused: the
+    summary tells designs apart by name."""
+    clash = [n for n in designs if n in catalogue]
+    if clash:
+        raise KeybenchError(f"--designs: {', '.join(f'{backend}:{n}' for n in clash)} is the name of a catalogue "
+                            f"strategy; rename the folder ({designs[clash[0]].directory})")
+    return {**catalogue, **designs}
+
+
 def plan_stages(options: RunOptions) -> list[strategies.Strategy]:
     """The stages in run order; a strategy name applies to every chosen backend that has it."""
     names = list(options.strategies or ())
     catalogues = {
-        (b, d): strategies.catalogue(b, d, buckets=options.buckets)
+        (b, d): _with_designs(strategies.catalogue(b, d, buckets=options.buckets),
+                              strategies.user_designs(options.designs, b, d, options.buckets), b)
         for b in options.backends for d in (options.dialects if b == "spanner" else strategies.DIALECTS[b])
     }
     unknown = [n for n in names if not any(n in c for c in catalogues.values())]
@@ -21,9 +32,10 @@ def plan_stages(options: RunOptions) -> list[strategies.Strategy]:
     stages = []
     for backend in options.backends:
         dialects = [d for (b, d) in catalogues if b == backend]
-        available = catalogues[(backend, dialects[0])]
+        available = {n: None for d in dialects for n in catalogues[(backend, d)]}
         for name in ([n for n in names if n in available] if names else list(available)):
-            stages.extend(catalogues[(backend, d)][name] for d in dialects)  # each strategy in every dialect
+            # each strategy in every dialect it has a fixture of (a user's design may have one only)
+            stages.extend(catalogues[(backend, d)][name] for d in dialects if name in catalogues[(backend, d)])
     if not stages:
         where = strategies.schemas_root()
         raise KeybenchError(f"nothing to run: no strategy of {', '.join(options.backends)} under {where}")

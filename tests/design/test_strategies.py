@@ -4,7 +4,7 @@ import pytest
 
 from loadtests.design import strategies
 from loadtests.errors import KeybenchError
-from loadtests.design.strategies import catalogue, check_rules, load_strategy, select, split_ddl
+from loadtests.design.strategies import catalogue, check_rules, load_strategy, schemas_root, select, split_ddl, user_designs
 from tests.conftest import test_strategy_toml
 
 CANONICAL = {
@@ -204,4 +204,32 @@ def test_the_time_column_every_read_returns_is_never_nullable(copy_of, time_colu
     toml.write_text(text.replace('time_column = "CreatedAt"', f"time_column = {time_column}"))
     with pytest.raises(KeybenchError) as err:
         load_strategy(unit, "spanner", "googlesql")
+    assert complaint in str(err.value) and "\n" not in str(err.value)
+
+
+def test_user_designs_are_lone_folders_or_backend_folders_and_names_are_unique(tmp_path):
+    shutil.copytree(schemas_root() / "bigtable" / "salted", tmp_path / "lone" / "my_salt")
+    shutil.copytree(schemas_root() / "bigtable" / "hashed", tmp_path / "tree" / "bigtable" / "my_hash")
+    shutil.copytree(schemas_root() / "spanner" / "uuid7", tmp_path / "tree" / "spanner" / "my_uuid7")
+    folders = [tmp_path / "lone" / "my_salt", tmp_path / "tree"]
+    assert list(user_designs(folders, "bigtable")) == ["my_salt", "my_hash"]
+    assert list(user_designs(folders, "spanner")) == ["my_uuid7"]
+    shutil.copytree(schemas_root() / "bigtable" / "hashed", tmp_path / "again" / "my_salt")
+    with pytest.raises(KeybenchError, match="two designs named bigtable:my_salt"):
+        user_designs([*folders, tmp_path / "again" / "my_salt"], "bigtable")
+    with pytest.raises(KeybenchError, match="no such folder"):
+        user_designs([tmp_path / "missing"], "bigtable")
+
+
+@pytest.mark.parametrize("unit, parent_rows, complaint", [
+    ("uuid4_string", 'table = "AccessLog"\nkey_columns = 2', "key_columns must be from 1 to the key's 1 columns"),
+    ("uuid4_string", 'table = "Users"\nkey_columns = 1', "the fixture has no CREATE TABLE Users"),
+    ("uuid4_generated", 'table = "AccessLog"\nkey_columns = 1', "keys the database generates are inserted by DML"),
+])
+def test_parent_rows_are_checked_against_the_key_and_the_fixture(copy_of, unit, parent_rows, complaint):
+    folder = copy_of("spanner", unit)
+    toml = folder / "strategy.toml"
+    toml.write_text(toml.read_text().replace("\n[source]", f"\n[parent_rows]\n{parent_rows}\n\n[source]"))
+    with pytest.raises(KeybenchError) as err:
+        load_strategy(folder, "spanner", "googlesql")
     assert complaint in str(err.value) and "\n" not in str(err.value)

@@ -1,0 +1,30 @@
+"""The stages of a run: a user's own designs (`--designs`) beside the catalogue, never in
+place of one of its strategies."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from loadtests.design.strategies import schemas_root
+from loadtests.errors import KeybenchError
+from loadtests.run import RunOptions, plan_stages
+
+
+def test_a_user_design_runs_beside_the_catalogue_in_the_dialects_it_has(tmp_path):
+    mine = tmp_path / "mine"
+    shutil.copytree(schemas_root() / "spanner" / "hash_shard", mine / "spanner" / "my_shards")
+    (mine / "spanner" / "my_shards" / "postgresql.sql").unlink()
+    stages = plan_stages(RunOptions(backends=("spanner",), strategies=("uuid4_string", "my_shards"), designs=(mine,)))
+    assert [(s.name, s.dialect) for s in stages] == [
+        ("uuid4_string", "googlesql"), ("uuid4_string", "postgresql"), ("my_shards", "googlesql")]
+    assert stages[-1].directory == (mine / "spanner" / "my_shards").resolve()
+
+
+def test_a_user_design_named_like_a_catalogue_strategy_is_refused_in_one_line(tmp_path):
+    shutil.copytree(schemas_root() / "spanner" / "hash_shard", tmp_path / "hash_shard")
+    with pytest.raises(KeybenchError) as refused:
+        plan_stages(RunOptions(backends=("spanner",), designs=(tmp_path / "hash_shard",)))
+    assert str(refused.value) == (f"--designs: spanner:hash_shard is the name of a catalogue strategy; rename the "
+                                  f"folder ({(tmp_path / 'hash_shard').resolve()})")
