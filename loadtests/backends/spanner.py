@@ -8,6 +8,8 @@ import base64
 import os
 import random
 import time
+from collections.abc import Callable
+from typing import TypeVar
 
 from google.api_core import exceptions as gexc
 from google.auth.credentials import AnonymousCredentials
@@ -22,9 +24,18 @@ from loadtests.design.typed import parse_type
 from loadtests.design.plans import Span, StoredRow, row_columns
 from loadtests.design.strategies import Strategy
 
+T = TypeVar("T")
+
 EMULATOR_CONFIG = "emulator-config"
 DDL_TIMEOUT_S = 60
-ABORT_BACKOFF_S, ABORT_BACKOFF_MAX_S = 0.05, 1.0  # pauses between retries of an escaped ABORTED
+# keybench retries an ABORTED commit or transaction itself, after a jittered pause that doubles
+# from 50 ms to 1 s, until the operation's deadline. The client would sleep as long as the server
+# says (RetryInfo, in every ABORTED of the service), but the emulator, which aborts every
+# transaction but one, says nothing, and the client then sleeps 2^attempt + rand seconds: 2-3 s
+# at the first retry. That parked writers for seconds at random (the stage's load was no longer
+# the same for every design), filled the tail of Spanner inserts with an emulator artifact, and
+# kept each stage's end waiting on writers asleep in it.
+ABORT_BACKOFF_S, ABORT_BACKOFF_MAX_S = 0.05, 1.0
 PARAM_TYPES = {
     "user": spanner.param_types.INT64, "ts": spanner.param_types.TIMESTAMP, "shard": spanner.param_types.INT64,
     "uuid4_string": spanner.param_types.STRING, "uuid1": spanner.param_types.STRING,
@@ -233,18 +244,39 @@ class SpannerBackend(Backend):
             raise KeybenchError(f"{self.strategy.name}: keys the database generates cannot be batch-inserted")
         values = [self._row(k, e) for k, e in rows]
         try:
-            with self.database.batch() as batch:
-                if self.strategy.parent_table:
-                    # An interleaved row needs its parent: upsert the users in the same commit.
-                    users = sorted({e.entity for _, e in rows})
-                    batch.insert_or_update(self._n(self.strategy.parent_table), [self._n("UserId")], [[u] for u in users])
-                if self.strategy.parent_rows:
-                    self._upsert_parents(batch, rows)
-                batch.insert(self._n(self.strategy.table), self._names(self.columns),
-                             [[_wire(v[c]) for c in self.columns] for v in values])
+            self._retrying_aborts(lambda: self._commit_rows(rows, values))
         except gexc.AlreadyExists as exc:
             raise KeyCollision(exc.message) from None
         return [k for k, _ in rows]
+
+    def _commit_rows(self, rows: list[tuple[tuple, WriteEvent]], values: list[dict]) -> None:
+        """One mutation commit of the rows, with the parent rows they need; an ABORTED is
+        raised, not retried by the client (see ABORT_BACKOFF_S)."""
+        with self.database.batch(timeout_secs=0) as batch:
+            if self.strategy.parent_table:
+                # An interleaved row needs its parent: upsert the users in the same commit.
+                users = sorted({e.entity for _, e in rows})
+                batch.insert_or_update(self._n(self.strategy.parent_table), [self._n("UserId")], [[u] for u in users])
+            if self.strategy.parent_rows:
+                self._upsert_parents(batch, rows)
+            batch.insert(self._n(self.strategy.table), self._names(self.columns),
+                         [[_wire(v[c]) for c in self.columns] for v in values])
+
+    def _retrying_aborts(self, attempt: Callable[[], T]) -> T:
+        """attempt() again while the database aborts it, after a jittered pause that doubles
+        (ABORT_BACKOFF_S), until the operation's deadline; then the ABORTED is raised. An
+        aborted commit or transaction wrote nothing, so a retry never writes twice."""
+        deadline = time.monotonic() + self.timeout_s
+        pause = ABORT_BACKOFF_S
+        while True:
+            try:
+                return attempt()
+            except gexc.Aborted:
+                wait = random.uniform(0, pause)
+                if time.monotonic() + wait >= deadline:
+                    raise
+                time.sleep(wait)
+                pause = min(2 * pause, ABORT_BACKOFF_MAX_S)
 
     def _upsert_parents(self, batch, rows: list[tuple[tuple, WriteEvent]]) -> None:
         """The parent row of each child row, named by the child key's leading columns."""
@@ -268,34 +300,21 @@ class SpannerBackend(Backend):
             f"{returning} {', '.join(self._names(self.generated))}",
             given, values,
         )
-        attempts = 0
-
         def work(transaction):
-            nonlocal attempts
-            attempts += 1
             return list(transaction.execute_sql(sql, params=params, param_types=types))
 
-        deadline = time.monotonic() + self.timeout_s
-        pause = ABORT_BACKOFF_S
-        while True:
+        def attempt():
             try:
-                [returned] = self.database.run_in_transaction(work, timeout_secs=max(0.1, deadline - time.monotonic()))
-                break
-            except gexc.AlreadyExists as exc:
-                raise KeyCollision(exc.message) from None
+                # timeout_secs=0: the client raises an ABORTED at once, for _retrying_aborts
+                return self.database.run_in_transaction(work, timeout_secs=0)
             except gexc.Aborted:
-                # The emulator runs one transaction at a time and aborts the others; now and then
-                # an ABORTED escapes the client's own retry loop. A DML insert that was aborted
-                # wrote nothing, so it is retried, with a jittered pause, until its deadline.
                 self.aborted_transactions += 1
-                wait = random.uniform(0, pause)
-                if time.monotonic() + wait >= deadline:
-                    raise
-                time.sleep(wait)
-                pause = min(2 * pause, ABORT_BACKOFF_MAX_S)
-            finally:
-                self.aborted_transactions += max(0, attempts - 1)
-                attempts = 0
+                raise
+
+        try:
+            [returned] = self._retrying_aborts(attempt)
+        except gexc.AlreadyExists as exc:
+            raise KeyCollision(exc.message) from None
         made = dict(zip(self.generated, returned))
         return tuple(made.get(c, v) for c, v in zip(self.key_columns, key))
 
