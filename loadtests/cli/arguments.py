@@ -52,9 +52,9 @@ def parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run every chosen strategy under identical load and write results/<run-id>/")
     r.add_argument("--backend", choices=BACKEND_CHOICES, default="all")
     r.add_argument("--strategies", help="comma-separated strategy names (default: the whole catalogue)")
-    r.add_argument("--designs", action="append", default=[], metavar="DIR",
-                   help="your own strategy folder (DIR/strategy.toml, or DIR/<backend>/<name>/ as keybench check "
-                        "--save-strategy writes them), run beside the catalogue (repeatable)")
+    r.add_argument("--designs", "--schemas", action="append", dest="designs", default=[], metavar="DIR",
+                   help="your own strategy folder (DIR/strategy.toml, or DIR/<backend>/<name>/ as schemas/ and "
+                        "keybench check --save-strategy lay them out), run beside the catalogue (repeatable)")
     r.add_argument("--users", type=int, help=f"Locust users per stage (default {DEFAULT_USERS}; smoke {SMOKE_USERS}), "
                                              "split into writers (only insert) and readers (only read)")
     r.add_argument("--readers", type=int,

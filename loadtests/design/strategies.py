@@ -424,6 +424,8 @@ def user_designs(folders, backend: str, dialect: str | None = None, buckets: int
     for folder in map(Path, folders):
         if not folder.is_dir():
             raise KeybenchError(f"--designs {folder}: no such folder")
+        if folder.resolve() == schemas_root().resolve():
+            continue  # the catalogue itself, which runs anyway
         if (folder / "strategy.toml").exists():
             units = [folder] if _backend_of(folder) == backend else []
         else:
