@@ -65,12 +65,17 @@ SCALAR_PARAM_TYPES = {
 }
 
 
-def param_type(sql_type: str):
-    """The parameter type of a user's column (a DML insert names every value's type)."""
+# A PostgreSQL-dialect database refuses the GoogleSQL NUMERIC and JSON parameter types of its columns.
+POSTGRESQL_PARAM_TYPES = {"NUMERIC": spanner.param_types.PG_NUMERIC, "JSON": spanner.param_types.PG_JSONB}
+
+
+def param_type(sql_type: str, postgresql: bool = False):
+    """The parameter type of a user's column (a DML insert names every value's type); the
+    type is in GoogleSQL's vocabulary in either dialect."""
     base, _, element = parse_type(sql_type)
     if base == "ARRAY":
-        return spanner.param_types.Array(param_type(element))
-    return SCALAR_PARAM_TYPES[base]
+        return spanner.param_types.Array(param_type(element, postgresql))
+    return (postgresql and POSTGRESQL_PARAM_TYPES.get(base)) or SCALAR_PARAM_TYPES[base]
 
 
 def _key(values) -> list:
@@ -136,7 +141,7 @@ class SpannerBackend(Backend):
         self.param_types = {
             strategy.user_column: spanner.param_types.INT64, strategy.time_column: spanner.param_types.TIMESTAMP,
             strategy.write_id_column: spanner.param_types.STRING, strategy.payload_column: spanner.param_types.STRING,
-            **{p.column: param_type(p.sql_type) if p.sql_type else PARAM_TYPES[p.name]
+            **{p.column: param_type(p.sql_type, self.postgresql) if p.sql_type else PARAM_TYPES[p.name]
                for p in (*strategy.parts, *strategy.extra_parts)
                if not p.generated and (p.sql_type or p.name in PARAM_TYPES)},
         }

@@ -1,9 +1,9 @@
 """`keybench check --save-strategy DIR`: each checked table (or the row-key template) as a
 keybench strategy folder, DIR/<backend>/<name>/, in the catalogue's own format (strategy.toml
-and googlesql.sql, or table.toml), so that `keybench run --designs DIR` runs it beside the
-catalogue. The key parts are the ones the check judged (keyspaces.key_specs, template.py);
-the fixture is the user's own DDL, which the emulator has accepted, plus the columns keybench
-keeps its bookkeeping in."""
+and googlesql.sql or postgresql.sql, or table.toml), so that `keybench run --designs DIR` runs
+it beside the catalogue, in the dialect it was saved from. The key parts are the ones the check
+judged (keyspaces.key_specs, template.py); the fixture is the user's own DDL, which the emulator
+has accepted, plus the columns keybench keeps its bookkeeping in."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from loadtests.check.inference import Distribution
 from loadtests.check.keyspaces import UNKNOWN_CASES, key_distributions, key_specs
-from loadtests.check.schema import DIALECT_TITLES, GOOGLESQL, Schema, Table
+from loadtests.check.schema import POSTGRESQL, Column, Schema, Table, new_name, quoted
 from loadtests.design.folders import Design, folder_name, toml_table_list, toml_value
 from loadtests.design.strategies import USER_DESIGN_COLUMNS, split_ddl
 from loadtests.design.typed import parse_type
@@ -37,12 +37,11 @@ def spanner_design(schema: Schema, table: Table, ddl_text: str, source: Path, in
     """A table of the user's DDL as a strategy folder; `infer(table, column)` is the check's
     inference (with --columns)."""
     name, what = folder_name(table.name), f"table {table.name}"
-    if schema.dialect != GOOGLESQL:
-        # A saved design runs through the catalogue's folders, whose PostgreSQL fixtures are
-        # written by hand; writing them from a check is not built yet.
-        return Design("spanner", name, what, skipped=f"{DIALECT_TITLES[schema.dialect]} DDL: keybench saves and loads "
-                                                     "GoogleSQL designs only, so far")
     parent = schema.table(table.parent) if table.parent else None
+    cased = _cased_names(schema, table, parent)
+    if cased:
+        return Design("spanner", name, what, skipped=f"quoted name(s) {', '.join(cased)} are not lower case: keybench "
+                                                     "writes PostgreSQL names as PostgreSQL folds unquoted ones")
     if parent is not None and parent.parent:
         return Design("spanner", name, what, skipped=f"interleaved in {parent.name}, itself interleaved in "
                                                      f"{parent.parent}: keybench writes one level of parent rows")
@@ -88,12 +87,25 @@ def spanner_design(schema: Schema, table: Table, ddl_text: str, source: Path, in
         _parent_rows_table(parent_rows),
         f"\n[source]\nuser = {toml_value(f'saved by keybench check from {source.name}')}\n",
     ])
-    bookkeeping = [f"ALTER TABLE {table.name} ADD COLUMN {USER_DESIGN_COLUMNS[k]} {t}" for k, t in BOOKKEEPING_TYPES.items()]
+    dialect = schema.dialect
+    bookkeeping = [f"ALTER TABLE {quoted(table.name, dialect)} ADD COLUMN "
+                   + Column(new_name(USER_DESIGN_COLUMNS[k], dialect), t).ddl(dialect) for k, t in BOOKKEEPING_TYPES.items()]
     text = ddl_text.rstrip() + ("" if _closed(ddl_text) else ";")
     ddl = (f"-- {source.name} as the Spanner emulator accepted it:\n{text}\n\n"
            "-- The columns keybench keeps each write's time, user, WriteId and payload in (nullable, outside every key).\n"
            + "".join(f"{s};\n" for s in bookkeeping))
-    return Design("spanner", name, what, {"strategy.toml": meta, "googlesql.sql": ddl}, notes=tuple(notes))
+    return Design("spanner", name, what, {"strategy.toml": meta, f"{dialect}.sql": ddl}, notes=tuple(notes))
+
+
+def _cased_names(schema: Schema, table: Table, parent: Table | None) -> list[str]:
+    """PostgreSQL names keybench cannot write: a run writes every name in lower case, as an
+    unquoted name is stored (the catalogue's fixtures rely on it), so a quoted "OrderId" is missed."""
+    if schema.dialect != POSTGRESQL:
+        return []
+    names = [t.name for t in (table, parent) if t is not None]
+    names += [c.name for t in (table, parent) if t is not None for c in t.columns]
+    names += [i.name for i in schema.indexes_of(table.name)]
+    return [n for n in dict.fromkeys(names) if n != n.lower()]
 
 
 def _parent_rows_table(parent_rows: dict) -> str:

@@ -1,9 +1,9 @@
 """Strategy units: one folder under `schemas/<backend>/<name>/` is one key design.
 
-A unit holds the schema fixture (Spanner: `googlesql.sql`; Bigtable: `table.toml` with
-column families and GC rules) and `strategy.toml`, which declares the key as an ordered
-list of parts (see `keys.py`). The read plan follows from the key (see `plans.py`).
-Adding a strategy means adding one folder.
+A unit holds the schema fixture (Spanner: `googlesql.sql` and `postgresql.sql`, a user's
+design one of them; Bigtable: `table.toml` with column families and GC rules) and
+`strategy.toml`, which declares the key as an ordered list of parts (see `keys.py`). The
+read plan follows from the key (see `plans.py`). Adding a strategy means adding one folder.
 """
 
 from __future__ import annotations

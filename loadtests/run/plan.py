@@ -26,6 +26,13 @@ def plan_stages(options: RunOptions) -> list[strategies.Strategy]:
         for b in options.backends for d in (options.dialects if b == "spanner" else strategies.DIALECTS[b])
     }
     unknown = [n for n in names if not any(n in c for c in catalogues.values())]
+    if unknown and "spanner" in options.backends:
+        # a user's design is written in one dialect: named, but left out by --dialects
+        other = [d for d in strategies.DIALECTS["spanner"] if d not in options.dialects]
+        elsewhere = {n: d for d in other for n in strategies.user_designs(options.designs, "spanner", d) if n in unknown}
+        if elsewhere:
+            raise KeybenchError("; ".join(f"spanner:{n} has a fixture in {d} only ({d}.sql), which --dialects "
+                                          f"{','.join(options.dialects)} leaves out" for n, d in elsewhere.items()))
     if unknown:
         valid = "; ".join(f"{b}: {', '.join(c)}" for (b, d), c in catalogues.items() if d in ("", "googlesql"))
         raise KeybenchError(f"unknown strategy {', '.join(map(repr, unknown))}; valid ones are {valid}")

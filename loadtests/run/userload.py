@@ -14,10 +14,11 @@ from loadtests.run.pipeline import run
 
 
 def load_options(folder: Path, backend: str, names: list[str], duration_s: float, results_dir: Path) -> RunOptions:
-    """`keybench run --designs folder --strategies names` on one backend, in the dialect the
-    designs are written in (GoogleSQL), with every other setting `keybench run`'s default."""
-    return RunOptions(backends=(backend,), strategies=tuple(names), designs=(folder,), dialects=("googlesql",),
-                      duration_s=duration_s, results_dir=results_dir)
+    """`keybench run --designs folder --strategies names` on one backend, with every setting
+    `keybench run`'s default: a saved Spanner design holds the fixture of the dialect it was
+    saved from only, and a user's design runs in the dialects its folder has fixtures for."""
+    return RunOptions(backends=(backend,), strategies=tuple(names), designs=(folder,), duration_s=duration_s,
+                      results_dir=results_dir)
 
 
 def load_designs(designs, duration_s: float, results_dir: Path = RunOptions.results_dir) -> int:

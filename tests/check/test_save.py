@@ -1,23 +1,30 @@
 """`keybench check --save-strategy`: the designs the check judged, written as strategy folders
-and read back by the catalogue's own loader with the same key parts. No database: the schema
-is built as the emulator's INFORMATION_SCHEMA would describe it."""
+and read back by the catalogue's own loader with the same key parts. GoogleSQL without a
+database: the schema is built as the emulator's INFORMATION_SCHEMA would describe it;
+PostgreSQL as the emulator reads it, its saved fixture applied and written to there."""
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 
 import pytest
 
+from loadtests.backends import open_backend
 from loadtests.check.command import check
 from loadtests.check.inference import Distribution, infer
 from loadtests.check.keyspaces import key_distributions, table_strategy
+from loadtests.check.reader import load_schema
 from loadtests.check.request import CheckRequest
 from loadtests.check.save import spanner_design, template_design
-from loadtests.check.schema import Column, Index, KeyColumn, Schema, Table
+from loadtests.check.schema import POSTGRESQL, Column, Index, KeyColumn, Schema, Table
 from loadtests.check.template import parse_template, template_strategy
 from loadtests.design.folders import save_designs
-from loadtests.design.strategies import load_strategy, user_designs
+from loadtests.design.keys import WriteEvent
+from loadtests.design.plans import Span
+from loadtests.design.strategies import load_strategy, split_ddl, user_designs
 from loadtests.errors import KeybenchError
+from loadtests.infra.target import INSTANCE, PROJECT, location_name
 from tests.conftest import keybench
 
 DDL = """-- a shop
@@ -134,3 +141,90 @@ def test_a_table_whose_key_the_database_computes_is_left_out_with_the_reason():
     schema = Schema((table,))
     design = spanner_design(schema, table, "CREATE TABLE T", Path("t.sql"), lambda t, c: infer(schema, t, c, {}))
     assert not design.files and design.skipped.startswith("key column(s) Shard generated AS (...) by the database")
+
+
+# The shop in PostgreSQL, its names unquoted (stored in lower case): NOT NULL columns of the
+# types PostgreSQL spells its own way, an index, an interleaved child, and a key the database
+# generates (inserted by DML, each value a typed parameter).
+SHOP_POSTGRESQL = """CREATE TABLE Orders (
+  OrderId varchar(36) NOT NULL DEFAULT spanner.generate_uuid(),
+  CreatedAt timestamptz NOT NULL,
+  Region varchar(8) NOT NULL,
+  Total numeric NOT NULL,
+  Tags varchar(10)[] NOT NULL,
+  Doc jsonb NOT NULL,
+  Paid boolean NOT NULL,
+  Day date NOT NULL,
+  Raw bytea NOT NULL,
+  PRIMARY KEY (OrderId)
+);
+CREATE INDEX OrdersByRegion ON Orders (Region, CreatedAt);
+CREATE TABLE Lines (
+  OrderId varchar(36) NOT NULL,
+  LineNo bigint NOT NULL,
+  Price double precision NOT NULL,
+  PRIMARY KEY (OrderId, LineNo)
+) INTERLEAVE IN PARENT Orders;
+CREATE SEQUENCE InvoiceSequence BIT_REVERSED_POSITIVE;
+CREATE TABLE Invoices (
+  InvoiceId bigint NOT NULL DEFAULT nextval('invoicesequence'),
+  Amount numeric NOT NULL,
+  Doc jsonb NOT NULL,
+  PRIMARY KEY (InvoiceId)
+)"""
+
+
+@pytest.mark.emulator
+def test_a_postgresql_table_is_saved_as_postgresql_sql_that_the_emulator_takes_and_writes_to(spanner_emulator, tmp_path):
+    source = tmp_path / "shop.sql"
+    schema = load_schema(split_ddl(SHOP_POSTGRESQL), source, POSTGRESQL)
+    stated = {"lineno": Distribution("sequential", "stated"), "region": Distribution("categorical", "stated", 12)}
+    designs = [spanner_design(schema, t, SHOP_POSTGRESQL, source, lambda t, c: infer(schema, t, c, stated))
+               for t in schema.tables]
+    save_designs(designs, tmp_path / "mine")
+    assert sorted(p.name for p in (tmp_path / "mine" / "spanner" / "orders").iterdir()) == ["postgresql.sql",
+                                                                                           "strategy.toml"]
+    assert user_designs([tmp_path / "mine"], "spanner", "googlesql") == {}  # saved in one dialect, run in it only
+    loaded = user_designs([tmp_path / "mine"], "spanner", POSTGRESQL)
+    assert list(loaded) == ["invoices", "lines", "orders"]
+    for name, strategy in loaded.items():
+        table = schema.table(name)
+        judged = table_strategy(schema, table, key_distributions(schema, table, lambda t, c: infer(schema, t, c, stated)),
+                                source)
+        assert shape(strategy.parts) == shape(judged.parts)
+        assert [(i.name, shape(i.parts)) for i in strategy.indexes] == [(i.name, shape(i.parts)) for i in judged.indexes]
+    orders = loaded["orders"]
+    assert [(p.column, p.name) for p in orders.parts] == [("orderid", "uuid4_string")]
+    assert [(p.column, p.name, p.sql_type) for p in orders.extra_parts] == [
+        ("region", "category", "STRING(8)"), ("createdat", "ts", "TIMESTAMP"), ("total", "fill", "NUMERIC"),
+        ("tags", "fill", "ARRAY<STRING(10)>"), ("doc", "fill", "JSON"), ("paid", "fill", "BOOL"),
+        ("day", "fill", "DATE"), ("raw", "fill", "BYTES(MAX)")]
+    assert orders.ddl[-4:] == ("ALTER TABLE orders ADD COLUMN keybenchtime timestamptz",
+                               "ALTER TABLE orders ADD COLUMN keybenchuserid bigint",
+                               "ALTER TABLE orders ADD COLUMN keybenchwriteid varchar(64)",
+                               "ALTER TABLE orders ADD COLUMN keybenchpayload varchar")
+    assert loaded["lines"].parent_rows.table == "orders"
+    assert [(p.column, p.name) for p in loaded["invoices"].parts] == [("invoiceid", "generated")]
+    # the emulator takes each fixture, and the rows keybench writes: each value of its column's PostgreSQL type
+    writes = [WriteEvent(i % 3 + 1, 1_795_000_000_000_000 + i * 1000, f"w-{i}", seq=i + 1) for i in range(4)]
+    for strategy in loaded.values():
+        db = open_backend(strategy, location_name(uuid.uuid4().hex[:6], strategy), PROJECT, INSTANCE)
+        db.create()
+        try:
+            generator = strategy.key_generator(seed=1)
+            written = [(db.insert(generator.key(e), e), e) for e in writes]
+            assert sorted(db.write_ids()) == sorted(e.write_id for e in writes)
+            key, event = written[2]  # the key as stored (a sequence makes the invoice's)
+            [row] = db.read((Span(key, key),))
+            assert (row.entity, row.ts_us, row.write_id) == (event.entity, event.ts_us, event.write_id)
+        finally:
+            db.drop()
+            db.close()
+
+
+def test_a_postgresql_table_with_quoted_names_not_in_lower_case_is_left_out_with_the_reason():
+    table = Table("Orders", (Column("OrderId", "INT64", False), Column("note", "STRING(MAX)")), (KeyColumn("OrderId"),))
+    schema = Schema((table,), dialect=POSTGRESQL)
+    design = spanner_design(schema, table, 'CREATE TABLE "Orders"', Path("t.sql"), lambda t, c: infer(schema, t, c, {}))
+    assert not design.files and design.skipped == ("quoted name(s) Orders, OrderId are not lower case: keybench "
+                                                   "writes PostgreSQL names as PostgreSQL folds unquoted ones")

@@ -1,16 +1,20 @@
 """`keybench check SCHEMA --load`: the user's table under `keybench run`'s load on the real
-emulator, audited and timed as a run is; then the saved design beside a catalogue strategy."""
+emulator, audited and timed as a run is; then a saved design beside a catalogue strategy."""
 
 from __future__ import annotations
 
 import pytest
 
+from loadtests.check.command import check
+from loadtests.check.request import CheckRequest
 from loadtests.measure.summary import read_summary
 from loadtests.run import RunOptions, run
 from tests.conftest import keybench
 
 pytestmark = pytest.mark.emulator
 
+# The same tables in each dialect: a child interleaved in its parent, NOT NULL columns of
+# several types. PostgreSQL stores the unquoted names in lower case.
 READINGS = """
 CREATE TABLE Sensors (
   SensorId STRING(16) NOT NULL,
@@ -25,32 +29,52 @@ CREATE TABLE Readings (
   Note STRING(MAX),
 ) PRIMARY KEY (SensorId, ReadAt), INTERLEAVE IN PARENT Sensors;
 """
+READINGS_POSTGRESQL = """
+CREATE TABLE Sensors (
+  SensorId varchar(16) NOT NULL,
+  Site varchar(8) NOT NULL,
+  PRIMARY KEY (SensorId)
+);
+CREATE TABLE Readings (
+  SensorId varchar(16) NOT NULL,
+  ReadAt timestamptz NOT NULL,
+  Reading double precision NOT NULL,
+  Day date NOT NULL,
+  Total numeric NOT NULL,
+  Labels varchar(8)[] NOT NULL,
+  Note varchar,
+  PRIMARY KEY (SensorId, ReadAt)
+) INTERLEAVE IN PARENT Sensors;
+"""
 
 
-def test_check_load_audits_the_user_s_table_and_the_saved_design_runs_beside_the_catalogue(emulator_hosts, tmp_path):
+def test_check_load_audits_the_user_s_tables_in_their_dialect_and_a_saved_design_runs_beside_the_catalogue(
+        emulator_hosts, tmp_path):
     schema = tmp_path / "readings.sql"
-    schema.write_text(READINGS)
-    result = keybench("check", str(schema), "--load", "1s", "--save-strategy", str(tmp_path / "mine"),
-                      "--results-dir", str(tmp_path / "results"))
+    schema.write_text(READINGS_POSTGRESQL)
+    result = keybench("check", str(schema), "--load", "1s", "--rows", "5000", "--results-dir", str(tmp_path / "results"))
     assert result.returncode == 0, result.stderr
     out = result.stdout
     # the check's verdicts first, unchanged, then the load, its audit and its latency table
-    assert out.index("table Readings: key (SensorId, ReadAt)") < out.index("load: table Sensors, table Readings") < (
+    assert out.index("table readings: key (sensorid, readat)") < out.index("load: table sensors, table readings") < (
         out.index("spanner / insert"))
-    assert "  table Readings: each insert upserts its parent row in Sensors, in the same commit" in out
+    assert "  table readings: each insert upserts its parent row in sensors, in the same commit" in out
     [run_dir] = (tmp_path / "results").iterdir()
     assert f"results: {run_dir}/summary.csv" in out
     rows = read_summary(run_dir / "summary.csv")
-    assert {(r["strategy"], r["operation"]) for r in rows} == {
-        (s, op) for s in ("readings", "sensors") for op in ("insert", "point_read", "latest_n", "time_window")}
+    # in the dialect the tables were written in, and in that one only
+    assert {(r["strategy"], r["dialect"], r["operation"]) for r in rows} == {
+        (s, "postgresql", op) for s in ("readings", "sensors") for op in ("insert", "point_read", "latest_n", "time_window")}
     for r in rows:
         assert (r["integrity"], r["failures"], r["agrees"]) == ("ok", "0", "n/a"), r
     for insert in (r for r in rows if r["operation"] == "insert"):
         assert int(insert["stored"]) == int(insert["acknowledged"]) > 0
     insert_table = out[out.index("spanner / insert"):].splitlines()
     assert [line.split()[:2] + line.split()[-1:] for line in insert_table[2:4]] == [
-        ["sensors", "write", "ok"], ["readings", "write", "ok"]]
+        ["sensors[postgresql]", "write", "ok"], ["readings[postgresql]", "write", "ok"]]
 
+    schema.write_text(READINGS)
+    check(CheckRequest(schema=schema, rows=5000, save_to=tmp_path / "mine"))
     options = RunOptions(backends=("spanner",), dialects=("googlesql",), strategies=("sequential_int", "readings"),
                          designs=(tmp_path / "mine",), users=2, duration_s=1.0, results_dir=tmp_path,
                          smoke=True, run_id="beside", report=False)
