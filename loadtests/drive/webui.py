@@ -21,6 +21,7 @@ from flask import request
 
 from loadtests.design.byteorder import TABLE_SPACE
 from loadtests.measure.collector import Collector
+from loadtests.measure.latency import latency_figures
 from loadtests.model.heatmap import WRITES, intensity
 from loadtests.model.splitmodel import SplitParams, model_stream
 from loadtests.model.verdict import judge
@@ -40,10 +41,10 @@ def latency_rows(collector: Collector) -> list[dict]:
         done = stats.requests - stats.failures
         if not stats.requests:
             continue
-        h = stats.histogram
+        h = latency_figures(stats.histogram)
         rows.append({
             "section": "latency", "series": f"{series.request_type} {series.operation}",
-            "figure": f"p50 {h.get_value_at_percentile(50):,} µs · p99 {h.get_value_at_percentile(99):,} µs",
+            "figure": f"p50 {h.p50:,} µs · p99 {h.p99:,} µs",
             "detail": f"{stats.rows / done:.2f} rows per op · {stats.requests:,} requests · {stats.failures:,} failed"
             if done else f"{stats.requests:,} requests, all failed",
         })

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from loadtests.errors import KeybenchError
 from loadtests.measure.collector import COUNTS, OperationStats, Series
+from loadtests.measure.latency import LatencyFigures, latency_figures
 from loadtests.measure.result import StageResult
 from loadtests.model.splitmodel import MODEL_COLUMNS, VERDICT_COLUMNS
 
@@ -47,7 +48,8 @@ def summary_row(
     series: Series, stats: OperationStats, seconds: float, integrity, fresh: bool, provenance: dict,
     aborts: int | None = None, emulator_bound: bool = False, note: str = "", batch_size: int | None = None,
 ) -> dict:
-    h, n = stats.histogram, stats.requests
+    h, n = latency_figures(stats.histogram), stats.requests
+    intended = latency_figures(stats.intended)
     ok = n - stats.failures
     per = (lambda total: f"{total / ok:.2f}") if ok else (lambda total: "")
     row = {
@@ -64,14 +66,14 @@ def summary_row(
         "collisions": stats.collisions if series.operation == "insert" else "",
         "emulator_bound": "yes" if emulator_bound else "no",
         "rps": f"{n / seconds:.1f}" if seconds > 0 else "0.0",
-        "p50_ms": _ms(h.get_value_at_percentile(50)) if n else "",
-        "p90_ms": _ms(h.get_value_at_percentile(90)) if n else "",
-        "p99_ms": _ms(h.get_value_at_percentile(99)) if n else "",
-        "max_ms": _ms(h.get_max_value()) if n else "",
-        "mean_ms": _ms(h.get_mean_value()) if n else "",
+        "p50_ms": _ms(h.p50) if n else "",
+        "p90_ms": _ms(h.p90) if n else "",
+        "p99_ms": _ms(h.p99) if n else "",
+        "max_ms": _ms(h.max) if n else "",
+        "mean_ms": _ms(h.mean) if n else "",
         # Open loop only: latency from the moment the schedule made the operation due.
-        "p50_intended_ms": _ms(stats.intended.get_value_at_percentile(50)) if stats.intended.get_total_count() else "",
-        "p99_intended_ms": _ms(stats.intended.get_value_at_percentile(99)) if stats.intended.get_total_count() else "",
+        "p50_intended_ms": _ms(intended.p50) if intended.count else "",
+        "p99_intended_ms": _ms(intended.p99) if intended.count else "",
         "rows_per_op": per(stats.rows),
         "rows_scanned_per_op": per(stats.rows_scanned),
         "fanout": per(stats.fanout),
@@ -98,10 +100,10 @@ def integrity_columns(integrity) -> dict:
     }
 
 
-def _spread(repetitions: int, h, n: int) -> dict:
+def _spread(repetitions: int, h: LatencyFigures, n: int) -> dict:
     """A single run's spread: its own p50 and p99 are both the min and the max."""
-    p50 = _ms(h.get_value_at_percentile(50)) if n else ""
-    p99 = _ms(h.get_value_at_percentile(99)) if n else ""
+    p50 = _ms(h.p50) if n else ""
+    p99 = _ms(h.p99) if n else ""
     return {"repetitions": repetitions, "p50_min_ms": p50, "p50_max_ms": p50, "p99_min_ms": p99, "p99_max_ms": p99}
 
 
@@ -245,13 +247,14 @@ def timeseries_rows(result: StageResult) -> list[dict]:
     started_epoch_s = result.started_epoch_s
     rows = []
     for (second, series), s in sorted(result.per_second.items(), key=lambda kv: (kv[0][0], order[kv[0][1]])):
+        figures = latency_figures(s.histogram)
         rows.append({
             "schema_version": SCHEMA_VERSION,
             "second": dt.datetime.fromtimestamp(second, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "elapsed_s": max(0, second - int(started_epoch_s)), "backend": series.backend, "strategy": series.strategy,
             "dialect": series.dialect, "operation": series.operation, "ops": s.ops, "failures": s.failures,
-            "p50_ms": _ms(s.histogram.get_value_at_percentile(50)),
-            "p99_ms": _ms(s.histogram.get_value_at_percentile(99)),
+            "p50_ms": _ms(figures.p50),
+            "p99_ms": _ms(figures.p99),
         })
     return rows
 
