@@ -22,7 +22,7 @@ from loadtests.errors import KeybenchError
 from loadtests.infra import emulators
 from loadtests.infra.interrupt import INTERRUPT
 from loadtests.infra.progress import progress
-from loadtests.infra.watchdog import Unanswered, watched
+from loadtests.infra.watchdog import Unanswered, Watchdog
 
 PROGRESS_EVERY_S = 5.0
 # Users finish the operation in flight before a stage ends, for at most this long: then it is
@@ -90,6 +90,7 @@ class LocustStage:
         self.env = Environment(user_classes=[user_class(self.slot)], stop_timeout=STOP_TIMEOUT_S)
         self.stage: Stage = spec.build(events=self.env.events)
         self.slot.put(self.stage)
+        self.watch = Watchdog(self.stage.backend.answers)  # the waits after the load: stop, audit, drop
 
     def drive(self, plan: LoadPlan, label: str, ep: emulators.Endpoint) -> Driven:
         env, stage = self.env, self.stage
@@ -154,7 +155,7 @@ class LocustStage:
         while the database answers; one that has fallen silent (a paused emulator) ends the
         wait at once: the users are cut off, and the reason is returned (None: a clean stop)."""
         try:
-            watched(runner.stop, self.stage.backend.answers, "the end of the load")
+            self.watch.run(runner.stop, "the end of the load")
         except Unanswered as exc:
             runner.user_greenlets.kill(block=True, timeout=FORCED_STOP_S)
             return str(exc)

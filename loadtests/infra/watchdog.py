@@ -23,23 +23,41 @@ class Unanswered(Exception):
     """The database stopped answering while the work waited on it."""
 
 
-def watched(work: Callable[[], T], answers: Callable[[float], bool], what: str,
-            probe_every_s: float = PROBE_EVERY_S, probe_timeout_s: float = PROBE_TIMEOUT_S,
-            misses: int = MISSES) -> T:
-    """work()'s result (or its exception); Unanswered if the database fell silent first."""
-    task = gevent.spawn(work)
-    missed = 0
-    while True:
-        task.join(timeout=probe_every_s)
-        if task.ready():
-            return task.get()
-        if _answers_within(answers, probe_timeout_s):
-            missed = 0
-            continue
-        missed += 1
-        if missed >= misses:
-            task.kill(block=False)  # its RPC may linger in gRPC until its own deadline; nothing waits on it
-            raise Unanswered(f"{what}: the database did not answer {missed} probes of {probe_timeout_s:g} s")
+class Watchdog:
+    """One stage's watch on its database, across the waits after its load (the users' stop,
+    the audit, the drop): unanswered probes add up from one wait to the next, so a database
+    that fell silent during the stop is given up on early in the audit, and once the watch
+    has found it silent, every later wait gives up at once."""
+
+    def __init__(self, answers: Callable[[float], bool], probe_every_s: float = PROBE_EVERY_S,
+                 probe_timeout_s: float = PROBE_TIMEOUT_S, misses: int = MISSES):
+        self.answers = answers
+        self.probe_every_s, self.probe_timeout_s, self.misses = probe_every_s, probe_timeout_s, misses
+        self.missed = 0
+        self.silence: str | None = None  # why the database is taken to be silent, once it is
+
+    def run(self, work: Callable[[], T], what: str) -> T:
+        """work()'s result (or its exception); Unanswered if the database is, or falls, silent first."""
+        if self.silence:
+            raise Unanswered(f"{what}: {self.silence}")
+        task = gevent.spawn(work)
+        while True:
+            task.join(timeout=self.probe_every_s)
+            if task.ready():
+                return task.get()
+            if _answers_within(self.answers, self.probe_timeout_s):
+                self.missed = 0
+                continue
+            self.missed += 1
+            if self.missed >= self.misses:
+                task.kill(block=False)  # its RPC may linger in gRPC until its own deadline; nothing waits on it
+                self.silence = f"the database did not answer {self.missed} probes of {self.probe_timeout_s:g} s"
+                raise Unanswered(f"{what}: {self.silence}")
+
+
+def watched(work: Callable[[], T], answers: Callable[[float], bool], what: str) -> T:
+    """work()'s result under a watch of its own (see Watchdog)."""
+    return Watchdog(answers).run(work, what)
 
 
 def _answers_within(answers: Callable[[float], bool], timeout_s: float) -> bool:

@@ -40,7 +40,7 @@ class Integrity:
     unknown_stored: int
     verified: bool = True  # False: nothing could be read back (the database went away), or not all of it
     cause: str = ""  # why not verified
-    set_aside: int = 0  # stored rows left out of the audit: a lost worker's, whose ledger died with it
+    set_aside: int | None = None  # stored rows left out of an audit of the rest: a lost worker's, whose ledger died with it
 
     @classmethod
     def unverifiable(cls, ledger: Ledger, cause: str) -> Integrity:
@@ -57,7 +57,7 @@ class Integrity:
         return self.verified and self.consistent
 
     def describe(self) -> str:
-        if not self.verified and not self.set_aside:
+        if not self.verified and self.set_aside is None:
             return (f"UNVERIFIED ({self.acknowledged} acknowledged writes could not be read back: {self.cause})")
         if not self.verified:
             return (f"UNVERIFIED for part ({self.cause}; {self.set_aside} stored rows of it set aside); "

@@ -59,8 +59,8 @@ def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, t
         else:
             try:
                 with clock.phase("audit"):
-                    integrity, tenant_drop = watched(lambda: stage.finish(driven.lost_workers), stage.backend.answers,
-                                                     "the audit")
+                    integrity, tenant_drop = locust_stage.watch.run(lambda: stage.finish(driven.lost_workers),
+                                                                    "the audit")
             except Exception as exc:  # noqa: BLE001 - the database went away or stalled after the load
                 integrity = stage.unverifiable(one_line(exc))
                 silent = True
@@ -70,7 +70,10 @@ def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, t
         drop = not (silent or (driven and driven.ended_early))
         try:
             with clock.phase("drop"):
-                watched(lambda: stage.teardown(drop=drop), stage.backend.answers, "the drop")
+                if drop:
+                    locust_stage.watch.run(lambda: stage.teardown(drop=True), "the drop")
+                else:  # closing the clients asks nothing of a database the stage's watch found silent
+                    watched(lambda: stage.teardown(drop=False), stage.backend.answers, "closing the clients")
         except Exception as exc:  # noqa: BLE001 - a database that went away cannot be dropped either
             progress(f"  {label}  could not drop {spec.location}: {one_line(exc)}")
     result = stage.result(seconds=driven.seconds, integrity=integrity, tenant_drop=tenant_drop, fresh=ep.restartable,
