@@ -72,21 +72,26 @@ def _same_width(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return a.astype(f"S{width}", copy=False), b.astype(f"S{width}", copy=False)
 
 
-def count_at_or_below(cuts: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """np.searchsorted(cuts, keys, side="right") for sorted distinct `cuts`: how many cuts
-    each key is at or past, i.e. its range. Compares 8-byte words past the shared prefix,
-    and whole keys only where a word ties."""
+def range_counts(cuts: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """How many `keys` fall in each range: before the first of the sorted distinct `cuts`,
+    then from each cut to the next. Sorts 8-byte words past the shared prefix, and compares
+    whole keys only where a key's word ties a cut's."""
     if not len(cuts) or not len(keys):
-        return np.zeros(len(keys), dtype=np.int64)
+        return np.bincount(np.zeros(len(keys), dtype=np.int64), minlength=len(cuts) + 1)
     start = common_prefix(cuts, keys)
     cut_words, key_words = prefix_words(cuts, start), prefix_words(keys, start)
-    out = np.searchsorted(cut_words, key_words, side="right")
-    below = np.maximum(out - 1, 0)
-    tied = np.flatnonzero((out > 0) & (cut_words[below] == key_words))
+    ordered = np.sort(key_words)
+    below = np.searchsorted(ordered, cut_words, side="left")  # keys before each cut
+    tied = np.flatnonzero(np.searchsorted(ordered, cut_words, side="right") > below)
     if len(tied):
-        whole_cuts, whole_keys = _same_width(cuts, keys[tied])
-        out[tied] = np.searchsorted(whole_cuts, whole_keys, side="right")
-    return out
+        tied_words = np.unique(cut_words[tied])
+        at = np.minimum(np.searchsorted(tied_words, key_words), len(tied_words) - 1)
+        candidates, tied_cuts = _same_width(np.sort(keys[tied_words[at] == key_words]), cuts[tied])
+        candidate_words = prefix_words(candidates, start)
+        # of the keys sharing the cut's word, those before the cut
+        below[tied] += (np.searchsorted(candidates, tied_cuts, side="left")
+                        - np.searchsorted(candidate_words, cut_words[tied], side="left"))
+    return np.diff(np.concatenate(([0], below, [len(keys)])))
 
 
 def order_statistics(keys: np.ndarray, positions: np.ndarray) -> np.ndarray:

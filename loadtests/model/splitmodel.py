@@ -45,7 +45,7 @@ from loadtests.design.byteorder import TABLE_SPACE
 from loadtests.errors import KeybenchError
 from loadtests.model.params import SplitParams
 from loadtests.model.keystream import KeyStream
-from loadtests.model.sketches import (DistinctSample, RowSample, _same_width, count_at_or_below, key_hashes,
+from loadtests.model.sketches import (DistinctSample, RowSample, _same_width, key_hashes, range_counts,
                                       order_statistics, quantile_positions)
 
 
@@ -262,31 +262,36 @@ def _hot_unit_share(fit_units: np.ndarray, held_units: np.ndarray) -> float:
     starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
     counts = np.diff(np.append(starts, len(ordered)))
     top = ordered[starts[counts == counts.max()]]
+    held_units = np.sort(held_units)  # sorted needles: a faster search
     at = np.minimum(np.searchsorted(top, held_units), len(top) - 1)
     return float((top[at] == held_units).sum() / len(top) / len(held_units))
 
 
-def estimate_window(bins: np.ndarray, units: np.ndarray, ranges: int, nodes: int,
-                    previous_bins: np.ndarray | None = None) -> WindowEstimate:
-    """The cross-fitted estimates of one window: `bins` is each write's range, `units` its
-    split unit's rank, both in write order; `previous_bins` the ranges the previous window's
-    writes fall in."""
-    # Halves drawn at random (seeded by the window's size, so a replay is repeatable), not
-    # alternately: a bit-reversed counter sends consecutive writes to opposite ends of the key
-    # space, and alternate halves would then never meet on a node.
-    in_first = np.random.default_rng(len(bins)).permutation(len(bins)) < (len(bins) + 1) // 2
-    halves = (in_first, ~in_first)
-    loads = [np.bincount(bins[h], minlength=ranges).astype(np.float64) for h in halves]
-    prior = np.zeros(ranges)
-    if previous_bins is not None and len(previous_bins):
-        prior = np.bincount(previous_bins, minlength=ranges) * (len(bins) / 2 / len(previous_bins))
+def window_halves(writes: int) -> tuple[np.ndarray, np.ndarray]:
+    """A window's writes dealt into two halves at random (seeded by the window's size, so a
+    replay is repeatable), not alternately: a bit-reversed counter sends consecutive writes
+    to opposite ends of the key space, and alternate halves would then never meet on a node."""
+    in_first = np.random.default_rng(writes).permutation(writes) < (writes + 1) // 2
+    return in_first, ~in_first
+
+
+def estimate_window(loads: tuple[np.ndarray, np.ndarray], units: tuple[np.ndarray, np.ndarray], nodes: int,
+                    previous: np.ndarray | None = None) -> WindowEstimate:
+    """The cross-fitted estimates of one window: `loads` each half's writes per range,
+    `units` its writes' split units (as numbers), `previous` the previous window's writes
+    per range."""
+    loads = tuple(np.asarray(load, dtype=np.float64) for load in loads)
+    writes = loads[0].sum() + loads[1].sum()
+    prior = np.zeros(len(loads[0]))
+    if previous is not None and previous.sum():
+        prior = previous * (writes / 2 / previous.sum())
     shares, simpsons, unit_shares = [], [], []
     for fit, held in ((0, 1), (1, 0)):
         share, simpson = _hot_node_share(loads[fit], loads[held], prior, nodes)
         shares.append(share)
         if simpson is not None:
             simpsons.append(simpson)
-        unit_shares.append(_hot_unit_share(units[halves[fit]], units[halves[held]]))
+        unit_shares.append(_hot_unit_share(units[fit], units[held]))
     return WindowEstimate(float(np.mean(shares)), float(np.mean(simpsons)) if simpsons else None,
                           float(np.mean(unit_shares)))
 
@@ -423,9 +428,10 @@ class SpaceModel:
         # The first window is never measured, even on initial data: balancing by load needs
         # one window of load to see where the writes go.
         if self.k > 0 and len(unit_keys) >= 2:
-            bins = count_at_or_below(cuts, unit_keys)
-            previous_bins = count_at_or_below(cuts, self.previous)
-            estimate = estimate_window(bins, unit_hashes, len(cuts) + 1, self.nodes, previous_bins)
+            halves = window_halves(len(unit_keys))
+            estimate = estimate_window(tuple(range_counts(cuts, unit_keys[h]) for h in halves),
+                                       tuple(unit_hashes[h] for h in halves), self.nodes,
+                                       range_counts(cuts, self.previous))
             self.estimates.append((estimate, len(unit_keys), self._held_count()))
         # A read's cost is counted on ranges of equal size (the size splits alone): the fine
         # load splits behind a moving tail say where writes go, not how data is laid out.
@@ -457,7 +463,7 @@ class SpaceModel:
         nodes, ranges = self.nodes, self.ranges
         # A window is measured once the space holds enough units to cut into its ranges, or half
         # the units it will ever hold, if fewer (a design of few units is measured early).
-        ready_at = min(ranges, math.ceil(self._held_count() / 2))
+        ready_at = ranges if self.held.thinned else min(ranges, math.ceil(len(self.held) / 2))
         estimates = [(e, n) for e, n, held in self.estimates if held >= ready_at]
         measured = sum(n for _, n in estimates)
         estimates = [e for e, _ in estimates]
