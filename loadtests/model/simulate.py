@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from loadtests.design.keys import UNIFORM, Skew, preload_keys, DEFAULT_POPULATION, MAX_POPULATION, DEFAULT_SEED, UUID1_EPOCH_OFFSET, LONG_MAX, TS_DIGITS, WriteEvent, Part, device_id, separator_after
+from loadtests.design.keys import UNIFORM, Skew, preload_keys, DEFAULT_POPULATION, MAX_POPULATION, DEFAULT_SEED, UUID1_EPOCH_OFFSET, LONG_MAX, TS_DIGITS, WriteEvent, Part, device_id, separator_after, stable_hashes
 from loadtests.design.byteorder import STRING_END, TABLE_SPACE, KeyEncoder, bit_reversed_array, encode_value, generated_values, index_key_parts, invert, prefix_successor
 from loadtests.errors import check_range
 from loadtests.model.keystream import KeyStream
@@ -143,6 +143,12 @@ def _column(encoded: list[bytes]) -> np.ndarray | list[bytes]:
     return encoded
 
 
+def _hash_buckets(part: Part, events: EventColumns) -> np.ndarray:
+    """A stable-hash bucket part (shard, salt) for a block of events."""
+    hashes = stable_hashes(*(getattr(events, field) for field in part.hashed))
+    return (hashes % np.uint64(len(part.buckets))).astype(np.int64)
+
+
 def _per_event(part: Part, events: EventColumns, rng: random.Random) -> list:
     return [part.compute(events.event(i), rng) for i in range(len(events))]
 
@@ -166,6 +172,8 @@ def spanner_column(part: Part, events: EventColumns, strategy, seed: int, rng: n
         return _uuid_text(_uuid7_raw(events.ts_us, rng), STRING_END)
     if name == "uuid1":
         return _uuid_text(_uuid1_raw(events.ts_us, rng), STRING_END)
+    if name == "shard":
+        return _int64_column(_hash_buckets(part, events))
     if name == "uuid4_bytes":
         return _column([encode_value(r.tobytes()) for r in _uuid4_raw(rng, len(events))])
     values = _per_event(part, events, random.Random(seed))
@@ -200,6 +208,10 @@ def bigtable_column(part: Part, events: EventColumns, seed: int, width: int | No
         drawn, which = np.unique(events.entity, return_inverse=True)
         lookup = np.frombuffer("".join(device_id(int(e)) for e in drawn).encode(), dtype=np.uint8).reshape(-1, 8)
         return lookup[which]
+    if name == "salt":
+        return _digits(_hash_buckets(part, events), len(part.buckets[0]))
+    if name == "hash":
+        return _HEX_PAIRS[_be_bytes(stable_hashes("row", events.entity, events.ts_us), 8)].view(np.uint8)
     if name in ("device_type", "tenant", "domain", "reverse_domain"):
         return _entity_lookup(part, events)
     return _text(_per_event(part, events, random.Random(seed)))
