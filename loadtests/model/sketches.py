@@ -40,11 +40,12 @@ def key_hashes(keys: np.ndarray) -> np.ndarray:
     return out
 
 
-def common_prefix(*arrays: np.ndarray) -> int:
-    """Bytes every key of every array shares at its start (a key is NUL past its width)."""
+def common_prefix(*arrays: np.ndarray, limit: int | None = None) -> int:
+    """Bytes every key of every array shares at its start (a key is NUL past its width),
+    at most `limit`."""
     reference = next(a for a in arrays if len(a))[0]
     ref = np.frombuffer(reference.ljust(max(a.dtype.itemsize for a in arrays), b"\x00"), dtype=np.uint8)
-    shared = len(ref)
+    shared = len(ref) if limit is None else min(limit, len(ref))
     for keys in arrays:
         if not len(keys):
             continue
@@ -72,39 +73,60 @@ def _same_width(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return a.astype(f"S{width}", copy=False), b.astype(f"S{width}", copy=False)
 
 
-def range_counts(cuts: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """How many `keys` fall in each range: before the first of the sorted distinct `cuts`,
-    then from each cut to the next. Sorts 8-byte words past the shared prefix, and compares
-    whole keys only where a key's word ties a cut's."""
-    if not len(cuts) or not len(keys):
-        return np.bincount(np.zeros(len(keys), dtype=np.int64), minlength=len(cuts) + 1)
-    start = common_prefix(cuts, keys)
-    cut_words, key_words = prefix_words(cuts, start), prefix_words(keys, start)
-    ordered = np.sort(key_words)
+_SLOT = np.uint64(0x9E3779B97F4A7C15)
+_SLOT_SHIFT = np.uint64(48)
+
+
+def members(words: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Indexes of the `words` that are among the sorted distinct `values`: a 2^16-slot table
+    of the values' hashed slots passes few words to the exact search."""
+    if len(values) <= 2:
+        return np.flatnonzero(np.isin(words, values))
+    table = np.zeros(1 << 16, dtype=bool)
+    table[(values * _SLOT) >> _SLOT_SHIFT] = True
+    maybe = np.flatnonzero(table[(words * _SLOT) >> _SLOT_SHIFT])
+    at = np.minimum(np.searchsorted(values, words[maybe]), len(values) - 1)
+    return maybe[values[at] == words[maybe]]
+
+
+def range_counts(cuts: np.ndarray, keys: np.ndarray, start: int, words: np.ndarray | None = None,
+                 ordered: np.ndarray | None = None, select: np.ndarray | None = None) -> np.ndarray:
+    """How many keys fall in each range: before the first of the sorted distinct `cuts`,
+    then from each cut to the next. Every key and cut shares its first `start` bytes; the
+    8-byte words after them (`words`, of keys[select] if given; `ordered` sorted) decide,
+    and whole keys are compared only where a key's word ties a cut's."""
+    if words is None:
+        words = prefix_words(keys if select is None else keys[select], start)
+    if not len(cuts) or not len(words):
+        return np.bincount(np.zeros(len(words), dtype=np.int64), minlength=len(cuts) + 1)
+    cut_words = prefix_words(cuts, start)
+    ordered = np.sort(words) if ordered is None else ordered
     below = np.searchsorted(ordered, cut_words, side="left")  # keys before each cut
     tied = np.flatnonzero(np.searchsorted(ordered, cut_words, side="right") > below)
     if len(tied):
-        tied_words = np.unique(cut_words[tied])
-        at = np.minimum(np.searchsorted(tied_words, key_words), len(tied_words) - 1)
-        candidates, tied_cuts = _same_width(np.sort(keys[tied_words[at] == key_words]), cuts[tied])
+        at = members(words, np.unique(cut_words[tied]))
+        if select is not None:
+            at = np.flatnonzero(select)[at]
+        candidates, tied_cuts = _same_width(np.sort(keys[at]), cuts[tied])
         candidate_words = prefix_words(candidates, start)
         # of the keys sharing the cut's word, those before the cut
         below[tied] += (np.searchsorted(candidates, tied_cuts, side="left")
                         - np.searchsorted(candidate_words, cut_words[tied], side="left"))
-    return np.diff(np.concatenate(([0], below, [len(keys)])))
+    return np.diff(np.concatenate(([0], below, [len(words)])))
 
 
-def order_statistics(keys: np.ndarray, positions: np.ndarray) -> np.ndarray:
-    """np.sort(keys)[positions] without sorting whole keys: the 8-byte words past the shared
-    prefix are sorted, and only keys whose word is one of the chosen ones are sorted whole."""
+def order_statistics(keys: np.ndarray, positions: np.ndarray, start: int | None = None,
+                     words: np.ndarray | None = None, ordered: np.ndarray | None = None) -> np.ndarray:
+    """np.sort(keys)[positions] without sorting whole keys: the 8-byte words past the first
+    `start` bytes (which every key shares; None: as many as they share) are sorted, and only
+    keys whose word is one of the chosen ones are sorted whole."""
     if not len(positions):
         return keys[:0]
-    start = common_prefix(keys)
-    words = prefix_words(keys, start)
-    ordered = np.sort(words)
+    start = common_prefix(keys) if start is None else start
+    words = prefix_words(keys, start) if words is None else words
+    ordered = np.sort(words) if ordered is None else ordered
     chosen = np.unique(ordered[positions])
-    at = np.minimum(np.searchsorted(chosen, words), len(chosen) - 1)
-    candidates = np.sort(keys[chosen[at] == words])  # every key whose word was chosen, in key order
+    candidates = np.sort(keys[members(words, chosen)])  # every key whose word was chosen, in key order
     candidate_words = prefix_words(candidates, start)
     first_of_word = np.searchsorted(ordered, ordered[positions], side="left")
     return candidates[np.searchsorted(candidate_words, ordered[positions], side="left") + positions - first_of_word]
@@ -204,10 +226,10 @@ class RowSample(_HashThinned):
         return {"hashes": np.zeros(0, np.uint64), "keys": np.zeros(0, "S1"), "counts": np.zeros(0, np.int64),
                 "first": np.zeros(0, np.float64), "last": np.zeros(0, np.float64)}
 
-    def add(self, keys: np.ndarray, hashes: np.ndarray, times: np.ndarray) -> None:
-        """One window's writes, in time order."""
+    def add(self, keys: np.ndarray, hashes: np.ndarray, times: np.ndarray, ordered: np.ndarray | None = None) -> None:
+        """One window's writes, in time order (`ordered`: their hashes sorted, if at hand)."""
         if self.thinned:
-            self._track_heavy(keys, hashes, times)
+            self._track_heavy(keys, hashes, times, np.sort(hashes) if ordered is None else ordered)
             kept = np.flatnonzero(hashes <= self.threshold)
             keys, hashes, times = keys[kept], hashes[kept], times[kept]
         if not len(hashes):
@@ -255,11 +277,10 @@ class RowSample(_HashThinned):
             for name in heavy:
                 heavy[name] = heavy[name][keep]
 
-    def _track_heavy(self, keys: np.ndarray, hashes: np.ndarray, times: np.ndarray) -> None:
+    def _track_heavy(self, keys: np.ndarray, hashes: np.ndarray, times: np.ndarray, ordered: np.ndarray) -> None:
         """Counts the window's writes to the heavy rows, and admits the rows the window
         writes more than once (their writes before this window are not counted)."""
         heavy = self.heavy
-        ordered = np.sort(hashes)
         if len(heavy["hashes"]):
             written = (np.searchsorted(ordered, heavy["hashes"], side="right")
                        - np.searchsorted(ordered, heavy["hashes"], side="left"))

@@ -33,6 +33,7 @@ Every figure here is **modelled** from the key stream, never measured.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 from dataclasses import asdict, dataclass, field
@@ -45,8 +46,8 @@ from loadtests.design.byteorder import TABLE_SPACE
 from loadtests.errors import KeybenchError
 from loadtests.model.params import SplitParams
 from loadtests.model.keystream import KeyStream
-from loadtests.model.sketches import (DistinctSample, RowSample, _same_width, key_hashes, range_counts,
-                                      order_statistics, quantile_positions)
+from loadtests.model.sketches import (DistinctSample, RowSample, _same_width, common_prefix, key_hashes, order_statistics,
+                                      prefix_words, quantile_positions, range_counts)
 
 
 RECENT_WRITES_PER_RANGE = 8  # writes the balancer remembers per range: cuts from fewer are noise
@@ -267,6 +268,7 @@ def _hot_unit_share(fit_units: np.ndarray, held_units: np.ndarray) -> float:
     return float((top[at] == held_units).sum() / len(top) / len(held_units))
 
 
+@functools.lru_cache(maxsize=4)
 def window_halves(writes: int) -> tuple[np.ndarray, np.ndarray]:
     """A window's writes dealt into two halves at random (seeded by the window's size, so a
     replay is repeatable), not alternately: a bit-reversed counter sends consecutive writes
@@ -275,10 +277,11 @@ def window_halves(writes: int) -> tuple[np.ndarray, np.ndarray]:
     return in_first, ~in_first
 
 
-def estimate_window(loads: tuple[np.ndarray, np.ndarray], units: tuple[np.ndarray, np.ndarray], nodes: int,
+def estimate_window(loads: tuple[np.ndarray, np.ndarray], units: tuple[np.ndarray, np.ndarray] | None, nodes: int,
                     previous: np.ndarray | None = None) -> WindowEstimate:
     """The cross-fitted estimates of one window: `loads` each half's writes per range,
-    `units` its writes' split units (as numbers), `previous` the previous window's writes
+    `units` its writes' split units (as numbers; None when no unit is written twice, so
+    that none takes a share of the other half), `previous` the previous window's writes
     per range."""
     loads = tuple(np.asarray(load, dtype=np.float64) for load in loads)
     writes = loads[0].sum() + loads[1].sum()
@@ -291,7 +294,7 @@ def estimate_window(loads: tuple[np.ndarray, np.ndarray], units: tuple[np.ndarra
         shares.append(share)
         if simpson is not None:
             simpsons.append(simpson)
-        unit_shares.append(_hot_unit_share(units[fit], units[held]))
+        unit_shares.append(_hot_unit_share(units[fit], units[held]) if units is not None else 0.0)
     return WindowEstimate(float(np.mean(shares)), float(np.mean(simpsons)) if simpsons else None,
                           float(np.mean(unit_shares)))
 
@@ -335,8 +338,13 @@ class SpaceModel:
         self.lowest: bytes | None = None  # the smallest unit held: the space's first range starts there
         self.pending: list[tuple[np.ndarray, ...]] = []  # writes not yet a whole window
         self.pending_count = 0
+        # Units are compared by the 8 bytes after the prefix they all share (sketches.py).
+        self.reference: np.ndarray | None = None
+        self.prefix: int | None = None
         self.recent: list[np.ndarray] = []
+        self.recent_words: list[np.ndarray] = []
         self.previous = np.zeros(0, dtype="S1")
+        self.previous_words = np.zeros(0, dtype=np.uint64)
         self.k = 0
         self.seen = 0
         self.key_bytes = 0
@@ -348,11 +356,26 @@ class SpaceModel:
         if initial is not None and len(initial[0]):
             self._hold(_unit_keys(*initial))
 
-    def _hold(self, units: np.ndarray) -> None:
-        self.held.add(units, key_hashes(units))
-        low = order_statistics(units, np.zeros(1, dtype=np.int64))[0] if len(units) else None
-        if low is not None and (self.lowest is None or low < self.lowest):
+    def _hold(self, units: np.ndarray, hashes: np.ndarray | None = None, words: np.ndarray | None = None) -> None:
+        """Units now held: into the sample; the lowest and the prefix all share kept."""
+        if not len(units):
+            return
+        self._share_prefix(units)
+        self.held.add(units, key_hashes(units) if hashes is None else hashes)
+        words = prefix_words(units, self.prefix) if words is None else words
+        low = np.sort(units[words == words.min()])[0]
+        if self.lowest is None or low < self.lowest:
             self.lowest = low
+
+    def _share_prefix(self, units: np.ndarray) -> None:
+        """Narrows the prefix every unit seen shares; the recent writes' words follow it."""
+        if self.reference is None:
+            self.reference = units[:1]
+        prefix = common_prefix(self.reference, units, limit=self.prefix)
+        if prefix != self.prefix:
+            self.prefix = prefix
+            self.recent_words = [prefix_words(block, prefix) for block in self.recent]
+            self.previous_words = prefix_words(self.previous, prefix)
 
     def add_reads(self, reads) -> None:
         """(time, intervals, operation) reads, before the writes of their time are added."""
@@ -388,12 +411,25 @@ class SpaceModel:
         units = np.concatenate([b[2] if b[3] is None else b[3] for b in taken])
         return times, keys, lengths, units
 
-    def _cuts(self, pieces_by_size: int, recent: np.ndarray) -> np.ndarray:
-        """The range boundaries before a window (steady_bounds, as keys): `pieces_by_size`
-        pieces at quantiles of the units held, `ranges` pieces at quantiles of the recent
-        writes; the first range starts at the lowest unit held."""
-        by_size = self.held.quantile_cuts(pieces_by_size)
-        by_load = order_statistics(recent, quantile_positions(len(recent), self.ranges)) if len(recent) else by_size[:0]
+    def _recent(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The recent writes' units, their words and those sorted."""
+        if not self.recent:
+            return np.zeros(0, "S1"), np.zeros(0, np.uint64), np.zeros(0, np.uint64)
+        if len(self.recent) == 1:
+            return self.recent[0], self.recent_words[0], np.sort(self.recent_words[0])
+        words = np.concatenate(self.recent_words)
+        return np.concatenate(self.recent), words, np.sort(words)
+
+    def _cuts(self, recent: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
+        """The range boundaries before a window (as keys): ranges / 4 pieces at quantiles of
+        the units held (data no write touches any more, a migration's source, is split by
+        size only), `ranges` pieces at quantiles of the units the recent writes went to
+        (where the writes go, load splits cut the ranges); the first range starts at the
+        lowest unit held."""
+        by_size = self.held.quantile_cuts(max(1, self.ranges // 4))
+        keys, words, ordered = recent
+        positions = quantile_positions(len(keys), self.ranges)
+        by_load = order_statistics(keys, positions, self.prefix, words, ordered) if len(keys) else by_size[:0]
         cuts = np.unique(np.concatenate(_same_width(by_size, by_load)))
         if len(cuts) and self.lowest is not None and cuts[0] <= self.lowest:
             cuts = cuts[cuts > self.lowest]
@@ -423,31 +459,42 @@ class SpaceModel:
         if self.seen == 0:
             self.first_time = float(times[0])
         self._give_reads(float(times[0]))
-        recent = np.concatenate(self.recent) if len(self.recent) > 1 else (self.recent[0] if self.recent else keys[:0])
-        cuts = self._cuts(max(1, self.ranges // 4), recent)
+        self._share_prefix(unit_keys)
+        words = prefix_words(unit_keys, self.prefix)
+        recent = self._recent()
+        cuts = self._cuts(recent)
+        ordered_units = np.sort(unit_hashes)
         # The first window is never measured, even on initial data: balancing by load needs
         # one window of load to see where the writes go.
         if self.k > 0 and len(unit_keys) >= 2:
             halves = window_halves(len(unit_keys))
-            estimate = estimate_window(tuple(range_counts(cuts, unit_keys[h]) for h in halves),
-                                       tuple(unit_hashes[h] for h in halves), self.nodes,
-                                       range_counts(cuts, self.previous))
+            # the previous window's writes are the recent ones, unless the balancer remembers more
+            previous_keys, previous_words, previous_ordered = (
+                recent if len(self.recent) == 1 else (self.previous, self.previous_words, None))
+            repeated = bool((ordered_units[1:] == ordered_units[:-1]).any())
+            estimate = estimate_window(
+                tuple(range_counts(cuts, unit_keys, self.prefix, words[h], select=h) for h in halves),
+                tuple(unit_hashes[h] for h in halves) if repeated else None, self.nodes,
+                range_counts(cuts, previous_keys, self.prefix, previous_words, previous_ordered))
             self.estimates.append((estimate, len(unit_keys), self._held_count()))
         # A read's cost is counted on ranges of equal size (the size splits alone): the fine
         # load splits behind a moving tail say where writes go, not how data is laid out.
         self.read_cuts = self.held.quantile_cuts(self.ranges)
-        self._hold(unit_keys)
-        self.rows.add(keys, row_hashes, times)
-        self.previous = unit_keys
+        self._hold(unit_keys, unit_hashes, words)
+        self.rows.add(keys, row_hashes, times, ordered_units if unit_keys is keys else None)
+        self.previous, self.previous_words = unit_keys, words
         self.recent.append(unit_keys)
+        self.recent_words.append(words)
         # The writes from `memory` before the window's nominal end (a last, short window's
         # end included) to its last write.
         memory = self.memory - (self.window - len(times))
         kept = sum(map(len, self.recent))
         while len(self.recent) > 1 and kept - len(self.recent[0]) >= memory:
             kept -= len(self.recent.pop(0))
+            self.recent_words.pop(0)
         if kept > memory:
-            self.recent[0] = self.recent[0][kept - max(memory, 0):]
+            self.recent[0] = self.recent[0][kept - memory:]
+            self.recent_words[0] = self.recent_words[0][kept - memory:]
         self.seen += len(times)
         self.key_bytes += int(lengths.sum())
         self.last_time = float(times[-1])
@@ -458,8 +505,7 @@ class SpaceModel:
             self._window(*self._take(self.pending_count))
         self._give_reads(None)
         touched = [(op, sum(span.touched(self.held.keys) for span in spans)) for op, spans in self.spans]
-        recent = np.concatenate(self.recent) if self.recent else np.zeros(0, "S1")
-        final_ranges = len(self._cuts(max(1, self.ranges // 4), recent)) + 1
+        final_ranges = len(self._cuts(self._recent())) + 1
         nodes, ranges = self.nodes, self.ranges
         # A window is measured once the space holds enough units to cut into its ranges, or half
         # the units it will ever hold, if fewer (a design of few units is measured early).
