@@ -85,20 +85,15 @@ def _digits(values: np.ndarray, width: int) -> np.ndarray | None:
 
 
 _HEX_PAIRS = np.array([f"{i:02x}".encode() for i in range(256)]).view(np.uint16)  # "00".."ff" as 2 bytes
-_UUID_GROUPS = ((0, 4), (4, 6), (6, 8), (8, 10), (10, 16))  # bytes of each dash-separated group
+_UUID_HEX_COLUMNS = np.r_[0:8, 9:13, 14:18, 19:23, 24:36]  # where the 32 hex digits go; dashes between groups
+_UUID_DASHES = np.array([8, 13, 18, 23])
 
 
 def _uuid_text(raw: np.ndarray, suffix: bytes = b"") -> np.ndarray:
     """(rows, 16) UUID bytes as (rows, 36) canonical lower-case text, then `suffix`."""
-    hex_text = _HEX_PAIRS[raw].view(np.uint8)  # (rows, 32)
     out = np.empty((len(raw), 36 + len(suffix)), dtype=np.uint8)
-    at = 0
-    for first, end in _UUID_GROUPS:
-        out[:, at:at + 2 * (end - first)] = hex_text[:, 2 * first:2 * end]
-        at += 2 * (end - first)
-        if at < 36:
-            out[:, at] = ord("-")
-            at += 1
+    out[:, _UUID_HEX_COLUMNS] = _HEX_PAIRS[raw].view(np.uint8)
+    out[:, _UUID_DASHES] = ord("-")
     out[:, 36:] = np.frombuffer(suffix, dtype=np.uint8)
     return out
 
@@ -228,7 +223,9 @@ def _rows_of(column, rows: int) -> list[bytes]:
 def _join(columns: list, rows: int) -> tuple[np.ndarray, np.ndarray]:
     """Columns side by side: (keys 'S' array, true lengths)."""
     if all(isinstance(c, np.ndarray) for c in columns):
-        matrix = np.ascontiguousarray(np.hstack(columns)) if columns else np.zeros((rows, 0), np.uint8)
+        # one column is its own key matrix: no copy (view() needs it contiguous, as a fresh column is)
+        matrix = (np.ascontiguousarray(columns[0]) if len(columns) == 1 else np.hstack(columns) if columns
+                  else np.zeros((rows, 0), np.uint8))
         width = matrix.shape[1]
         return matrix.view(f"S{width}").ravel(), np.full(rows, width, dtype=np.uint16)
     per_row = [b"".join(pieces) for pieces in zip(*(_rows_of(c, rows) for c in columns), strict=True)]

@@ -220,6 +220,7 @@ class RowSample(_HashThinned):
         self.first = np.zeros(0, dtype=np.float64)
         self.last = np.zeros(0, dtype=np.float64)
         self.heavy = self._empty()
+        self.writes = 0
 
     @staticmethod
     def _empty() -> dict[str, np.ndarray]:
@@ -228,6 +229,7 @@ class RowSample(_HashThinned):
 
     def add(self, keys: np.ndarray, hashes: np.ndarray, times: np.ndarray, ordered: np.ndarray | None = None) -> None:
         """One window's writes, in time order (`ordered`: their hashes sorted, if at hand)."""
+        self.writes += len(hashes)
         if self.thinned:
             self._track_heavy(keys, hashes, times, np.sort(hashes) if ordered is None else ordered)
             kept = np.flatnonzero(hashes <= self.threshold)
@@ -264,12 +266,15 @@ class RowSample(_HashThinned):
         table["last"] = np.insert(table["last"], at, last)
 
     def _admit_heavy(self, hashes, keys, counts, first, last) -> None:
-        """Rows into the heavy table (a row already there keeps its own figures); past its
-        capacity, the least written go."""
+        """Rows into the heavy table (a row already there keeps the figures of the two that
+        counted more of its writes); past its capacity, the least written go."""
         heavy = self.heavy
         if len(heavy["hashes"]):
             at = np.minimum(np.searchsorted(heavy["hashes"], hashes), len(heavy["hashes"]) - 1)
             fresh = heavy["hashes"][at] != hashes
+            better = ~fresh & (counts > heavy["counts"][at])
+            for name, values in (("counts", counts), ("first", first), ("last", last)):
+                heavy[name][at[better]] = values[better]
             hashes, keys, counts, first, last = hashes[fresh], keys[fresh], counts[fresh], first[fresh], last[fresh]
         self._insert(heavy, hashes, keys, counts, first, last)
         if len(heavy["hashes"]) > self.heavy_capacity:
@@ -301,21 +306,29 @@ class RowSample(_HashThinned):
 
     def growth(self, span: float) -> tuple[int, float, float, int, float]:
         """(rows, rewrite share, rewrite lifetime, the busiest row's writes, its writes per
-        second): exact while no row was dropped, ratio estimates over the sample after."""
-        if not len(self.counts):
+        second): exact while no row was dropped. After, the heavy rows count as they are and
+        the sample's other rows each for 1 / fraction rows (a stratified estimate)."""
+        if not self.writes:
             return 0, 0.0, 0.0, 0, 0.0
-        rewrites = self.counts - 1
-        life = self.last - self.first
-        lifetime = float((rewrites * life).sum() / rewrites.sum() / span) if rewrites.sum() and span > 0 else 0.0
-        rows = int(round(len(self.counts) / self.fraction))
-        table = {"keys": self.keys, "counts": self.counts, "life": life}
         heavy = self.heavy
-        if len(heavy["counts"]):
-            table = {"keys": np.concatenate(_same_width(self.keys, heavy["keys"])),
-                     "counts": np.concatenate([self.counts, heavy["counts"]]),
-                     "life": np.concatenate([life, heavy["last"] - heavy["first"]])}
+        sampled = np.ones(len(self.hashes), dtype=bool)
+        if len(heavy["hashes"]):
+            at = np.minimum(np.searchsorted(heavy["hashes"], self.hashes), len(heavy["hashes"]) - 1)
+            sampled = heavy["hashes"][at] != self.hashes
+        table = {"keys": np.concatenate(_same_width(self.keys, heavy["keys"])),
+                 "counts": np.concatenate([self.counts, heavy["counts"]]),
+                 "life": np.concatenate([self.last - self.first, heavy["last"] - heavy["first"]]),
+                 "weight": np.concatenate([np.where(sampled, 1 / self.fraction, 0.0), np.ones(len(heavy["counts"]))])}
+        # a heavy row the sample also holds counts once, with the sample's exact figures
+        table["weight"][np.flatnonzero(~sampled)] = 1.0
+        if len(heavy["hashes"]):
+            in_sample = np.isin(heavy["hashes"], self.hashes)
+            table["weight"][len(self.hashes):][in_sample] = 0.0
+        rewrites = (table["counts"] - 1) * table["weight"]
+        lifetime = float((rewrites * table["life"]).sum() / rewrites.sum() / span) if rewrites.sum() and span > 0 else 0.0
+        rows = int(round(table["weight"].sum()))
         most = table["counts"].max()
         tied = np.flatnonzero(table["counts"] == most)
         busiest = tied[np.argsort(table["keys"][tied], kind="stable")[0]]  # of equals, the first in key order
         per_s = float(most / table["life"][busiest]) if table["life"][busiest] > 0 else 0.0
-        return rows, float(rewrites.sum() / self.counts.sum()), min(1.0, lifetime), int(most), per_s
+        return rows, min(1.0, float(rewrites.sum() / self.writes)), min(1.0, lifetime), int(most), per_s
