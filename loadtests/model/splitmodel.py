@@ -26,6 +26,14 @@ The estimator (results/README.md, "The split model", explains it and its uncerta
 - the busiest split unit's share is estimated the same way (chosen on one half, measured
   on the other): a design whose writes pile onto one row (or one root row) reads hot_row.
 
+The replay streams (SpaceModel): it takes the writes a window at a time and keeps a bounded
+state between windows, the recent writes the balancer remembers, a sample of the units held
+(for the cuts by size) and a sample of the rows with their exact write counts plus a table of
+the most written rows (sketches.py). Below HELD_SAMPLE distinct units and ROW_SAMPLE rows
+the samples hold everything and every figure is exact; past them they are uniform samples by
+hash, which leaves the cuts by size off by about sqrt(p (1 - p) / HELD_SAMPLE / 2) of the
+units held, and the row figures estimated (results/README.md, "The split model", item 9).
+
 Each key space (the table, each Spanner index) is modelled separately; a strategy's
 headline is its worst space, so an index that hotspots shows on a table that does not.
 Every figure here is **modelled** from the key stream, never measured.
