@@ -68,7 +68,7 @@ def prefix_words(keys: np.ndarray, start: int) -> np.ndarray:
     return np.ascontiguousarray(matrix).view(">u8").ravel().astype(np.uint64)
 
 
-def _same_width(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def same_width(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     width = max(a.dtype.itemsize, b.dtype.itemsize)
     return a.astype(f"S{width}", copy=False), b.astype(f"S{width}", copy=False)
 
@@ -107,7 +107,7 @@ def range_counts(cuts: np.ndarray, keys: np.ndarray, start: int, words: np.ndarr
         at = members(words, np.unique(cut_words[tied]))
         if select is not None:
             at = np.flatnonzero(select)[at]
-        candidates, tied_cuts = _same_width(np.sort(keys[at]), cuts[tied])
+        candidates, tied_cuts = same_width(np.sort(keys[at]), cuts[tied])
         candidate_words = prefix_words(candidates, start)
         # of the keys sharing the cut's word, those before the cut
         below[tied] += (np.searchsorted(candidates, tied_cuts, side="left")
@@ -188,7 +188,7 @@ class DistinctSample(_HashThinned):
         new_keys, new_hashes = keys[first], hashes[first]
         order = np.argsort(new_keys, kind="stable")
         new_keys, new_hashes = new_keys[order], new_hashes[order]
-        held, new_keys = _same_width(self.keys, new_keys)
+        held, new_keys = same_width(self.keys, new_keys)
         at = np.searchsorted(held, new_keys)
         self.keys = np.insert(held, at, new_keys)
         self.key_hashes = np.insert(self.key_hashes, at, new_hashes)
@@ -258,7 +258,7 @@ class RowSample(_HashThinned):
         if not len(hashes):
             return
         at = np.searchsorted(table["hashes"], hashes)
-        held, keys = _same_width(table["keys"], keys)
+        held, keys = same_width(table["keys"], keys)
         table["hashes"] = np.insert(table["hashes"], at, hashes)
         table["keys"] = np.insert(held, at, keys)
         table["counts"] = np.insert(table["counts"], at, counts)
@@ -315,7 +315,7 @@ class RowSample(_HashThinned):
         if len(heavy["hashes"]):
             at = np.minimum(np.searchsorted(heavy["hashes"], self.hashes), len(heavy["hashes"]) - 1)
             sampled = heavy["hashes"][at] != self.hashes
-        table = {"keys": np.concatenate(_same_width(self.keys, heavy["keys"])),
+        table = {"keys": np.concatenate(same_width(self.keys, heavy["keys"])),
                  "counts": np.concatenate([self.counts, heavy["counts"]]),
                  "life": np.concatenate([self.last - self.first, heavy["last"] - heavy["first"]]),
                  "weight": np.concatenate([np.where(sampled, 1 / self.fraction, 0.0), np.ones(len(heavy["counts"]))])}

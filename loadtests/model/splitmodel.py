@@ -54,7 +54,7 @@ from loadtests.design.byteorder import TABLE_SPACE
 from loadtests.errors import KeybenchError
 from loadtests.model.params import SplitParams
 from loadtests.model.keystream import KeyStream
-from loadtests.model.sketches import (DistinctSample, RowSample, _same_width, common_prefix, key_hashes, order_statistics,
+from loadtests.model.sketches import (DistinctSample, RowSample, same_width, common_prefix, key_hashes, order_statistics,
                                       prefix_words, quantile_positions, range_counts)
 
 
@@ -438,7 +438,7 @@ class SpaceModel:
         keys, words, ordered = recent
         positions = quantile_positions(len(keys), self.ranges)
         by_load = order_statistics(keys, positions, self.prefix, words, ordered) if len(keys) else by_size[:0]
-        cuts = np.unique(np.concatenate(_same_width(by_size, by_load)))
+        cuts = np.unique(np.concatenate(same_width(by_size, by_load)))
         if len(cuts) and self.lowest is not None and cuts[0] <= self.lowest:
             cuts = cuts[cuts > self.lowest]
         return cuts
