@@ -19,13 +19,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from loadtests.design.keys import UNIFORM, Skew, preload_keys, DEFAULT_POPULATION, MAX_POPULATION, DEFAULT_SEED, UUID1_EPOCH_OFFSET, LONG_MAX, TS_DIGITS, WriteEvent, Part, device_id, separator_after
+from loadtests.design.keys import UNIFORM, Skew, preload_keys, DEFAULT_POPULATION, MAX_POPULATION, DEFAULT_SEED, UUID1_EPOCH_OFFSET, LONG_MAX, TS_DIGITS, WriteEvent, Part, device_id, separator_after, stable_hashes
 from loadtests.design.byteorder import STRING_END, TABLE_SPACE, KeyEncoder, bit_reversed_array, encode_value, generated_values, index_key_parts, invert, prefix_successor
 from loadtests.errors import check_range
 from loadtests.model.keystream import KeyStream
 from loadtests.design.plans import DEFAULT_LATEST_N, DEFAULT_NUMBER_SPAN, DEFAULT_WINDOW_S, strategy_plans
 from loadtests.model.params import DEFAULT_RATE_PER_S, DEFAULT_READS, MAX_READS, MAX_ROWS, SplitParams
-from loadtests.model.splitmodel import ModelResult, model_stream
+from loadtests.model.splitmodel import ModelResult, SpaceModel
 
 START_US = 1_790_000_000_000_000  # 2026-09-21: the synthetic clock's first write
 CHUNK_ROWS = 1_000_000  # rows generated at a time: bounds the temporary arrays
@@ -68,25 +68,34 @@ def _int64_column(values: np.ndarray) -> np.ndarray:
     return flipped.astype(">u8").view(np.uint8).reshape(-1, 8)
 
 
+_DIGIT_GROUPS = np.array([f"{i:04d}".encode() for i in range(10_000)]).view(np.uint32)  # "0000".."9999" as 4 bytes
+
+
 def _digits(values: np.ndarray, width: int) -> np.ndarray | None:
     """Zero-padded decimal text, or None when a value needs more than `width` digits."""
     values = np.asarray(values, dtype=np.int64)
     if len(values) and (values.min() < 0 or values.max() >= 10**width):
         return None
-    powers = 10 ** np.arange(width - 1, -1, -1, dtype=np.int64)
-    return (48 + (values[:, None] // powers) % 10).astype(np.uint8)
+    groups = -(-width // 4)
+    text = np.empty((len(values), groups), dtype=np.uint32)  # four digits a group, written as text
+    for g in range(groups - 1, -1, -1):
+        values, group = np.divmod(values, 10_000)
+        text[:, g] = _DIGIT_GROUPS[group]
+    return text.view(np.uint8)[:, 4 * groups - width:]
 
 
-_HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
+_HEX_PAIRS = np.array([f"{i:02x}".encode() for i in range(256)]).view(np.uint16)  # "00".."ff" as 2 bytes
+_UUID_HEX_COLUMNS = np.r_[0:8, 9:13, 14:18, 19:23, 24:36]  # where the 32 hex digits go; dashes between groups
+_UUID_DASHES = np.array([8, 13, 18, 23])
 
 
-def _uuid_text(raw: np.ndarray) -> np.ndarray:
-    """(rows, 16) UUID bytes as (rows, 36) canonical lower-case text."""
-    nibbles = np.empty((len(raw), 32), dtype=np.uint8)
-    nibbles[:, 0::2], nibbles[:, 1::2] = raw >> 4, raw & 0x0F
-    text = _HEX[nibbles]
-    dash = np.full((len(raw), 1), ord("-"), dtype=np.uint8)
-    return np.hstack([text[:, :8], dash, text[:, 8:12], dash, text[:, 12:16], dash, text[:, 16:20], dash, text[:, 20:]])
+def _uuid_text(raw: np.ndarray, suffix: bytes = b"") -> np.ndarray:
+    """(rows, 16) UUID bytes as (rows, 36) canonical lower-case text, then `suffix`."""
+    out = np.empty((len(raw), 36 + len(suffix)), dtype=np.uint8)
+    out[:, _UUID_HEX_COLUMNS] = _HEX_PAIRS[raw].view(np.uint8)
+    out[:, _UUID_DASHES] = ord("-")
+    out[:, 36:] = np.frombuffer(suffix, dtype=np.uint8)
+    return out
 
 
 def _be_bytes(values: np.ndarray, width: int) -> np.ndarray:
@@ -129,12 +138,10 @@ def _column(encoded: list[bytes]) -> np.ndarray | list[bytes]:
     return encoded
 
 
-_STRING_END_ROW = np.frombuffer(STRING_END, dtype=np.uint8).reshape(1, -1)
-
-
-def _with_end(matrix: np.ndarray) -> np.ndarray:
-    """A STRING column without NUL bytes: the text and the 0x00 0x01 terminator."""
-    return np.hstack([matrix, np.repeat(_STRING_END_ROW, len(matrix), axis=0)])
+def _hash_buckets(part: Part, events: EventColumns) -> np.ndarray:
+    """A stable-hash bucket part (shard, salt) for a block of events."""
+    hashes = stable_hashes(*(getattr(events, field) for field in part.hashed))
+    return (hashes % np.uint64(len(part.buckets))).astype(np.int64)
 
 
 def _per_event(part: Part, events: EventColumns, rng: random.Random) -> list:
@@ -155,11 +162,13 @@ def spanner_column(part: Part, events: EventColumns, strategy, seed: int, rng: n
     if name == "generated":
         return _int64_column(generated_values(strategy.ddl, events.seq))
     if name in ("uuid4_string", "generated_uuid"):  # GENERATE_UUID() makes version-4 UUIDs too
-        return _with_end(_uuid_text(_uuid4_raw(rng, len(events))))
+        return _uuid_text(_uuid4_raw(rng, len(events)), STRING_END)
     if name == "uuid7":
-        return _with_end(_uuid_text(_uuid7_raw(events.ts_us, rng)))
+        return _uuid_text(_uuid7_raw(events.ts_us, rng), STRING_END)
     if name == "uuid1":
-        return _with_end(_uuid_text(_uuid1_raw(events.ts_us, rng)))
+        return _uuid_text(_uuid1_raw(events.ts_us, rng), STRING_END)
+    if name == "shard":
+        return _int64_column(_hash_buckets(part, events))
     if name == "uuid4_bytes":
         return _column([encode_value(r.tobytes()) for r in _uuid4_raw(rng, len(events))])
     values = _per_event(part, events, random.Random(seed))
@@ -194,6 +203,10 @@ def bigtable_column(part: Part, events: EventColumns, seed: int, width: int | No
         drawn, which = np.unique(events.entity, return_inverse=True)
         lookup = np.frombuffer("".join(device_id(int(e)) for e in drawn).encode(), dtype=np.uint8).reshape(-1, 8)
         return lookup[which]
+    if name == "salt":
+        return _digits(_hash_buckets(part, events), len(part.buckets[0]))
+    if name == "hash":
+        return _HEX_PAIRS[_be_bytes(stable_hashes("row", events.entity, events.ts_us), 8)].view(np.uint8)
     if name in ("device_type", "tenant", "domain", "reverse_domain"):
         return _entity_lookup(part, events)
     return _text(_per_event(part, events, random.Random(seed)))
@@ -210,7 +223,9 @@ def _rows_of(column, rows: int) -> list[bytes]:
 def _join(columns: list, rows: int) -> tuple[np.ndarray, np.ndarray]:
     """Columns side by side: (keys 'S' array, true lengths)."""
     if all(isinstance(c, np.ndarray) for c in columns):
-        matrix = np.ascontiguousarray(np.hstack(columns)) if columns else np.zeros((rows, 0), np.uint8)
+        # one column is its own key matrix: no copy (view() needs it contiguous, as a fresh column is)
+        matrix = (np.ascontiguousarray(columns[0]) if len(columns) == 1 else np.hstack(columns) if columns
+                  else np.zeros((rows, 0), np.uint8))
         width = matrix.shape[1]
         return matrix.view(f"S{width}").ravel(), np.full(rows, width, dtype=np.uint16)
     per_row = [b"".join(pieces) for pieces in zip(*(_rows_of(c, rows) for c in columns), strict=True)]
@@ -308,57 +323,99 @@ def _point_interval(strategy, key: bytes) -> tuple[bytes, bytes]:
     return (key, key + b"\x00") if strategy.backend == "bigtable" else (key, prefix_successor(key))
 
 
+@dataclass(frozen=True)
+class SampleRead:
+    """One sample read, before it is built: its operation, the insert (0-based) at whose
+    time it runs, and the earlier row whose key or entity it asks for (None: neither)."""
+
+    operation: str
+    position: int
+    row: int | None
+
+
+def sample_read_plan(strategy, rows: int, per_operation: int, seed: int, after_fraction: float = 0.1) -> list[SampleRead]:
+    """`per_operation` reads of every read operation, at evenly spread positions after the
+    first `after_fraction` of the run, each asking for a row drawn among the earlier ones."""
+    if per_operation <= 0 or rows == 0:
+        return []
+    rng = random.Random(f"reads:{seed}")
+    positions = np.linspace(int(rows * after_fraction), rows - 1, per_operation).astype(np.int64)
+    return [SampleRead(op, int(p), rng.randrange(p + 1) if op in ("point_read", "latest_n", "prefix_scan") else None)
+            for op in strategy_plans(strategy, DEFAULT_LATEST_N) for p in positions]
+
+
+def build_reads(strategy, plan: list[SampleRead], key_of, entity_of, ts_us_of, window_s: float = DEFAULT_WINDOW_S,
+                number_span: int = DEFAULT_NUMBER_SPAN):
+    """(time s, intervals, space, operation) of each planned read, built by the strategy's
+    read plan as a live run would; `key_of(row)` is a row's table key, `entity_of(row)` its
+    user or device, `ts_us_of(position)` an insert's time."""
+    encoder, plans = KeyEncoder(strategy), strategy_plans(strategy, DEFAULT_LATEST_N)
+    for read in plan:
+        op, p = read.operation, read.position
+        now_us = int(ts_us_of(p))
+        t_s = float(now_us) / 1e6
+        if op == "point_read":
+            yield t_s, [_point_interval(strategy, key_of(read.row))], TABLE_SPACE, op
+            continue
+        if op in ("latest_n", "prefix_scan"):
+            request = plans[op].build(int(entity_of(read.row)))
+        elif op == "time_window":
+            request = plans[op].build(now_us - int(window_s * 1e6), now_us)
+        else:
+            seq = p + 1
+            request = plans[op].build(max(1, seq - number_span + 1), seq)
+        space, intervals = encoder.read_intervals(request)
+        yield t_s, intervals, space, op
+
+
 def add_sample_reads(stream: KeyStream, strategy, events: EventColumns, keys: np.ndarray, lengths: np.ndarray,
                      per_operation: int, seed: int, window_s: float = DEFAULT_WINDOW_S,
                      number_span: int = DEFAULT_NUMBER_SPAN,
                      after_fraction: float = 0.1) -> None:
-    """`per_operation` reads of every read operation, at evenly spread times after the first
-    `after_fraction` of the run, each built by the strategy's read plan as a live run would."""
-    if per_operation <= 0 or len(events) == 0:
-        return
-    encoder, plans = KeyEncoder(strategy), strategy_plans(strategy, DEFAULT_LATEST_N)
-    rng = random.Random(f"reads:{seed}")
-    positions = np.linspace(int(len(events) * after_fraction), len(events) - 1, per_operation).astype(np.int64)
-    for op, plan in plans.items():
-        for p in positions:
-            t_s, now_us = float(events.ts_us[p]) / 1e6, int(events.ts_us[p])
-            if op == "point_read":
-                row = rng.randrange(p + 1)
-                key = keys[row].ljust(int(lengths[row]), b"\x00")
-                stream.add_read(t_s, [_point_interval(strategy, key)], TABLE_SPACE, op)
-                continue
-            if op in ("latest_n", "prefix_scan"):
-                request = plan.build(int(events.entity[rng.randrange(p + 1)]))
-            elif op == "time_window":
-                request = plan.build(now_us - int(window_s * 1e6), now_us)
-            else:
-                seq = int(events.seq[p])
-                request = plan.build(max(1, seq - number_span + 1), seq)
-            space, intervals = encoder.read_intervals(request)
-            stream.add_read(t_s, intervals, space, op)
+    """The sample reads (sample_read_plan) of a run whose events and table keys are all at hand."""
+    plan = sample_read_plan(strategy, len(events), per_operation, seed, after_fraction)
+    for t_s, intervals, space, op in build_reads(strategy, plan, lambda row: keys[row].ljust(int(lengths[row]), b"\x00"),
+                                                 lambda row: events.entity[row], lambda p: events.ts_us[p],
+                                                 window_s, number_span):
+        stream.add_read(t_s, intervals, space, op)
 
 
 # --- the whole simulation ------------------------------------------------------------------------
+
+def _initial_rows(strategy, seed: int, population: int) -> KeyStream:
+    """A migration's source rows, the data the table starts with, as a stream's initial rows."""
+    stream = KeyStream()
+    if strategy.preload:
+        spec = strategy.preload
+        keys = preload_keys(spec["keys"], spec["rows"], seed, tuple(spec.get("with_keys", ())))
+        stream.record_initial(KeyEncoder(strategy), [((k,), WriteEvent(i % population + 1, START_US - 86_400_000_000 + i * 1000,
+                                                                          "", 0)) for i, k in enumerate(keys)])
+    return stream
+
+
+def _chunks(strategy, rows: int, seed: int, population: int, rate_per_s: float, skew: Skew):
+    """(events, {space: (times, keys, lengths, units)}) per block of CHUNK_ROWS inserts."""
+    for first in range(0, rows, CHUNK_ROWS):
+        events = make_events(min(CHUNK_ROWS, rows - first), population, seed, rate_per_s, first, skew)
+        times = events.ts_us / 1e6
+        held = index_rows(strategy, events)
+        spaces = {}
+        for space, (keys, lengths, units) in encode_events(strategy, events, seed).items():
+            kept = held.get(space, slice(None))  # a NULL_FILTERED index: the rows with its key columns set
+            spaces[space] = (times[kept], keys[kept], lengths[kept], None if units is None else units[kept])
+        yield events, spaces
+
 
 def simulate_stream(strategy, rows: int, seed: int = DEFAULT_SEED, population: int = DEFAULT_POPULATION,
                     rate_per_s: float = DEFAULT_RATE_PER_S, reads_per_operation: int = DEFAULT_READS,
                     read_window_s: float = DEFAULT_WINDOW_S, skew: Skew = UNIFORM) -> KeyStream:
     """The key stream a run of `rows` inserts at a steady rate would write, plus sample reads
-    (a time_window read covers the last `read_window_s` seconds)."""
-    stream = KeyStream()
-    if strategy.preload:  # a migration's source rows: the data the table starts with
-        spec = strategy.preload
-        keys = preload_keys(spec["keys"], spec["rows"], seed, tuple(spec.get("with_keys", ())))
-        stream.record_initial(KeyEncoder(strategy), [((k,), WriteEvent(i % population + 1, START_US - 86_400_000_000 + i * 1000,
-                                                                          "", 0)) for i, k in enumerate(keys)])
+    (a time_window read covers the last `read_window_s` seconds), held in memory."""
+    stream = _initial_rows(strategy, seed, population)
     entities = []
-    for first in range(0, rows, CHUNK_ROWS):
-        events = make_events(min(CHUNK_ROWS, rows - first), population, seed, rate_per_s, first, skew)
-        times = events.ts_us / 1e6
-        held = index_rows(strategy, events)
-        for space, (keys, lengths, units) in encode_events(strategy, events, seed).items():
-            kept = held.get(space, slice(None))  # a NULL_FILTERED index: the rows with its key columns set
-            stream.add_writes(space, times[kept], keys[kept], lengths[kept], None if units is None else units[kept])
+    for events, spaces in _chunks(strategy, rows, seed, population, rate_per_s, skew):
+        for space, (times, keys, lengths, units) in spaces.items():
+            stream.add_writes(space, times, keys, lengths, units)
         entities.append(events.entity.astype(np.int32))
     if reads_per_operation and entities:
         entity = np.concatenate(entities)
@@ -369,6 +426,54 @@ def simulate_stream(strategy, rows: int, seed: int = DEFAULT_SEED, population: i
         _, keys, lengths = stream.writes(TABLE_SPACE)
         add_sample_reads(stream, strategy, events, keys, lengths, reads_per_operation, seed, read_window_s)
     return stream
+
+
+def _space_writes(strategy, rows: int, seed: int, population: int, rate_per_s: float, skew: Skew) -> dict[str, int]:
+    """Writes per key space: every insert writes the table and each index, except a
+    NULL_FILTERED index, whose entries are counted in a first pass over the events."""
+    counts = {TABLE_SPACE: rows, **{index.name: 0 if index.null_filtered else rows for index in strategy.indexes}}
+    if any(index.null_filtered for index in strategy.indexes):
+        for first in range(0, rows, CHUNK_ROWS):
+            events = make_events(min(CHUNK_ROWS, rows - first), population, seed, rate_per_s, first, skew)
+            for name, mask in index_rows(strategy, events).items():
+                counts[name] += int(mask.sum())
+    return counts
+
+
+def simulate_model(strategy, rows: int, params: SplitParams, seed: int = DEFAULT_SEED,
+                   population: int = DEFAULT_POPULATION, rate_per_s: float = DEFAULT_RATE_PER_S,
+                   reads_per_operation: int = DEFAULT_READS, read_window_s: float = DEFAULT_WINDOW_S,
+                   skew: Skew = UNIFORM) -> ModelResult:
+    """The split model over the stream `simulate_stream` would make, generated and modelled
+    a block of inserts at a time: memory stays bounded whatever `rows` is."""
+    initial = _initial_rows(strategy, seed, population)
+    writes = _space_writes(strategy, rows, seed, population, rate_per_s, skew)
+    models: dict[str, SpaceModel] = {}
+    plan = sample_read_plan(strategy, rows, reads_per_operation, seed)
+    wanted = {r.row for r in plan if r.row is not None}
+    rows_at: dict[int, tuple[bytes, int]] = {}  # the rows reads ask for: table key and entity
+    step_us = 1_000_000 / rate_per_s
+    for events, spaces in _chunks(strategy, rows, seed, population, rate_per_s, skew):
+        first = int(events.seq[0]) - 1
+        _, keys, lengths, _ = spaces[TABLE_SPACE]
+        for row in sorted(r for r in wanted if first <= r < first + len(events)):
+            rows_at[row] = (keys[row - first].ljust(int(lengths[row - first]), b"\x00"), int(events.entity[row - first]))
+        for space in spaces:
+            if space not in models and writes.get(space, 0):
+                models[space] = SpaceModel(params, space, writes[space], initial.initial(space))
+        due = [r for r in plan if first <= r.position < first + len(events)]
+        for t_s, intervals, space, op in build_reads(strategy, due, lambda row: rows_at[row][0],
+                                                     lambda row: rows_at[row][1],
+                                                     lambda p: START_US + int(np.floor(p * step_us)), read_window_s):
+            if space in models:
+                models[space].add_reads([(t_s, intervals, op)])
+        for space, (times, keys, lengths, units) in spaces.items():
+            if space in models and len(times):
+                models[space].add(times, keys, lengths, units)
+    result = ModelResult(nodes=params.nodes)
+    for space, model in models.items():
+        result.spaces[space] = model.finish()
+    return result
 
 
 def simulate_strategy(strategy, rows: int, nodes: int | None = None, seed: int = DEFAULT_SEED,
@@ -394,8 +499,7 @@ def simulate_strategy(strategy, rows: int, nodes: int | None = None, seed: int =
     params.validate()
     if read_window_s is None:
         read_window_s = params.window_size(rows) / 10 / rate_per_s
-    stream = simulate_stream(strategy, rows, seed, population, rate_per_s, reads_per_operation, read_window_s, skew)
-    return model_stream(stream, params)
+    return simulate_model(strategy, rows, params, seed, population, rate_per_s, reads_per_operation, read_window_s, skew)
 
 
 

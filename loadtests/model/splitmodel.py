@@ -26,6 +26,14 @@ The estimator (results/README.md, "The split model", explains it and its uncerta
 - the busiest split unit's share is estimated the same way (chosen on one half, measured
   on the other): a design whose writes pile onto one row (or one root row) reads hot_row.
 
+The replay streams (SpaceModel): it takes the writes a window at a time and keeps a bounded
+state between windows, the recent writes the balancer remembers, a sample of the units held
+(for the cuts by size) and a sample of the rows with their exact write counts plus a table of
+the most written rows (sketches.py). Below HELD_SAMPLE distinct units and ROW_SAMPLE rows
+the samples hold everything and every figure is exact; past them they are uniform samples by
+hash, which leaves the cuts by size off by about sqrt(p (1 - p) / HELD_SAMPLE / 2) of the
+units held, and the row figures estimated (results/README.md, "The split model", item 9).
+
 Each key space (the table, each Spanner index) is modelled separately; a strategy's
 headline is its worst space, so an index that hotspots shows on a table that does not.
 Every figure here is **modelled** from the key stream, never measured.
@@ -33,6 +41,7 @@ Every figure here is **modelled** from the key stream, never measured.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 from dataclasses import asdict, dataclass, field
@@ -45,6 +54,8 @@ from loadtests.design.byteorder import TABLE_SPACE
 from loadtests.errors import KeybenchError
 from loadtests.model.params import SplitParams
 from loadtests.model.keystream import KeyStream
+from loadtests.model.sketches import (DistinctSample, RowSample, same_width, common_prefix, key_hashes, order_statistics,
+                                      prefix_words, quantile_positions, range_counts)
 
 
 RECENT_WRITES_PER_RANGE = 8  # writes the balancer remembers per range: cuts from fewer are noise
@@ -225,30 +236,6 @@ def range_span(bounds: np.ndarray, lo: int, hi: int) -> tuple[int, int]:
     return int(first), int(last)
 
 
-def _touched(bounds: np.ndarray, lo: int, hi: int) -> int:
-    first, last = range_span(bounds, lo, hi)
-    return last - first + 1
-
-
-def quantile_cuts(ranks: np.ndarray, pieces: int) -> np.ndarray:
-    """Ranks that cut sorted `ranks` into `pieces` equal counts (fewer with fewer ranks)."""
-    count = min(pieces, len(ranks))
-    if count <= 1:
-        return np.zeros(0, dtype=np.int64)
-    return ranks[(np.arange(1, count) * len(ranks)) // count]
-
-
-def steady_bounds(held: np.ndarray, recent: np.ndarray, ranges: int) -> np.ndarray:
-    """Start ranks of the ranges before a window: `ranges` pieces at quantiles of the units
-    the recent writes went to (where the writes go, load splits cut the ranges), and
-    `ranges` / 4 pieces at quantiles of every unit held (data no write touches any more, a
-    migration's source, is split by size only); the first range starts at rank 0, so every
-    rank falls in one."""
-    by_size = quantile_cuts(held, max(1, ranges // 4))
-    by_load = quantile_cuts(np.sort(recent), ranges)
-    return np.unique(np.concatenate(([0], by_size, by_load)))
-
-
 @dataclass(frozen=True)
 class WindowEstimate:
     hot_node_share: float
@@ -276,71 +263,48 @@ def _hot_node_share(fit: np.ndarray, held_out: np.ndarray, prior: np.ndarray, no
 
 
 def _hot_unit_share(fit_units: np.ndarray, held_units: np.ndarray) -> float:
-    """The share of `held_units` that falls on the unit most written in `fit_units`."""
+    """The share of `held_units` that falls on the unit most written in `fit_units` (units
+    as numbers: ranks or hashes), the tied most written units' shares averaged."""
     if not len(fit_units) or not len(held_units):
         return 0.0
-    values, counts = np.unique(fit_units, return_counts=True)
-    top = values[counts == counts.max()]
-    return float(np.isin(held_units, top).sum() / len(top) / len(held_units))
+    ordered = np.sort(fit_units)
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    counts = np.diff(np.append(starts, len(ordered)))
+    top = ordered[starts[counts == counts.max()]]
+    held_units = np.sort(held_units)  # sorted needles: a faster search
+    at = np.minimum(np.searchsorted(top, held_units), len(top) - 1)
+    return float((top[at] == held_units).sum() / len(top) / len(held_units))
 
 
-def estimate_window(bins: np.ndarray, units: np.ndarray, ranges: int, nodes: int,
-                    previous_bins: np.ndarray | None = None) -> WindowEstimate:
-    """The cross-fitted estimates of one window: `bins` is each write's range, `units` its
-    split unit's rank, both in write order; `previous_bins` the ranges the previous window's
-    writes fall in."""
-    # Halves drawn at random (seeded by the window's size, so a replay is repeatable), not
-    # alternately: a bit-reversed counter sends consecutive writes to opposite ends of the key
-    # space, and alternate halves would then never meet on a node.
-    in_first = np.random.default_rng(len(bins)).permutation(len(bins)) < (len(bins) + 1) // 2
-    halves = (in_first, ~in_first)
-    loads = [np.bincount(bins[h], minlength=ranges).astype(np.float64) for h in halves]
-    prior = np.zeros(ranges)
-    if previous_bins is not None and len(previous_bins):
-        prior = np.bincount(previous_bins, minlength=ranges) * (len(bins) / 2 / len(previous_bins))
+@functools.lru_cache(maxsize=4)
+def window_halves(writes: int) -> tuple[np.ndarray, np.ndarray]:
+    """A window's writes dealt into two halves at random (seeded by the window's size, so a
+    replay is repeatable), not alternately: a bit-reversed counter sends consecutive writes
+    to opposite ends of the key space, and alternate halves would then never meet on a node."""
+    in_first = np.random.default_rng(writes).permutation(writes) < (writes + 1) // 2
+    return in_first, ~in_first
+
+
+def estimate_window(loads: tuple[np.ndarray, np.ndarray], units: tuple[np.ndarray, np.ndarray] | None, nodes: int,
+                    previous: np.ndarray | None = None) -> WindowEstimate:
+    """The cross-fitted estimates of one window: `loads` each half's writes per range,
+    `units` its writes' split units (as numbers; None when no unit is written twice, so
+    that none takes a share of the other half), `previous` the previous window's writes
+    per range."""
+    loads = tuple(np.asarray(load, dtype=np.float64) for load in loads)
+    writes = loads[0].sum() + loads[1].sum()
+    prior = np.zeros(len(loads[0]))
+    if previous is not None and previous.sum():
+        prior = previous * (writes / 2 / previous.sum())
     shares, simpsons, unit_shares = [], [], []
     for fit, held in ((0, 1), (1, 0)):
         share, simpson = _hot_node_share(loads[fit], loads[held], prior, nodes)
         shares.append(share)
         if simpson is not None:
             simpsons.append(simpson)
-        unit_shares.append(_hot_unit_share(units[halves[fit]], units[halves[held]]))
+        unit_shares.append(_hot_unit_share(units[fit], units[held]) if units is not None else 0.0)
     return WindowEstimate(float(np.mean(shares)), float(np.mean(simpsons)) if simpsons else None,
                           float(np.mean(unit_shares)))
-
-
-@dataclass(frozen=True)
-class RowGrowth:
-    """How the writes treat rows: a new row each, or the same rows over and over."""
-
-    rows: int
-    rewrite_share: float
-    rewrite_lifetime: float
-    max_row_writes: int
-    row_writes_per_s: float
-
-
-def row_growth(times: np.ndarray, row_ranks: np.ndarray) -> RowGrowth:
-    """Rows (full keys) of writes in time order: how many are rewrites, and for how long the
-    rewritten rows go on being written (weighted by their rewrites) relative to the stream.
-    A row rewritten throughout the stream keeps growing; one that stops (an interval's
-    aggregate) does not."""
-    n = len(row_ranks)
-    if n == 0:
-        return RowGrowth(0, 0.0, 0.0, 0, 0.0)
-    counts = np.bincount(row_ranks)
-    _, first = np.unique(row_ranks, return_index=True)
-    _, last_reversed = np.unique(row_ranks[::-1], return_index=True)
-    life = times[n - 1 - last_reversed] - times[first]  # per distinct row, in rank order
-    written = counts[counts > 0]
-    rewrites = written - 1
-    span = float(times[-1] - times[0])
-    lifetime = float((rewrites * life).sum() / rewrites.sum() / span) if rewrites.sum() and span > 0 else 0.0
-    busiest = int(np.argmax(written))
-    return RowGrowth(
-        rows=len(written), rewrite_share=float(rewrites.sum() / n), rewrite_lifetime=min(1.0, lifetime),
-        max_row_writes=int(written[busiest]),
-        row_writes_per_s=float(written[busiest] / life[busiest]) if life[busiest] > 0 else 0.0)
 
 
 # --- the replay ------------------------------------------------------------------------------
@@ -357,9 +321,262 @@ def _unit_keys(keys: np.ndarray, lengths: np.ndarray, units: np.ndarray | None) 
     return matrix.view(f"S{width}").ravel()
 
 
-def _join_keys(first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    width = max(first.dtype.itemsize, second.dtype.itemsize, 1)
-    return np.concatenate([first.astype(f"S{width}"), second.astype(f"S{width}")])
+# Distinct split units the model keeps to cut the held key space at its quantiles, and rows
+# whose write counts it keeps: the model's memory, whatever the stream's length. Below these
+# counts it is exact; past them, a uniform sample (results/README.md, "The split model").
+HELD_SAMPLE = 1 << 17
+ROW_SAMPLE = 1 << 17
+
+
+class SpaceModel:
+    """One key space's replay, fed its writes in time order in chunks of any size: it keeps
+    the current window, the recent writes the balancer remembers, a sample of the units held
+    and a sample of the rows (sketches.py), never the whole stream."""
+
+    def __init__(self, params: SplitParams, space: str, writes: int,
+                 initial: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None):
+        self.params, self.space, self.writes = params, space, writes
+        self.nodes, self.ranges = params.nodes, params.ranges
+        self.window = params.window_size(writes)
+        # The balancer's memory of where writes go: enough recent writes to cut every range at
+        # quantiles of RECENT_WRITES_PER_RANGE writes each, and at least one window.
+        self.memory = max(self.window, RECENT_WRITES_PER_RANGE * self.ranges)
+        self.held = DistinctSample(max(HELD_SAMPLE, 16 * self.ranges))
+        self.rows = RowSample(ROW_SAMPLE)
+        self.lowest: bytes | None = None  # the smallest unit held: the space's first range starts there
+        self.pending: list[tuple[np.ndarray, ...]] = []  # writes not yet a whole window
+        self.pending_count = 0
+        # Units are compared by the 8 bytes after the prefix they all share (sketches.py).
+        self.reference: np.ndarray | None = None
+        self.prefix: int | None = None
+        self.recent: list[np.ndarray] = []
+        self.recent_words: list[np.ndarray] = []
+        self.previous = np.zeros(0, dtype="S1")
+        self.previous_words = np.zeros(0, dtype=np.uint64)
+        self.k = 0
+        self.seen = 0
+        self.key_bytes = 0
+        self.first_time = self.last_time = 0.0
+        self.estimates: list[tuple[WindowEstimate, int, float]] = []  # estimate, writes, units held before
+        self.reads: list[tuple[float, list, str]] = []  # not yet given a window
+        self.read_cuts: np.ndarray | None = None  # the equal-size cuts of the last window begun
+        self.spans: list[tuple[str, list[IntervalSpan]]] = []  # reads given a window, their ranges still open
+        if initial is not None and len(initial[0]):
+            self._hold(_unit_keys(*initial))
+
+    def _hold(self, units: np.ndarray, hashes: np.ndarray | None = None, words: np.ndarray | None = None) -> None:
+        """Units now held: into the sample; the lowest and the prefix all share kept."""
+        if not len(units):
+            return
+        self._share_prefix(units)
+        self.held.add(units, key_hashes(units) if hashes is None else hashes)
+        words = prefix_words(units, self.prefix) if words is None else words
+        low = np.sort(units[words == words.min()])[0]
+        if self.lowest is None or low < self.lowest:
+            self.lowest = low
+
+    def _share_prefix(self, units: np.ndarray) -> None:
+        """Narrows the prefix every unit seen shares; the recent writes' words follow it."""
+        if self.reference is None:
+            self.reference = units[:1]
+        prefix = common_prefix(self.reference, units, limit=self.prefix)
+        if prefix != self.prefix:
+            self.prefix = prefix
+            self.recent_words = [prefix_words(block, prefix) for block in self.recent]
+            self.previous_words = prefix_words(self.previous, prefix)
+
+    def add_reads(self, reads) -> None:
+        """(time, intervals, operation) reads, before the writes of their time are added."""
+        self.reads.extend(reads)
+
+    def add(self, times: np.ndarray, keys: np.ndarray, lengths: np.ndarray, units: np.ndarray | None = None) -> None:
+        """Writes in time order (after every write added before)."""
+        self.pending.append((np.asarray(times, dtype=np.float64), keys, np.asarray(lengths),
+                             None if units is None else np.asarray(units)))
+        self.pending_count += len(times)
+        while self.pending_count >= self.window:
+            self._window(*self._take(self.window))
+
+    def _take(self, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+        taken, rest, need = [], [], count
+        for block in self.pending:
+            if need <= 0:
+                rest.append(block)
+                continue
+            n = len(block[0])
+            if n <= need:
+                taken.append(block)
+            else:
+                taken.append(tuple(None if c is None else c[:need] for c in block))
+                rest.append(tuple(None if c is None else c[need:] for c in block))
+            need -= min(n, need)
+        self.pending, self.pending_count = rest, self.pending_count - count
+        times = np.concatenate([b[0] for b in taken])
+        keys = np.concatenate([b[1] for b in taken]) if len(taken) > 1 else taken[0][1]
+        lengths = np.concatenate([b[2] for b in taken])
+        if all(b[3] is None for b in taken):
+            return times, keys, lengths, None
+        units = np.concatenate([b[2] if b[3] is None else b[3] for b in taken])
+        return times, keys, lengths, units
+
+    def _recent(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The recent writes' units, their words and those sorted."""
+        if not self.recent:
+            return np.zeros(0, "S1"), np.zeros(0, np.uint64), np.zeros(0, np.uint64)
+        if len(self.recent) == 1:
+            return self.recent[0], self.recent_words[0], np.sort(self.recent_words[0])
+        words = np.concatenate(self.recent_words)
+        return np.concatenate(self.recent), words, np.sort(words)
+
+    def _cuts(self, recent: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
+        """The range boundaries before a window (as keys): ranges / 4 pieces at quantiles of
+        the units held (data no write touches any more, a migration's source, is split by
+        size only), `ranges` pieces at quantiles of the units the recent writes went to
+        (where the writes go, load splits cut the ranges); the first range starts at the
+        lowest unit held."""
+        by_size = self.held.quantile_cuts(max(1, self.ranges // 4))
+        keys, words, ordered = recent
+        positions = quantile_positions(len(keys), self.ranges)
+        by_load = order_statistics(keys, positions, self.prefix, words, ordered) if len(keys) else by_size[:0]
+        cuts = np.unique(np.concatenate(same_width(by_size, by_load)))
+        if len(cuts) and self.lowest is not None and cuts[0] <= self.lowest:
+            cuts = cuts[cuts > self.lowest]
+        return cuts
+
+    def _held_count(self) -> float:
+        """Distinct units held: exact below the sample's capacity, beyond it 'more than enough'."""
+        return math.inf if self.held.thinned else float(len(self.held))
+
+    def _give_reads(self, before: float | None) -> None:
+        """Counts the ranges of the reads before `before` (None: every read left) on the
+        equal-size ranges of the window they fall in."""
+        if self.read_cuts is None or not self.reads:
+            return
+        due = [r for r in self.reads if before is None or r[0] < before]
+        if not due:
+            return
+        self.reads = [r for r in self.reads if before is not None and r[0] >= before]
+        for _, intervals, op in due:
+            if intervals:
+                self.spans.append((op, [interval_span(self.read_cuts, a, b) for a, b in intervals]))
+
+    def _window(self, times: np.ndarray, keys: np.ndarray, lengths: np.ndarray, units: np.ndarray | None) -> None:
+        unit_keys = _unit_keys(keys, lengths, units)
+        row_hashes = key_hashes(keys)
+        unit_hashes = row_hashes if unit_keys is keys else key_hashes(unit_keys)
+        if self.seen == 0:
+            self.first_time = float(times[0])
+        self._give_reads(float(times[0]))
+        self._share_prefix(unit_keys)
+        words = prefix_words(unit_keys, self.prefix)
+        recent = self._recent()
+        cuts = self._cuts(recent)
+        ordered_units = np.sort(unit_hashes)
+        # The first window is never measured, even on initial data: balancing by load needs
+        # one window of load to see where the writes go.
+        if self.k > 0 and len(unit_keys) >= 2:
+            halves = window_halves(len(unit_keys))
+            # the previous window's writes are the recent ones, unless the balancer remembers more
+            previous_keys, previous_words, previous_ordered = (
+                recent if len(self.recent) == 1 else (self.previous, self.previous_words, None))
+            repeated = bool((ordered_units[1:] == ordered_units[:-1]).any())
+            estimate = estimate_window(
+                tuple(range_counts(cuts, unit_keys, self.prefix, words[h], select=h) for h in halves),
+                tuple(unit_hashes[h] for h in halves) if repeated else None, self.nodes,
+                range_counts(cuts, previous_keys, self.prefix, previous_words, previous_ordered))
+            self.estimates.append((estimate, len(unit_keys), self._held_count()))
+        # A read's cost is counted on ranges of equal size (the size splits alone): the fine
+        # load splits behind a moving tail say where writes go, not how data is laid out.
+        self.read_cuts = self.held.quantile_cuts(self.ranges)
+        self._hold(unit_keys, unit_hashes, words)
+        self.rows.add(keys, row_hashes, times, ordered_units if unit_keys is keys else None)
+        self.previous, self.previous_words = unit_keys, words
+        self.recent.append(unit_keys)
+        self.recent_words.append(words)
+        # The writes from `memory` before the window's nominal end (a last, short window's
+        # end included) to its last write.
+        memory = self.memory - (self.window - len(times))
+        kept = sum(map(len, self.recent))
+        while len(self.recent) > 1 and kept - len(self.recent[0]) >= memory:
+            kept -= len(self.recent.pop(0))
+            self.recent_words.pop(0)
+        if kept > memory:
+            self.recent[0] = self.recent[0][kept - memory:]
+            self.recent_words[0] = self.recent_words[0][kept - memory:]
+        self.seen += len(times)
+        self.key_bytes += int(lengths.sum())
+        self.last_time = float(times[-1])
+        self.k += 1
+
+    def finish(self) -> SpaceMetrics:
+        if self.pending_count:
+            self._window(*self._take(self.pending_count))
+        self._give_reads(None)
+        touched = [(op, sum(span.touched(self.held.keys) for span in spans)) for op, spans in self.spans]
+        final_ranges = len(self._cuts(self._recent())) + 1
+        nodes, ranges = self.nodes, self.ranges
+        # A window is measured once the space holds enough units to cut into its ranges, or half
+        # the units it will ever hold, if fewer (a design of few units is measured early).
+        ready_at = ranges if self.held.thinned else min(ranges, math.ceil(len(self.held) / 2))
+        estimates = [(e, n) for e, n, held in self.estimates if held >= ready_at]
+        measured = sum(n for _, n in estimates)
+        estimates = [e for e, _ in estimates]
+        by_operation: dict[str, list[int]] = {}
+        for op, count in touched:
+            by_operation.setdefault(op, []).append(count)
+        hot_share = float(np.mean([e.hot_node_share for e in estimates])) if estimates else 1.0
+        simpsons = [e.simpson for e in estimates if e.simpson is not None]
+        simpson = float(np.mean(simpsons)) if simpsons else 1.0
+        rows, rewrite_share, lifetime, most, per_s = self.rows.growth(self.last_time - self.first_time)
+        return SpaceMetrics(
+            space=self.space, writes=self.seen, windows=len(estimates), window_writes=self.window,
+            measured_writes=measured, hot_node_share=hot_share,
+            effective_nodes=min(float(nodes), 1.0 / simpson) if simpson > 0 else float(nodes),
+            write_throughput_vs_ideal=1.0 / (nodes * hot_share) if hot_share > 0 else 1.0,
+            hot_unit_share=float(np.mean([e.hot_unit_share for e in estimates])) if estimates else 1.0,
+            read_ranges_touched=float(np.mean([c for _, c in touched])) if touched else None,
+            reads=len(touched),
+            read_ranges_touched_by_operation={op: float(np.mean(c)) for op, c in by_operation.items() if op},
+            read_counts={op: len(c) for op, c in by_operation.items() if op},
+            mean_key_bytes=self.key_bytes / self.seen if self.seen else 0.0,
+            splits=final_ranges - 1, final_ranges=final_ranges, rows=rows, rewrite_share=rewrite_share,
+            rewrite_lifetime=lifetime, max_row_writes=most, row_writes_per_s=per_s,
+        )
+
+
+@dataclass(frozen=True)
+class IntervalSpan:
+    """The ranges a read's interval [start, end) spans, as far as the window it falls in
+    tells: the ranges are those starting at -inf and at each cut. Its first range is the one
+    holding the first unit at or after `start`, which may be written later, so `touched`
+    settles it at the end of the stream."""
+
+    start: bytes
+    below: int  # cuts before start
+    next_cut: bytes | None  # the first cut at or after start
+    last: int  # the range holding the last unit before end (end b"": the last range)
+
+    def touched(self, held: np.ndarray) -> int:
+        """Ranges spanned, `held` the sorted distinct units of the whole stream (or a sample)."""
+        first = self.below
+        if self.next_cut is not None:
+            width = max(held.dtype.itemsize, len(self.start), len(self.next_cut), 1)
+            held = held.astype(f"S{width}", copy=False)
+            at = int(np.searchsorted(held, np.array(self.start, dtype=held.dtype), side="left"))
+            if at == len(held) or held[at] >= self.next_cut:  # no unit between start and the cut
+                first += 1
+        return max(first, self.last) - first + 1
+
+
+def interval_span(cuts: np.ndarray, start: bytes, end: bytes) -> IntervalSpan:
+    width = max(cuts.dtype.itemsize, len(start), len(end), 1)
+    cuts = cuts.astype(f"S{width}", copy=False)
+    below = int(np.searchsorted(cuts, np.array(start, dtype=cuts.dtype), side="left")) if start else 0
+    last = len(cuts) if not end else int(np.searchsorted(cuts, np.array(end, dtype=cuts.dtype), side="left"))
+    return IntervalSpan(start, below, bytes(cuts[below]) if start and below < len(cuts) else None, last)
+
+
+CHUNK_WRITES = 1 << 20  # writes handed to a SpaceModel at a time when replaying a stream held in memory
 
 
 def model_space(times: np.ndarray, keys: np.ndarray, lengths: np.ndarray, reads: list, params: SplitParams,
@@ -367,83 +584,17 @@ def model_space(times: np.ndarray, keys: np.ndarray, lengths: np.ndarray, reads:
                 initial: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> SpaceMetrics:
     """Replays one key space's writes in time order; `reads` are (time, intervals[, operation]);
     `units` each write's split-unit length (None: whole keys); `initial` the (keys, lengths,
-    unit lengths) of rows the space held before the load."""
-    nodes, ranges = params.nodes, params.ranges
-    order = np.argsort(times, kind="stable")
-    times = np.asarray(times)[order]
-    n = len(times)
-    write_units = _unit_keys(keys, lengths, units)[order]
-    initial_units = (_unit_keys(*initial) if initial is not None and len(initial[0])
-                     else np.zeros(0, dtype=write_units.dtype))
-    distinct, unit_ranks = rank_keys(_join_keys(initial_units, write_units) if len(initial_units) else write_units)
-    held_initially, unit_ranks = unit_ranks[:len(initial_units)], unit_ranks[len(initial_units):]
-    _, row_ranks = rank_keys(np.asarray(keys)[order])
-    del order
-    rows = row_growth(times, row_ranks)
-
-    window = params.window_size(n)
-    windows_total = max(1, math.ceil(n / window))
-    # A window is measured once the space holds enough units to cut into its ranges, or half
-    # the units it will ever hold, if fewer (a design of few rows is measured early).
-    ready_at = min(ranges, math.ceil(len(distinct) / 2))
-    read_times = np.array([r[0] for r in reads], dtype=np.float64)
-    read_ranks = [[interval_ranks(distinct, a, b) for a, b in r[1]] for r in reads]
-    read_ops = [r[2] if len(r) > 2 else "" for r in reads]
-    window_starts = times[::window] if n else np.zeros(1)
-    read_window = np.maximum(np.searchsorted(window_starts, read_times, side="right") - 1, 0)
-
-    present = np.zeros(len(distinct), dtype=bool)
-    present[held_initially] = True
-    bounds = np.zeros(1, dtype=np.int64)
-    recent = previous = np.zeros(0, dtype=np.int64)
-    # The balancer's memory of where writes go: enough recent writes to cut every range at
-    # quantiles of RECENT_WRITES_PER_RANGE writes each, and at least one window.
-    memory = max(window, RECENT_WRITES_PER_RANGE * ranges)
-    estimates: list[WindowEstimate] = []
-    measured = 0
-    touched = []
-    for k in range(windows_total):
-        chunk = unit_ranks[k * window:(k + 1) * window]
-        held = np.flatnonzero(present)
-        bounds = steady_bounds(held, recent, ranges)
-        # The first window is never measured, even on initial data: balancing by load needs
-        # one window of load to see where the writes go.
-        if k > 0 and len(held) >= ready_at and len(chunk) >= 2:
-            bins = np.searchsorted(bounds, chunk, side="right") - 1
-            previous_bins = np.searchsorted(bounds, previous, side="right") - 1
-            estimates.append(estimate_window(bins, chunk, len(bounds), nodes, previous_bins))
-            measured += len(chunk)
-        # A read's cost is counted on ranges of equal size (the size splits alone): the fine
-        # load splits behind a moving tail say where writes go, not how data is laid out.
-        window_reads = np.flatnonzero(read_window == k)
-        if len(window_reads):  # most windows have no read: cut the equal-size ranges only for those that do
-            by_size = np.unique(np.concatenate(([0], quantile_cuts(held, ranges))))
-        for r in window_reads:
-            if read_ranks[r]:
-                touched.append((read_ops[r], sum(_touched(by_size, lo, hi) for lo, hi in read_ranks[r])))
-        present[chunk] = True
-        previous = chunk
-        recent = unit_ranks[max(0, (k + 1) * window - memory):(k + 1) * window]
-    bounds = steady_bounds(np.flatnonzero(present), recent, ranges)
-    by_operation: dict[str, list[int]] = {}
-    for op, count in touched:
-        by_operation.setdefault(op, []).append(count)
-    hot_share = float(np.mean([e.hot_node_share for e in estimates])) if estimates else 1.0
-    simpsons = [e.simpson for e in estimates if e.simpson is not None]
-    simpson = float(np.mean(simpsons)) if simpsons else 1.0
-    return SpaceMetrics(
-        space=space, writes=n, windows=len(estimates), window_writes=window, measured_writes=measured,
-        hot_node_share=hot_share,
-        effective_nodes=min(float(nodes), 1.0 / simpson) if simpson > 0 else float(nodes),
-        write_throughput_vs_ideal=1.0 / (nodes * hot_share) if hot_share > 0 else 1.0,
-        hot_unit_share=float(np.mean([e.hot_unit_share for e in estimates])) if estimates else 1.0,
-        read_ranges_touched=float(np.mean([c for _, c in touched])) if touched else None,
-        reads=len(touched),
-        read_ranges_touched_by_operation={op: float(np.mean(c)) for op, c in by_operation.items() if op},
-        read_counts={op: len(c) for op, c in by_operation.items() if op},
-        mean_key_bytes=float(lengths.mean()) if len(lengths) else 0.0,
-        splits=len(bounds) - 1, final_ranges=len(bounds), **asdict(rows),
-    )
+    unit lengths) of rows the space held before the load. The writes are taken in chunks, in
+    time order (an index array sorts them if they are not)."""
+    times = np.asarray(times)
+    model = SpaceModel(params, space, len(times), initial)
+    model.add_reads((r[0], r[1], r[2] if len(r) > 2 else "") for r in reads)
+    ordered = bool(len(times) < 2 or (np.diff(times) >= 0).all())
+    order = None if ordered else np.argsort(times, kind="stable")
+    for start in range(0, len(times), CHUNK_WRITES):
+        at = slice(start, start + CHUNK_WRITES) if ordered else order[start:start + CHUNK_WRITES]
+        model.add(times[at], keys[at], lengths[at], None if units is None else units[at])
+    return model.finish()
 
 
 def model_stream(stream: KeyStream, params: SplitParams | None = None) -> ModelResult:

@@ -14,7 +14,8 @@ from loadtests.cli import main
 from loadtests.design.byteorder import TABLE_SPACE
 from loadtests.model.keystream import KeyStream
 from loadtests.model.simulate import simulate_stream, simulate_strategy
-from loadtests.model.splitmodel import SplitParams, assign_greedy, interval_ranks, model_space, model_stream, rank_keys
+from loadtests.model.splitmodel import (ROW_SAMPLE, SpaceModel, SplitParams, assign_greedy, interval_ranks, model_space,
+                                       model_stream, rank_keys)
 from loadtests.model.verdict import judge, standard_error
 
 ROWS, NODES = 20_000, 8
@@ -257,3 +258,29 @@ def test_cli_analyze_gives_each_saved_unit_its_verdict_at_other_node_counts(tmp_
         lines = capsys.readouterr().out.splitlines()
         verdicts = {line.split()[0]: line.split()[1] for line in lines[2:]}
         assert verdicts == {"spanner-timestamp_first-googlesql": "hotspot", "spanner-uuid4_string-googlesql": "spread"}
+
+
+def test_the_model_keeps_bounded_state_and_gives_the_same_figures_however_the_writes_are_chunked():
+    rng = np.random.default_rng(5)
+    n = 300_000  # more distinct keys than the samples hold: they thin
+    keys = rng.integers(0, 256, size=(n, 16), dtype=np.uint8).view("S16").ravel()
+    times, lengths, params = np.arange(n, dtype=float), np.full(n, 16, np.uint16), SplitParams(nodes=16)
+    whole = SpaceModel(params, TABLE_SPACE, n)
+    whole.add(times, keys, lengths)
+    pieces = SpaceModel(params, TABLE_SPACE, n)
+    for at in np.array_split(np.arange(n), 13):
+        pieces.add(times[at], keys[at], lengths[at])
+    assert whole.held.thinned and len(whole.held) <= whole.held.capacity and len(whole.rows.hashes) <= ROW_SAMPLE
+    assert sum(map(len, whole.recent)) <= whole.memory
+    first, second = whole.finish(), pieces.finish()
+    assert first == second
+    assert first.hot_node_share <= 1.5 / 16 and first.effective_nodes >= 0.9 * 16
+    assert first.rows == pytest.approx(n, rel=0.02) and first.rewrite_share <= 0.01 and first.max_row_writes == 1
+
+
+def test_a_streamed_simulation_models_like_the_stream_held_in_memory():
+    strategy = strategies.catalogue("spanner")["hash_shard"]
+    streamed = simulate_strategy(strategy, 5000, nodes=NODES, reads_per_operation=10, read_window_s=2.0)
+    held = model_stream(simulate_stream(strategy, 5000, reads_per_operation=10, read_window_s=2.0),
+                        SplitParams(nodes=NODES))
+    assert streamed.summary() == held.summary() and streamed.summary()["read_ranges_touched"] is not None

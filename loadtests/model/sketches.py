@@ -1,0 +1,334 @@
+"""Bounded structures the streaming split model keeps between windows (splitmodel.py).
+
+Keys are numpy 'S' arrays (fixed width, trailing NUL bytes ignored, as numpy compares them).
+Nothing here grows with the stream: a sample of distinct keys, and a sample of rows with
+their exact write counts, each thinned by a hash threshold once it passes its capacity.
+Both are exact while the stream has no more distinct keys (rows) than their capacity, and a
+uniform random sample of the distinct keys (rows) after that (results/README.md, "The split
+model", states the error this leaves).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_MIX1, _MIX2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+_SHIFT30, _SHIFT27, _SHIFT31 = np.uint64(30), np.uint64(27), np.uint64(31)
+_ALL = np.uint64(2**64 - 1)
+
+
+def _width8(keys: np.ndarray) -> np.ndarray:
+    width = keys.dtype.itemsize
+    return keys if width % 8 == 0 else keys.astype(f"S{width + 8 - width % 8}")
+
+
+def key_hashes(keys: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each key, the same whatever the array's width (a zero word adds
+    nothing). Two distinct keys share a hash with probability about 2^-64."""
+    keys = np.ascontiguousarray(_width8(keys))
+    words = keys.view(np.uint64).reshape(len(keys), -1) if len(keys) else np.zeros((0, 1), np.uint64)
+    out = np.zeros(len(keys), dtype=np.uint64)
+    for i in range(words.shape[1]):
+        # splitmix64's finaliser of word * an odd constant per position: 0 stays 0
+        x = words[:, i] * np.uint64(0x9E3779B97F4A7C15 + 2 * i)
+        x ^= x >> _SHIFT30
+        x *= _MIX1
+        x ^= x >> _SHIFT27
+        x *= _MIX2
+        x ^= x >> _SHIFT31
+        out ^= x
+    return out
+
+
+def common_prefix(*arrays: np.ndarray, limit: int | None = None) -> int:
+    """Bytes every key of every array shares at its start (a key is NUL past its width),
+    at most `limit`."""
+    reference = next(a for a in arrays if len(a))[0]
+    ref = np.frombuffer(reference.ljust(max(a.dtype.itemsize for a in arrays), b"\x00"), dtype=np.uint8)
+    shared = len(ref) if limit is None else min(limit, len(ref))
+    for keys in arrays:
+        if not len(keys):
+            continue
+        width = keys.dtype.itemsize
+        matrix = np.ascontiguousarray(keys).view(np.uint8).reshape(len(keys), width)
+        j = 0
+        while j < shared and ((matrix[:, j] == ref[j]).all() if j < width else ref[j] == 0):
+            j += 1
+        shared = j
+    return shared
+
+
+def prefix_words(keys: np.ndarray, start: int) -> np.ndarray:
+    """Bytes start..start+8 of each key as a big-endian number: keys that share their first
+    `start` bytes compare as these numbers do, or tie."""
+    width = keys.dtype.itemsize
+    matrix = np.ascontiguousarray(keys).view(np.uint8).reshape(len(keys), width)[:, start:start + 8]
+    if matrix.shape[1] < 8:
+        matrix = np.hstack([matrix, np.zeros((len(keys), 8 - matrix.shape[1]), np.uint8)])
+    return np.ascontiguousarray(matrix).view(">u8").ravel().astype(np.uint64)
+
+
+def same_width(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    width = max(a.dtype.itemsize, b.dtype.itemsize)
+    return a.astype(f"S{width}", copy=False), b.astype(f"S{width}", copy=False)
+
+
+_SLOT = np.uint64(0x9E3779B97F4A7C15)
+_SLOT_SHIFT = np.uint64(48)
+
+
+def members(words: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Indexes of the `words` that are among the sorted distinct `values`: a 2^16-slot table
+    of the values' hashed slots passes few words to the exact search."""
+    if len(values) <= 2:
+        return np.flatnonzero(np.isin(words, values))
+    table = np.zeros(1 << 16, dtype=bool)
+    table[(values * _SLOT) >> _SLOT_SHIFT] = True
+    maybe = np.flatnonzero(table[(words * _SLOT) >> _SLOT_SHIFT])
+    at = np.minimum(np.searchsorted(values, words[maybe]), len(values) - 1)
+    return maybe[values[at] == words[maybe]]
+
+
+def range_counts(cuts: np.ndarray, keys: np.ndarray, start: int, words: np.ndarray | None = None,
+                 ordered: np.ndarray | None = None, select: np.ndarray | None = None) -> np.ndarray:
+    """How many keys fall in each range: before the first of the sorted distinct `cuts`,
+    then from each cut to the next. Every key and cut shares its first `start` bytes; the
+    8-byte words after them (`words`, of keys[select] if given; `ordered` sorted) decide,
+    and whole keys are compared only where a key's word ties a cut's."""
+    if words is None:
+        words = prefix_words(keys if select is None else keys[select], start)
+    if not len(cuts) or not len(words):
+        return np.bincount(np.zeros(len(words), dtype=np.int64), minlength=len(cuts) + 1)
+    cut_words = prefix_words(cuts, start)
+    ordered = np.sort(words) if ordered is None else ordered
+    below = np.searchsorted(ordered, cut_words, side="left")  # keys before each cut
+    tied = np.flatnonzero(np.searchsorted(ordered, cut_words, side="right") > below)
+    if len(tied):
+        at = members(words, np.unique(cut_words[tied]))
+        if select is not None:
+            at = np.flatnonzero(select)[at]
+        candidates, tied_cuts = same_width(np.sort(keys[at]), cuts[tied])
+        candidate_words = prefix_words(candidates, start)
+        # of the keys sharing the cut's word, those before the cut
+        below[tied] += (np.searchsorted(candidates, tied_cuts, side="left")
+                        - np.searchsorted(candidate_words, cut_words[tied], side="left"))
+    return np.diff(np.concatenate(([0], below, [len(words)])))
+
+
+def order_statistics(keys: np.ndarray, positions: np.ndarray, start: int | None = None,
+                     words: np.ndarray | None = None, ordered: np.ndarray | None = None) -> np.ndarray:
+    """np.sort(keys)[positions] without sorting whole keys: the 8-byte words past the first
+    `start` bytes (which every key shares; None: as many as they share) are sorted, and only
+    keys whose word is one of the chosen ones are sorted whole."""
+    if not len(positions):
+        return keys[:0]
+    start = common_prefix(keys) if start is None else start
+    words = prefix_words(keys, start) if words is None else words
+    ordered = np.sort(words) if ordered is None else ordered
+    chosen = np.unique(ordered[positions])
+    candidates = np.sort(keys[members(words, chosen)])  # every key whose word was chosen, in key order
+    candidate_words = prefix_words(candidates, start)
+    first_of_word = np.searchsorted(ordered, ordered[positions], side="left")
+    return candidates[np.searchsorted(candidate_words, ordered[positions], side="left") + positions - first_of_word]
+
+
+def quantile_positions(count: int, pieces: int) -> np.ndarray:
+    """Positions in `count` sorted items that cut them into `pieces` equal counts (fewer
+    with fewer items): the splitmodel's quantile cuts."""
+    pieces = min(pieces, count)
+    if pieces <= 1:
+        return np.zeros(0, dtype=np.int64)
+    return (np.arange(1, pieces, dtype=np.int64) * count) // pieces
+
+
+class _HashThinned:
+    """A sample that keeps what hashes at or below `threshold`, halved as often as the
+    sample passes its capacity: every key (row) is kept with the same chance, `fraction`."""
+
+    threshold = _ALL
+
+    @property
+    def thinned(self) -> bool:
+        return self.threshold != _ALL
+
+    @property
+    def fraction(self) -> float:
+        """The share of the distinct keys (rows) the sample holds."""
+        return (float(self.threshold) + 1) / 2**64
+
+
+class DistinctSample(_HashThinned):
+    """Distinct keys seen so far, or, once there are more than `capacity`, those whose hash
+    falls under a threshold halved as often as needed: a uniform random sample of the
+    distinct keys (the same key is always in or always out). Kept sorted, for quantiles."""
+
+    def __init__(self, capacity: int):
+        self.capacity = capacity
+        self.threshold = _ALL  # a key is kept when its hash is at or below it
+        self.keys = np.zeros(0, dtype="S1")
+        self.key_hashes = np.zeros(0, dtype=np.uint64)  # aligned with keys
+        self.sorted_hashes = np.zeros(0, dtype=np.uint64)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def add(self, keys: np.ndarray, hashes: np.ndarray) -> None:
+        kept = np.flatnonzero(hashes <= self.threshold) if self.thinned else None
+        if kept is not None:
+            keys, hashes = keys[kept], hashes[kept]
+        if not len(keys):
+            return
+        distinct, first = np.unique(hashes, return_index=True)
+        if len(self.sorted_hashes):
+            at = np.minimum(np.searchsorted(self.sorted_hashes, distinct), len(self.sorted_hashes) - 1)
+            new = self.sorted_hashes[at] != distinct
+            distinct, first = distinct[new], first[new]
+        if not len(distinct):
+            return
+        new_keys, new_hashes = keys[first], hashes[first]
+        order = np.argsort(new_keys, kind="stable")
+        new_keys, new_hashes = new_keys[order], new_hashes[order]
+        held, new_keys = same_width(self.keys, new_keys)
+        at = np.searchsorted(held, new_keys)
+        self.keys = np.insert(held, at, new_keys)
+        self.key_hashes = np.insert(self.key_hashes, at, new_hashes)
+        self.sorted_hashes = np.insert(self.sorted_hashes, np.searchsorted(self.sorted_hashes, distinct), distinct)
+        while len(self.keys) > self.capacity:
+            self.threshold >>= np.uint64(1)
+            kept = self.key_hashes <= self.threshold
+            self.keys, self.key_hashes = self.keys[kept], self.key_hashes[kept]
+            self.sorted_hashes = self.sorted_hashes[self.sorted_hashes <= self.threshold]
+
+    def quantile_cuts(self, pieces: int) -> np.ndarray:
+        """Keys that cut the sample into `pieces` equal counts (fewer with fewer keys)."""
+        return self.keys[quantile_positions(len(self.keys), pieces)]
+
+
+class RowSample(_HashThinned):
+    """Exact write counts, first and last write times of every row, or, once there are more
+    than `capacity` rows, of a uniform random sample of them (by hash, as DistinctSample).
+    Rows it drops that were written more than once go to a table of the `heavy` most
+    written rows, which then also takes any row written twice within one window: the
+    busiest row is found even once the sample no longer holds it."""
+
+    def __init__(self, capacity: int, heavy: int = 1024):
+        self.capacity, self.heavy_capacity = capacity, heavy
+        self.threshold = _ALL
+        self.hashes = np.zeros(0, dtype=np.uint64)  # sorted
+        self.keys = np.zeros(0, dtype="S1")
+        self.counts = np.zeros(0, dtype=np.int64)
+        self.first = np.zeros(0, dtype=np.float64)
+        self.last = np.zeros(0, dtype=np.float64)
+        self.heavy = self._empty()
+        self.writes = 0
+
+    @staticmethod
+    def _empty() -> dict[str, np.ndarray]:
+        return {"hashes": np.zeros(0, np.uint64), "keys": np.zeros(0, "S1"), "counts": np.zeros(0, np.int64),
+                "first": np.zeros(0, np.float64), "last": np.zeros(0, np.float64)}
+
+    def add(self, keys: np.ndarray, hashes: np.ndarray, times: np.ndarray, ordered: np.ndarray | None = None) -> None:
+        """One window's writes, in time order (`ordered`: their hashes sorted, if at hand)."""
+        self.writes += len(hashes)
+        if self.thinned:
+            self._track_heavy(keys, hashes, times, np.sort(hashes) if ordered is None else ordered)
+            kept = np.flatnonzero(hashes <= self.threshold)
+            keys, hashes, times = keys[kept], hashes[kept], times[kept]
+        if not len(hashes):
+            return
+        distinct, first, counts = np.unique(hashes, return_index=True, return_counts=True)
+        _, from_end = np.unique(hashes[::-1], return_index=True)
+        last_times = times[len(hashes) - 1 - from_end]
+        at = np.minimum(np.searchsorted(self.hashes, distinct), max(len(self.hashes) - 1, 0))
+        known = (self.hashes[at] == distinct) if len(self.hashes) else np.zeros(len(distinct), bool)
+        self.counts[at[known]] += counts[known]
+        self.last[at[known]] = last_times[known]
+        new = ~known
+        self._insert(self.__dict__, distinct[new], keys[first[new]], counts[new], times[first[new]], last_times[new])
+        while len(self.hashes) > self.capacity:
+            self.threshold >>= np.uint64(1)
+            kept = self.hashes <= self.threshold
+            dropped = ~kept & (self.counts > 1)
+            self._admit_heavy(*(getattr(self, f)[dropped] for f in ("hashes", "keys", "counts", "first", "last")))
+            for name in ("hashes", "keys", "counts", "first", "last"):
+                setattr(self, name, getattr(self, name)[kept])
+
+    @staticmethod
+    def _insert(table: dict, hashes, keys, counts, first, last) -> None:
+        if not len(hashes):
+            return
+        at = np.searchsorted(table["hashes"], hashes)
+        held, keys = same_width(table["keys"], keys)
+        table["hashes"] = np.insert(table["hashes"], at, hashes)
+        table["keys"] = np.insert(held, at, keys)
+        table["counts"] = np.insert(table["counts"], at, counts)
+        table["first"] = np.insert(table["first"], at, first)
+        table["last"] = np.insert(table["last"], at, last)
+
+    def _admit_heavy(self, hashes, keys, counts, first, last) -> None:
+        """Rows into the heavy table (a row already there keeps the figures of the two that
+        counted more of its writes); past its capacity, the least written go."""
+        heavy = self.heavy
+        if len(heavy["hashes"]):
+            at = np.minimum(np.searchsorted(heavy["hashes"], hashes), len(heavy["hashes"]) - 1)
+            fresh = heavy["hashes"][at] != hashes
+            better = ~fresh & (counts > heavy["counts"][at])
+            for name, values in (("counts", counts), ("first", first), ("last", last)):
+                heavy[name][at[better]] = values[better]
+            hashes, keys, counts, first, last = hashes[fresh], keys[fresh], counts[fresh], first[fresh], last[fresh]
+        self._insert(heavy, hashes, keys, counts, first, last)
+        if len(heavy["hashes"]) > self.heavy_capacity:
+            keep = np.sort(np.argsort(-heavy["counts"], kind="stable")[:self.heavy_capacity])
+            for name in heavy:
+                heavy[name] = heavy[name][keep]
+
+    def _track_heavy(self, keys: np.ndarray, hashes: np.ndarray, times: np.ndarray, ordered: np.ndarray) -> None:
+        """Counts the window's writes to the heavy rows, and admits the rows the window
+        writes more than once (their writes before this window are not counted)."""
+        heavy = self.heavy
+        if len(heavy["hashes"]):
+            written = (np.searchsorted(ordered, heavy["hashes"], side="right")
+                       - np.searchsorted(ordered, heavy["hashes"], side="left"))
+            heavy["counts"] += written
+            heavy["last"] = np.where(written > 0, times[-1], heavy["last"])
+        repeated = np.flatnonzero(ordered[1:] == ordered[:-1])
+        if not len(repeated):
+            return
+        values, counts = np.unique(ordered[repeated], return_counts=True)
+        counts += 1
+        top = np.sort(np.argsort(-counts, kind="stable")[:self.heavy_capacity])  # values stay sorted
+        values, counts = values[top], counts[top]
+        at = np.minimum(np.searchsorted(values, hashes), len(values) - 1)
+        hit = np.flatnonzero(values[at] == hashes)
+        first_write = np.empty(len(values), dtype=np.int64)
+        first_write[at[hit][::-1]] = hit[::-1]  # of repeated indexes the last assignment holds: the first write
+        self._admit_heavy(values, keys[first_write], counts, times[first_write], np.full(len(values), times[-1]))
+
+    def growth(self, span: float) -> tuple[int, float, float, int, float]:
+        """(rows, rewrite share, rewrite lifetime, the busiest row's writes, its writes per
+        second): exact while no row was dropped. After, the heavy rows count as they are and
+        the sample's other rows each for 1 / fraction rows (a stratified estimate)."""
+        if not self.writes:
+            return 0, 0.0, 0.0, 0, 0.0
+        heavy = self.heavy
+        sampled = np.ones(len(self.hashes), dtype=bool)
+        if len(heavy["hashes"]):
+            at = np.minimum(np.searchsorted(heavy["hashes"], self.hashes), len(heavy["hashes"]) - 1)
+            sampled = heavy["hashes"][at] != self.hashes
+        table = {"keys": np.concatenate(same_width(self.keys, heavy["keys"])),
+                 "counts": np.concatenate([self.counts, heavy["counts"]]),
+                 "life": np.concatenate([self.last - self.first, heavy["last"] - heavy["first"]]),
+                 "weight": np.concatenate([np.where(sampled, 1 / self.fraction, 0.0), np.ones(len(heavy["counts"]))])}
+        # a heavy row the sample also holds counts once, with the sample's exact figures
+        table["weight"][np.flatnonzero(~sampled)] = 1.0
+        if len(heavy["hashes"]):
+            in_sample = np.isin(heavy["hashes"], self.hashes)
+            table["weight"][len(self.hashes):][in_sample] = 0.0
+        rewrites = (table["counts"] - 1) * table["weight"]
+        lifetime = float((rewrites * table["life"]).sum() / rewrites.sum() / span) if rewrites.sum() and span > 0 else 0.0
+        rows = int(round(table["weight"].sum()))
+        most = table["counts"].max()
+        tied = np.flatnonzero(table["counts"] == most)
+        busiest = tied[np.argsort(table["keys"][tied], kind="stable")[0]]  # of equals, the first in key order
+        per_s = float(most / table["life"][busiest]) if table["life"][busiest] > 0 else 0.0
+        return rows, min(1.0, float(rewrites.sum() / self.writes)), min(1.0, lifetime), int(most), per_s

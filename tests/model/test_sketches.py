@@ -1,0 +1,109 @@
+"""The bounded structures of the streaming split model, against exact answers on streams
+small enough to compute them."""
+
+import numpy as np
+import pytest
+
+from loadtests.model.sketches import (DistinctSample, RowSample, common_prefix, key_hashes, order_statistics,
+                                      quantile_positions, range_counts)
+
+
+def _keys(rng, n, alphabet=b"abcd", width=6):
+    """Short keys over a small alphabet: many ties in their first bytes, some repeats."""
+    letters = np.frombuffer(alphabet, dtype=np.uint8)
+    return letters[rng.integers(0, len(letters), size=(n, width))].view(f"S{width}").ravel()
+
+
+def test_hashes_ignore_the_arrays_padding_and_tell_keys_apart():
+    keys = np.array([b"a", b"ab", b"abc\x00d", b"\x01"], dtype="S5")
+    assert (key_hashes(keys) == key_hashes(keys.astype("S24"))).all()
+    assert len(set(key_hashes(keys).tolist())) == 4
+
+
+def test_common_prefix_counts_the_shared_leading_bytes():
+    assert common_prefix(np.array([b"abcx", b"abcy"]), np.array([b"abd"])) == 2
+    assert common_prefix(np.array([b"ab", b"ab\x00\x00"])) == 4  # NUL padding is part of the key
+    assert common_prefix(np.array([b"abcx", b"abcy"]), limit=1) == 1
+
+
+def test_range_counts_and_order_statistics_match_a_full_sort():
+    rng = np.random.default_rng(7)
+    keys = _keys(rng, 5000)
+    cuts = np.unique(np.concatenate([keys[:40], _keys(rng, 40)]))  # cuts that are keys, and that are not
+    exact = np.bincount(np.searchsorted(cuts, keys, side="right"), minlength=len(cuts) + 1)
+    assert (range_counts(cuts, keys, 0) == exact).all()
+    select = rng.random(len(keys)) < 0.5
+    exact_half = np.bincount(np.searchsorted(cuts, keys[select], side="right"), minlength=len(cuts) + 1)
+    assert (range_counts(cuts, keys, 0, select=select) == exact_half).all()
+    positions = quantile_positions(len(keys), 97)
+    assert (order_statistics(keys, positions) == np.sort(keys)[positions]).all()
+
+
+def test_distinct_sample_is_exact_below_its_capacity():
+    rng = np.random.default_rng(1)
+    keys = _keys(rng, 3000, width=4)
+    sample = DistinctSample(capacity=10_000)
+    for block in np.array_split(keys, 7):
+        sample.add(block, key_hashes(block))
+    distinct = np.unique(keys)
+    assert not sample.thinned and (sample.keys == distinct).all()
+    assert (sample.quantile_cuts(50) == distinct[quantile_positions(len(distinct), 50)]).all()
+
+
+def test_distinct_sample_quantiles_stay_within_their_standard_error_once_thinned():
+    rng = np.random.default_rng(2)
+    keys = rng.integers(0, 256, size=(200_000, 12), dtype=np.uint8).view("S12").ravel()
+    keys = np.concatenate([keys, keys[:50_000]])  # rewrites count once
+    sample = DistinctSample(capacity=4096)
+    for block in np.array_split(keys, 25):
+        sample.add(block, key_hashes(block))
+    assert sample.thinned and 2048 <= len(sample) <= 4096
+    distinct = np.unique(keys)
+    assert len(sample) / sample.fraction == pytest.approx(len(distinct), rel=0.1)
+    pieces = 20
+    share = np.searchsorted(distinct, sample.quantile_cuts(pieces)) / len(distinct)
+    target = np.arange(1, pieces) / pieces
+    se = np.sqrt(target * (1 - target) / len(sample))
+    assert (np.abs(share - target) <= 4 * se).all(), np.abs(share - target) / se
+
+
+def _exact_growth(keys, times):
+    distinct, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
+    first = np.full(len(distinct), np.inf)
+    last = np.full(len(distinct), -np.inf)
+    np.minimum.at(first, inverse, times)
+    np.maximum.at(last, inverse, times)
+    rewrites = counts - 1
+    return len(distinct), rewrites.sum() / len(keys), (rewrites * (last - first)).sum() / rewrites.sum(), counts.max()
+
+
+def test_row_sample_is_exact_below_its_capacity():
+    rng = np.random.default_rng(3)
+    keys = _keys(rng, 4000, width=3)
+    times = np.arange(len(keys), dtype=np.float64)
+    rows = RowSample(capacity=10_000)
+    for block in np.array_split(np.arange(len(keys)), 9):
+        rows.add(keys[block], key_hashes(keys[block]), times[block])
+    count, rewrite_share, lifetime, most, _ = rows.growth(span=times[-1] - times[0])
+    exact = _exact_growth(keys, times)
+    assert (count, most) == (exact[0], exact[3])
+    assert rewrite_share == pytest.approx(exact[1]) and lifetime == pytest.approx(exact[2] / (times[-1] - times[0]))
+
+
+def test_row_sample_estimates_rewrites_and_keeps_the_busiest_row_once_thinned():
+    rng = np.random.default_rng(4)
+    n = 120_000
+    keys = rng.integers(0, 256, size=(n, 10), dtype=np.uint8).view("S10").ravel()
+    rewritten = rng.random(n) < 0.3  # three writes in ten go back to one of 40,000 earlier rows
+    keys[rewritten] = keys[rng.integers(0, 40_000, size=rewritten.sum())]
+    keys[::25] = b"busy-row"  # one row takes one write in 25: twice or more in every block below
+    times = np.arange(n, dtype=np.float64)
+    rows = RowSample(capacity=4096)
+    for block in np.array_split(np.arange(n), 40):
+        rows.add(keys[block], key_hashes(keys[block]), times[block])
+    assert rows.thinned and len(rows.hashes) <= 4096
+    count, rewrite_share, _, most, _ = rows.growth(span=times[-1])
+    exact = _exact_growth(keys, times)
+    assert count == pytest.approx(exact[0], rel=0.1)
+    assert rewrite_share == pytest.approx(exact[1], abs=0.03)
+    assert most == exact[3] == n // 25
