@@ -138,12 +138,17 @@ def infer(schema: Schema, table: Table, column: Column, stated: dict[str, Distri
             return Distribution(inherited.name, f"the key of parent {parent.name} ({inherited.reason})",
                                 inherited.values, inherited.exponent, inherited.sequence)
     if column.base_type in ("TIMESTAMP", "DATE") and TIME_NAME.search(column.name):
-        return Distribution("time", f"a {written(column.base_type)} named like the write's time")
+        return Distribution("time", f"{_article(written(column.base_type))} named like the write's time")
     if column.base_type == "INT64" and EPOCH_NAME.search(column.name):
         return Distribution("time", f"an {written('INT64')} named like a time since the epoch")
     if column.base_type == "BOOL":
         return Distribution("categorical", f"{written('BOOL')}: two values", 2)
-    return Distribution(UNKNOWN, f"a {column.type_in(schema.dialect)} with no default or option that tells its values")
+    return Distribution(UNKNOWN, f"{_article(column.type_in(schema.dialect))} with no default or option that tells its values")
+
+
+def _article(noun: str) -> str:
+    """ "an INT64", "a TIMESTAMP": the article a type's name takes when read aloud."""
+    return ("an " if noun[:1].upper() in "AEIOU" else "a ") + noun
 
 
 def _parent_key_column(schema: Schema, table: Table, column: Column) -> tuple[Table, Column] | None:

@@ -80,7 +80,7 @@ def test_an_uninferable_int64_key_column_is_named_never_guessed(spanner_emulator
     orders = section(report.lines, "table Orders: key (CustomerId, OrderTs)")
     assert "verdict: inconclusive: it depends on CustomerId, which keybench cannot infer" in orders
     assert "as sequential: hotspot" in orders and "as random: spread" in orders
-    assert "assumes CustomerId = unknown: a INT64 with no default or option that tells its values" in orders
+    assert "assumes CustomerId = unknown: an INT64 with no default or option that tells its values" in orders
     assert "state it with --columns" in orders
 
 
