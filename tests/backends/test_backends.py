@@ -78,6 +78,12 @@ def test_spanner_schema_matches_the_fixture_and_rows_read_back(emulator_hosts, n
         key, e = written[7]
         [row] = db.read((Span(key, key),))
         assert (row.entity, row.ts_us, row.write_id) == (e.entity, e.ts_us, e.write_id)
+        # A full scan's `where` keeps the rows it names, and only those.
+        lo, hi = written[10][1].ts_us, written[19][1].ts_us
+        assert sorted(r.write_id for r in db.read(None, where=("ts_us", lo, hi))) == sorted(
+            e.write_id for _, e in written if lo <= e.ts_us <= hi)
+        assert sorted(r.write_id for r in db.read(None, where=("entity", 2, 2))) == sorted(
+            e.write_id for _, e in written if e.entity == 2)
     finally:
         db.drop()
         db.close()
