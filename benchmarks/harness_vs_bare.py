@@ -322,14 +322,16 @@ def run_keybench(locust_stage, operation: str, users: int, seconds: float) -> di
     backend = stage.strategy.backend
     endpoint = emulators.Endpoint(backend, os.environ[emulators.ENV_VARS[backend]], "environment")
     cpu_before = cpu_seconds()
-    elapsed = locust_stage.drive(LoadPlan(users, 0.0, seconds), f"keybench {backend} {operation}", endpoint).seconds
-    cpu = cpu_seconds() - cpu_before
+    started = time.monotonic()
+    driven = locust_stage.drive(LoadPlan(users, 0.0, seconds), f"keybench {backend} {operation}", endpoint)
+    cpu, elapsed = cpu_seconds() - cpu_before, driven.seconds
     stats = stage.collector.stats[stage.series[operation]]
     result = {"ops": stats.requests, "seconds": elapsed, "cpu_us_per_op": cpu / max(stats.requests, 1) * 1e6,
               "rows": stats.rows if operation == INSERT else stats.requests, "failures": stats.failures,
               "errors": stats.errors, "missing": stats.missing, "strays": stats.strays, "aborts": stats.aborts,
               "p50_ms": stats.histogram.get_value_at_percentile(50) / 1000,
-              "max_ms": stats.histogram.get_max_value() / 1000}
+              "max_ms": stats.histogram.get_max_value() / 1000, "stopping_s": driven.stopping_s,
+              "first_op_after_s": stage.collector.first_op - started, "active_s": stage.collector.active_seconds()}
     if operation == INSERT:
         result["integrity"] = stage.audit().describe()
     return result
