@@ -117,15 +117,19 @@ class BareClient:
         self.generator = stage.strategy.key_generator(1)
         self.payload = "x" * stage.settings.payload_bytes
         self.numbers = itertools.count(1)
-        self.first_us = time.time_ns() // 1000
+        self.last_us = 0
+        self.lock = threading.Lock()
         self.written: list[WriteEvent] = []  # what the reads pick from
 
     def events(self, count: int) -> list[WriteEvent]:
-        # A process-wide counter makes every row's time distinct: no two rows share a key.
+        # Rows carry the time they are written, as keybench's do (time_window reads the last
+        # seconds), each at least 1 ms after the one before: no two rows share a key.
         out = []
-        for _ in range(count):
-            n = next(self.numbers)
-            out.append(WriteEvent(n % POPULATION + 1, self.first_us + n * 1000, f"bare-{n}", n))
+        with self.lock:
+            for _ in range(count):
+                n = next(self.numbers)
+                self.last_us = max(time.time_ns() // 1000, self.last_us + 1000)
+                out.append(WriteEvent(n % POPULATION + 1, self.last_us, f"bare-{n}", n))
         return out
 
     def prefill(self, rows: int) -> None:
