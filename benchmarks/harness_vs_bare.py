@@ -1,36 +1,45 @@
 """How much throughput keybench's harness costs against a bare loop of the client library.
 
-    .venv/bin/python benchmarks/harness_vs_bare.py [--backends spanner,bigtable] [--operations insert,latest_n]
-        [--users 8] [--seconds 5] [--rounds 3] [--batch-size 1]
+    .venv/bin/python benchmarks/harness_vs_bare.py [--backends spanner,bigtable] [--operations all]
+        [--cases all] [--users 8] [--seconds 5] [--rounds 3] [--batch-size 1]
 
-For each backend and operation, the same concurrency is driven several ways on the same emulator:
+For each backend and operation (every one the backend has: insert, point_read, latest_n,
+prefix_scan, time_window, number_range; see loadtests.design.plans.READ_OPERATIONS), the same
+concurrency is driven several ways on the same emulator:
 
 - bare: OS threads in a plain loop of the client library's public API, no gevent, no
-  keybench code on the hot path (Spanner: `database.batch()` single-row insert commits, or
-  `snapshot.read` of one user's KeyRange with a limit; Bigtable: data-client `mutate_row`,
-  or `read_rows` of one device's row range with a limit). This is the ceiling the issue
-  sets, and the loop behind README.md's emulator figures;
+  keybench code on the hot path (Spanner: `database.batch()` single-row insert commits and
+  `snapshot.read`; Bigtable: the data client's `mutate_row` and `read_rows`);
 - bare_gevent: the same loop in a process set up as keybench's (gevent monkey-patching and
   init_gevent), its threads greenlets: what gevent and gRPC's gevent mode cost;
-- bare_rpc (Bigtable single-row inserts only): OS threads calling the write keybench uses,
-  `MutateRowCall` (MutateRow with plain protobuf messages on the data client's channel):
-  the bare loop with keybench's choice of client API;
+- bare_rpc (Bigtable): OS threads calling the client API keybench uses, `MutateRowCall` and
+  `ReadRowsCall` (the RPCs with plain protobuf messages on the data client's channel);
+- bare_rpc_gevent (Bigtable): the same loop as greenlets under keybench's gevent set-up;
 - keybench: Locust users through `Stage.step` and the collector, run by `runner.drive`,
   the function `keybench run` uses, with a single-operation mix (`WorkloadSettings.mix`).
 
-Both write the same rows into the same kind of table: Spanner `desc_timestamp` (GoogleSQL)
-and Bigtable `reverse_timestamp`, whose latest_n reads are one key range that stops after
-N rows. The bare loop builds its row keys with keybench's key functions so the rows are
-identical; that costs a few microseconds per row. Every case runs in its own process
-(the bare one must not be monkey-patched by gevent), on a fresh database or table; the
-cases alternate A B C A B C, and the printout gives each case's ops/s with min/median/max
-and the ratios of each round's pairs.
+The fair baseline, the one the issue's 0.9 target is measured against, is the bare loop of
+the client API keybench uses, in the gevent mode keybench must run in (Locust users are
+greenlets): bare_gevent on Spanner, bare_rpc_gevent on Bigtable. The OS-thread loops are
+the ceilings without gevent.
+
+Each read sends the request keybench sends for the design: Spanner `desc_timestamp`
+(GoogleSQL) and Bigtable `reverse_timestamp`, whose point_read is one key, latest_n one key
+range that stops after N rows, prefix_scan one device's range, and time_window and
+number_range full scans (Bigtable filters them on the server). A read case first writes
+PREFILL_ROWS rows through its own path; point_read and number_range pick a random written row,
+as keybench's users pick a recent one. The bare loops build row keys and requests with
+keybench's key functions and the backend's request helpers, before the timed loop where
+they can, so the rows and requests are identical. Every case runs in its own process (the
+OS-thread ones must not be monkey-patched by gevent), on a fresh database or table; the
+cases alternate A B C A B C, and the printout gives each case's ops/s and client CPU per
+operation with median [min..max], and the ratios of each round's pairs.
 """
 
 import os
 import sys
 
-GEVENT_CASES = ("keybench", "bare_gevent")  # processes set up as keybench's: gevent, then gRPC
+GEVENT_CASES = ("keybench", "bare_gevent", "bare_rpc_gevent")  # processes set up as keybench's
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")  # before grpc is imported: see loadtests.infra.runtime
 CHILD_FLAG = "--child"
 if CHILD_FLAG in sys.argv and sys.argv[sys.argv.index(CHILD_FLAG) + 1] in GEVENT_CASES:
@@ -39,149 +48,247 @@ if CHILD_FLAG in sys.argv and sys.argv[sys.argv.index(CHILD_FLAG) + 1] in GEVENT
 import argparse  # noqa: E402
 import itertools  # noqa: E402
 import json  # noqa: E402
+import random  # noqa: E402
+import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
 
 from _common import cpu_seconds, spread  # noqa: E402
 from loadtests.design import strategies  # noqa: E402
+from loadtests.design.byteorder import bigtable_row_range  # noqa: E402
+from loadtests.design.plans import DEFAULT_WINDOW_S, DEFAULT_NUMBER_SPAN, READ_OPERATIONS  # noqa: E402
 from loadtests.infra import emulators  # noqa: E402
+from loadtests.infra.target import INSTANCE, PROJECT  # noqa: E402
 from loadtests.backends.base import DEFAULT_TIMEOUT_S  # noqa: E402
 from loadtests.design.keys import WriteEvent, timestamp  # noqa: E402
-from loadtests.drive.locust_driver import LoadPlan, LocustStage  # noqa: E402
 from loadtests.drive.stage import Stage, StageSpec  # noqa: E402
-from loadtests.drive.workload import INSERT, WorkloadSettings  # noqa: E402
+from loadtests.drive.workload import INSERT, UserWorkload, WorkloadSettings  # noqa: E402
 
 STRATEGIES = {"spanner": "desc_timestamp", "bigtable": "reverse_timestamp"}
 POPULATION = 100  # users or devices: a prefilled table then holds ~PREFILL_ROWS/POPULATION rows each
-PREFILL_ROWS = 2000  # rows written before a latest_n case, so each read returns a full N
+PREFILL_ROWS = 2000  # rows written before a read case, so each latest_n read returns a full N
+PREFILL_BATCH = 50
 LATEST_N = 10
 CHILD_TIMEOUT_S = 180
-CASES = ("bare", "bare_gevent", "bare_rpc", "keybench")
+CASES = ("bare", "bare_gevent", "bare_rpc", "bare_rpc_gevent", "keybench")
+RPC_CASES = ("bare_rpc", "bare_rpc_gevent")
 CASE_LABELS = {"bare": "bare loop, {n} OS threads", "bare_gevent": "bare loop, {n} greenlets (gevent)",
-               "bare_rpc": "bare loop, {n} OS threads, MutateRowCall", "keybench": "keybench, {n} Locust users"}
-RATIOS = (("keybench", "bare"), ("keybench", "bare_rpc"), ("keybench", "bare_gevent"), ("bare_gevent", "bare"))
+               "bare_rpc": "bare loop, {n} OS threads, keybench's RPCs",
+               "bare_rpc_gevent": "bare loop, {n} greenlets, keybench's RPCs", "keybench": "keybench, {n} Locust users"}
+# The fair baseline first: the bare loop of keybench's client API in keybench's gevent mode.
+RATIOS = (("keybench", "bare_rpc_gevent"), ("keybench", "bare_gevent"), ("keybench", "bare_rpc"),
+          ("keybench", "bare"), ("bare_rpc_gevent", "bare_rpc"), ("bare_gevent", "bare"))
 
 
-def cases_for(backend: str, operation: str, batch_size: int) -> tuple[str, ...]:
-    """bare_rpc exists where keybench writes through MutateRowCall: Bigtable single-row inserts."""
-    rpc = backend == "bigtable" and operation == INSERT and batch_size == 1
-    return tuple(c for c in CASES if c != "bare_rpc" or rpc)
+def cases_for(backend: str, batch_size: int, wanted: tuple[str, ...] = CASES) -> tuple[str, ...]:
+    """The RPC cases exist where keybench calls its own RPCs: Bigtable, but for batched inserts;
+    Spanner's keybench path is the public API, its bare loops the same-API baseline."""
+    rpc = backend == "bigtable" and batch_size == 1
+    return tuple(c for c in CASES if c in wanted and (c not in RPC_CASES or rpc))
 
 
-def _settings(operation: str, batch_size: int) -> WorkloadSettings:
-    return WorkloadSettings(population=POPULATION, latest_n=LATEST_N, mix={operation: 1}, batch_size=batch_size)
+def operations_of(backend: str) -> tuple[str, ...]:
+    return (INSERT, *READ_OPERATIONS[backend])
 
 
-def _stage(backend: str, operation: str, batch_size: int) -> LocustStage:
+def _settings(operation: str, batch_size: int, users: int) -> WorkloadSettings:
+    # Readers back to back (read share 1), as the bare loop reads: the harness at its ceiling.
+    return WorkloadSettings(population=POPULATION, latest_n=LATEST_N, mix={operation: 1}, batch_size=batch_size,
+                            users=users, read_share=1.0)
+
+
+def _spec(backend: str, operation: str, batch_size: int, users: int) -> StageSpec:
     """keybench's own stage, built the way `keybench run` builds it; the bare cases use its
     table and its settings."""
     strategy = strategies.catalogue(backend)[STRATEGIES[backend]]
-    locust_stage = LocustStage(StageSpec.of(strategy, _settings(operation, batch_size), seed=1))
-    locust_stage.stage.setup()
-    return locust_stage
+    return StageSpec.of(strategy, _settings(operation, batch_size, users), seed=1)
 
 
-# ---------------------------------------------------------------- the bare loop (OS threads)
+# ---------------------------------------------------------------- the bare loop (OS threads or greenlets)
 
 
 class BareClient:
-    """The client library and nothing else: one insert or one latest_n read per call."""
+    """The client library and nothing else: one insert or one read per call, the row or
+    range picked by the worker's step."""
 
-    def __init__(self, stage: Stage, batch_size: int, rpc: bool = False):
+    def __init__(self, stage: Stage, batch_size: int):
         self.stage, self.batch_size = stage, batch_size
         self.generator = stage.strategy.key_generator(1)
         self.payload = "x" * stage.settings.payload_bytes
         self.numbers = itertools.count(1)
-        self.first_us = time.time_ns() // 1000
-        backend = stage.strategy.backend
-        if backend == "spanner":
-            from google.auth.credentials import AnonymousCredentials
-            from google.cloud import spanner
+        self.last_us = 0
+        self.lock = threading.Lock()
+        self.written: list[WriteEvent] = []  # what the reads pick from
 
-            self.spanner = spanner
-            client = spanner.Client(project=PROJECT, credentials=AnonymousCredentials())
-            self.database = client.instance(INSTANCE).database(stage.backend.location)
-            self.aborts = 0
-            commit = self.database.spanner_api.commit
-
-            def counted_commit(*args, **kwargs):  # as SpannerBackend counts the client's silent retries
-                try:
-                    return commit(*args, **kwargs)
-                except Exception as exc:
-                    self.aborts += type(exc).__name__ == "Aborted"
-                    raise
-
-            self.database.spanner_api.commit = counted_commit
-            self.insert, self.latest_n = self._spanner_insert, self._spanner_latest_n
-        else:
-            from google.cloud.bigtable.data import BigtableDataClient
-
-            self.client = BigtableDataClient(project=PROJECT)
-            self.table = self.client.get_table(INSTANCE, stage.backend.location)
-            self.write_row = None
-            if rpc:
-                from loadtests.backends.bigtable import MutateRowCall
-
-                if batch_size != 1:
-                    raise ValueError("bare_rpc writes one row per call: MutateRowCall has no batches")
-                self.write_row = MutateRowCall(self.table, DEFAULT_TIMEOUT_S)
-            self.device_queries = self._device_queries()
-            self.insert, self.latest_n = self._bigtable_insert, self._bigtable_latest_n
-
-    def _events(self) -> list[WriteEvent]:
-        # A process-wide counter makes every row's time distinct: no two rows share a key.
+    def events(self, count: int) -> list[WriteEvent]:
+        # Rows carry the time they are written, as keybench's do (time_window reads the last
+        # seconds), each at least 1 ms after the one before: no two rows share a key.
         out = []
-        for _ in range(self.batch_size):
-            n = next(self.numbers)
-            out.append(WriteEvent(n % POPULATION + 1, self.first_us + n * 1000, f"bare-{n}", n))
+        with self.lock:
+            for _ in range(count):
+                n = next(self.numbers)
+                self.last_us = max(time.time_ns() // 1000, self.last_us + 1000)
+                out.append(WriteEvent(n % POPULATION + 1, self.last_us, f"bare-{n}", n))
         return out
 
-    def _spanner_insert(self, worker: int) -> int:
-        rows = [[e.entity, timestamp(e.ts_us), e.write_id, self.payload] for e in self._events()]
+    def prefill(self, rows: int) -> None:
+        for _ in range(rows // PREFILL_BATCH):
+            events = self.events(PREFILL_BATCH)
+            self.write(events)
+            self.written.extend(events)
+
+    def operation(self, name: str):
+        return getattr(self, name)
+
+    def insert(self, worker: int) -> int:
+        return self.write(self.events(self.batch_size))
+
+    def picked(self) -> WriteEvent:
+        return random.choice(self.written)
+
+    @staticmethod
+    def window_us() -> tuple[int, int]:
+        now = time.time_ns() // 1000
+        return now - int(DEFAULT_WINDOW_S * 1e6), now
+
+    def number_span(self) -> tuple[int, int]:
+        last = self.picked().seq
+        return max(1, last - DEFAULT_NUMBER_SPAN + 1), last
+
+
+class BareSpanner(BareClient):
+    """Spanner's public API, the one keybench's SpannerBackend uses."""
+
+    COLUMNS = ["UserId", "LastAccess", "WriteId"]
+
+    def __init__(self, stage: Stage, batch_size: int):
+        super().__init__(stage, batch_size)
+        from google.auth.credentials import AnonymousCredentials
+        from google.cloud import spanner
+
+        self.spanner = spanner
+        client = spanner.Client(project=PROJECT, credentials=AnonymousCredentials())
+        self.database = client.instance(INSTANCE).database(stage.backend.location)
+        self.aborts = 0
+        commit = self.database.spanner_api.commit
+
+        def counted_commit(*args, **kwargs):  # as SpannerBackend counts the client's silent retries
+            try:
+                return commit(*args, **kwargs)
+            except Exception as exc:
+                self.aborts += type(exc).__name__ == "Aborted"
+                raise
+
+        self.database.spanner_api.commit = counted_commit
+
+    def write(self, events: list[WriteEvent]) -> int:
+        rows = [[e.entity, timestamp(e.ts_us), e.write_id, self.payload] for e in events]
         with self.database.batch() as batch:
             batch.insert("AccessLog", ["UserId", "LastAccess", "WriteId", "Payload"], rows)
         return len(rows)
 
-    def _spanner_latest_n(self, worker: int) -> int:
-        user = worker % POPULATION + 1
-        keyset = self.spanner.KeySet(ranges=[self.spanner.KeyRange(start_closed=[user], end_closed=[user])])
+    def _read(self, keyset, limit: int = 0) -> list:
         with self.database.snapshot() as snapshot:
-            return len(list(snapshot.read("AccessLog", ["UserId", "LastAccess", "WriteId"], keyset, limit=LATEST_N)))
+            return list(snapshot.read("AccessLog", self.COLUMNS, keyset, limit=limit))
 
-    def _bigtable_insert(self, worker: int) -> int:
+    def point_read(self, worker: int) -> int:
+        e = self.picked()
+        return len(self._read(self.spanner.KeySet(keys=[[e.entity, timestamp(e.ts_us)]])))
+
+    def latest_n(self, worker: int) -> int:
+        user = worker % POPULATION + 1
+        return len(self._read(self.spanner.KeySet(
+            ranges=[self.spanner.KeyRange(start_closed=[user], end_closed=[user])]), LATEST_N))
+
+    def time_window(self, worker: int) -> int:
+        # The Read API has no filter: the whole table streams, and the window is picked here.
+        lo, hi = (timestamp(t) for t in self.window_us())
+        return sum(1 for _, at, _ in self._read(self.spanner.KeySet(all_=True)) if lo <= at <= hi)
+
+
+class BareBigtable(BareClient):
+    """Bigtable's data client (`rpc` False) or keybench's RPC calls (`rpc` True). The cells,
+    row ranges and filters are the backend's own helpers: they only assemble client types."""
+
+    def __init__(self, stage: Stage, batch_size: int, rpc: bool):
+        super().__init__(stage, batch_size)
+        from google.cloud.bigtable.data import BigtableDataClient, ReadRowsQuery, RowRange
+        from loadtests.backends import bigtable
+
+        self.bigtable, self.rpc = bigtable, rpc
+        self.client = BigtableDataClient(project=PROJECT)
+        self.table = self.client.get_table(INSTANCE, stage.backend.location)
+        self.write_row = bigtable.MutateRowCall(self.table, DEFAULT_TIMEOUT_S)
+        self.reader = bigtable.ReadRowsCall(self.table, DEFAULT_TIMEOUT_S)
+        backend, strategy = stage.backend, stage.strategy
+        self.ReadRowsQuery, self.family = ReadRowsQuery, backend.family
+        # One device's rows: its row range, from the read plan's span, built before the timed loop.
+        self.device_ranges = []
+        for device in range(1, POPULATION + 1):
+            span = stage.plans["prefix_scan"].build(device).spans[0]
+            if rpc:
+                self.device_ranges.append(bigtable.RowSet(row_ranges=[backend._row_range(span)]))
+            else:
+                start, end, inclusive = bigtable_row_range(strategy.parts, strategy.separator, span)
+                self.device_ranges.append(RowRange(start, end or None, end_is_inclusive=inclusive))
+        self.row_keys: dict[int, bytes] = {}
+
+    def write(self, events: list[WriteEvent]) -> int:
         from google.cloud.bigtable.data import RowMutationEntry, SetCell
 
-        # The backend's own cells (its helpers cost what a bare loop's literals would).
-        backend, entries = self.stage.backend, []
-        for e in self._events():
-            key, values, at = backend.row_key(self.generator.key(e)), backend._cell_values(e), backend._cell_time(e)
-            if self.write_row:
-                self.write_row(key, backend.family, values, at)
-                return 1
-            entries.append((key, [SetCell(backend.family, q, v, at) for q, v in values]))
-        if len(entries) == 1:
-            self.table.mutate_row(*entries[0])
+        backend = self.stage.backend
+        keys = [backend.row_key(self.generator.key(e)) for e in events]
+        for e, key in zip(events, keys):
+            self.row_keys[e.seq] = key
+        if self.rpc and len(events) == 1:
+            e = events[0]
+            self.write_row(keys[0], backend.family, backend._cell_values(e), backend._cell_time(e))
+        elif len(events) == 1:
+            self.table.mutate_row(keys[0], backend._cells(events[0]))
         else:
-            self.table.bulk_mutate_rows([RowMutationEntry(key, cells) for key, cells in entries])
-        return len(entries)
+            self.table.bulk_mutate_rows([RowMutationEntry(k, backend._cells(e)) for k, e in zip(keys, events)])
+        return len(events)
 
-    def _bigtable_latest_n(self, worker: int) -> int:
-        return len(self.table.read_rows(self.device_queries[worker % POPULATION]))
+    def _read(self, rows=None, limit: int | None = None, where=None) -> int:
+        bigtable = self.bigtable
+        if self.rpc:
+            row_filter = bigtable.READ_CELLS_MESSAGE if where is None else \
+                bigtable._filter_message(bigtable.scan_filter(where))
+            return len(self.reader(self.reader.request(rows, row_filter, limit), self.family))
+        if rows is None:
+            query = self.ReadRowsQuery(limit=limit, row_filter=bigtable.scan_filter(where))
+        elif isinstance(rows, bytes):
+            query = self.ReadRowsQuery(row_keys=[rows], limit=limit, row_filter=bigtable.READ_CELLS)
+        else:
+            query = self.ReadRowsQuery(row_ranges=[rows], limit=limit, row_filter=bigtable.READ_CELLS)
+        return len(self.table.read_rows(query))
 
-    def _device_queries(self) -> list:
-        """One device's newest N rows: its row range, built once, before the timed loop."""
-        from google.cloud.bigtable.data import ReadRowsQuery
-        from loadtests.backends.bigtable import READ_CELLS
+    def point_read(self, worker: int) -> int:
+        key = self.row_keys[self.picked().seq]
+        return self._read(self.bigtable.RowSet(row_keys=[key]) if self.rpc else key)
 
-        plan, backend = self.stage.plans["latest_n"], self.stage.backend
-        return [ReadRowsQuery(row_ranges=[backend._row_range(plan.build(device).spans[0])], limit=LATEST_N,
-                              row_filter=READ_CELLS) for device in range(1, POPULATION + 1)]
+    def latest_n(self, worker: int) -> int:
+        return self._read(self.device_ranges[worker % POPULATION], LATEST_N)
+
+    def prefix_scan(self, worker: int) -> int:
+        return self._read(self.device_ranges[worker % POPULATION])
+
+    def time_window(self, worker: int) -> int:
+        return self._read(where=("ts_us", *self.window_us()))
+
+    def number_range(self, worker: int) -> int:
+        return self._read(where=("seq", *self.number_span()))
 
 
-def run_bare(stage: Stage, operation: str, users: int, seconds: float, batch_size: int, rpc: bool = False) -> dict:
-    bare = BareClient(stage, batch_size, rpc)
-    call = bare.insert if operation == INSERT else bare.latest_n
+def bare_client(stage: Stage, batch_size: int, case: str) -> BareClient:
+    if stage.strategy.backend == "spanner":
+        return BareSpanner(stage, batch_size)
+    return BareBigtable(stage, batch_size, rpc=case in RPC_CASES)
+
+
+def run_bare(bare: BareClient, operation: str, users: int, seconds: float) -> dict:
+    call = bare.operation(operation)
     counts, errors = [0] * users, []
     deadline = time.monotonic() + seconds
 
@@ -204,34 +311,31 @@ def run_bare(stage: Stage, operation: str, users: int, seconds: float, batch_siz
     elapsed, cpu = time.monotonic() - started, cpu_seconds() - cpu_before
     if errors:
         raise errors[0]
-    return {"ops": sum(counts), "seconds": elapsed, "cpu_us_per_op": cpu / max(sum(counts), 1) * 1e6, "aborts": getattr(bare, "aborts", 0), "rows": sum(counts) * (batch_size if operation == INSERT else 1)}
-
-
-def prefill_bare(stage: Stage, users: int) -> None:
-    bare = BareClient(stage, 50)
-    threads = [threading.Thread(target=lambda: [bare.insert(0) for _ in range(PREFILL_ROWS // 50 // users)])
-               for _ in range(users)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    ops = sum(counts)
+    return {"ops": ops, "seconds": elapsed, "cpu_us_per_op": cpu / max(ops, 1) * 1e6,
+            "aborts": getattr(bare, "aborts", 0), "rows": ops * (bare.batch_size if operation == INSERT else 1)}
 
 
 # ---------------------------------------------------------------- keybench (Locust users)
 
 
-def run_keybench(locust_stage: LocustStage, operation: str, users: int, seconds: float) -> dict:
+def run_keybench(locust_stage, operation: str, users: int, seconds: float) -> dict:
+    from loadtests.drive.locust_driver import LoadPlan
+
     stage = locust_stage.stage
     backend = stage.strategy.backend
     endpoint = emulators.Endpoint(backend, os.environ[emulators.ENV_VARS[backend]], "environment")
     cpu_before = cpu_seconds()
-    elapsed = locust_stage.drive(LoadPlan(users, 0.0, seconds), f"keybench {backend} {operation}", endpoint).seconds
-    cpu = cpu_seconds() - cpu_before
+    started = time.monotonic()
+    driven = locust_stage.drive(LoadPlan(users, 0.0, seconds), f"keybench {backend} {operation}", endpoint)
+    cpu, elapsed = cpu_seconds() - cpu_before, driven.seconds
     stats = stage.collector.stats[stage.series[operation]]
-    result = {"ops": stats.requests, "seconds": elapsed, "cpu_us_per_op": cpu / max(stats.requests, 1) * 1e6, "rows": stats.rows if operation == INSERT else stats.requests,
-              "failures": stats.failures, "aborts": stats.aborts,
+    result = {"ops": stats.requests, "seconds": elapsed, "cpu_us_per_op": cpu / max(stats.requests, 1) * 1e6,
+              "rows": stats.rows if operation == INSERT else stats.requests, "failures": stats.failures,
+              "errors": stats.errors, "missing": stats.missing, "strays": stats.strays, "aborts": stats.aborts,
               "p50_ms": stats.histogram.get_value_at_percentile(50) / 1000,
-              "max_ms": stats.histogram.get_max_value() / 1000}
+              "max_ms": stats.histogram.get_max_value() / 1000, "stopping_s": driven.stopping_s,
+              "first_op_after_s": stage.collector.first_op - started, "active_s": stage.collector.active_seconds()}
     if operation == INSERT:
         result["integrity"] = stage.audit().describe()
     return result
@@ -240,7 +344,8 @@ def run_keybench(locust_stage: LocustStage, operation: str, users: int, seconds:
 def prefill_keybench(stage: Stage, users: int) -> None:
     import gevent
 
-    workloads = [stage.new_user() for _ in range(users)]
+    # Writers of their own, not the stage's users: Locust's users must all be the mix's readers.
+    workloads = [UserWorkload(stage.settings, stage.strategy.backend, stage.seed, 1000 + i) for i in range(users)]
     insert_batch = stage.settings.batch_size
     per_user = PREFILL_ROWS // users // insert_batch
     gevent.joinall([gevent.spawn(lambda w=w: [stage.insert(w) for _ in range(per_user)]) for w in workloads],
@@ -248,16 +353,24 @@ def prefill_keybench(stage: Stage, users: int) -> None:
 
 
 def child(case: str, backend: str, operation: str, users: int, seconds: float, batch_size: int) -> dict:
-    locust_stage = _stage(backend, operation, batch_size)
-    stage = locust_stage.stage
+    if case == "keybench":
+        # Importing Locust monkey-patches the process for gevent: only in keybench's own case.
+        from loadtests.drive.locust_driver import LocustStage
+
+        locust_stage = LocustStage(_spec(backend, operation, batch_size, users))
+        stage = locust_stage.stage
+    else:
+        stage = _spec(backend, operation, batch_size, users).build()
+    stage.setup()
     try:
-        if operation != INSERT:
-            # The same rows in both cases, written through each case's own path.
-            (prefill_keybench if case == "keybench" else prefill_bare)(stage, users)
         if case == "keybench":
+            if operation != INSERT:
+                prefill_keybench(stage, users)  # the same rows as the bare cases, through keybench's path
             return run_keybench(locust_stage, operation, users, seconds)
-        # bare_gevent: the threads are greenlets
-        return run_bare(stage, operation, users, seconds, batch_size, rpc=case == "bare_rpc")
+        bare = bare_client(stage, batch_size, case)
+        if operation != INSERT:
+            bare.prefill(PREFILL_ROWS)
+        return run_bare(bare, operation, users, seconds)
     finally:
         stage.teardown(drop=True)
 
@@ -274,10 +387,26 @@ def run_case(case: str, backend: str, operation: str, args) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def _names(text: str, known: tuple[str, ...]) -> tuple[str, ...]:
+    """A comma-separated list ("all": every known name), each checked against `known`."""
+    names = known if text.strip() == "all" else tuple(n.strip() for n in text.split(",") if n.strip())
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise SystemExit(f"unknown: {', '.join(unknown)} (known: {', '.join(known)})")
+    return names
+
+
+def fair_baseline(cases: tuple[str, ...]) -> str:
+    """The bare loop of keybench's client API in keybench's gevent mode, or the nearest one run."""
+    return next(c for c in ("bare_rpc_gevent", "bare_gevent", "bare_rpc", "bare") if c in cases)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backends", default="spanner,bigtable")
-    parser.add_argument("--operations", default="insert,latest_n")
+    parser.add_argument("--operations", default="all", help="comma-separated, or all: every one each backend has")
+    parser.add_argument("--cases", default="all", help=f"comma-separated among {', '.join(CASES)}, or all "
+                                                       "(the RPC cases run on Bigtable only)")
     parser.add_argument("--users", type=int, default=8, help="threads (bare) and Locust users (keybench)")
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--rounds", type=int, default=3)
@@ -290,16 +419,21 @@ def main() -> None:
         print(json.dumps(child(args.child, args.backend, args.operation, args.users, args.seconds, args.batch_size)))
         return
 
-    backends = [b.strip() for b in args.backends.split(",") if b.strip()]
+    backends = _names(args.backends, tuple(STRATEGIES))
+    wanted_cases = _names(args.cases, CASES)
+    all_operations = tuple(dict.fromkeys(op for b in backends for op in operations_of(b)))
+    operations = _names(args.operations, all_operations)
     endpoints = {b: emulators.resolve(b) for b in backends}
+    summary = []
     try:
         for ep in endpoints.values():
             emulators.use(ep)  # the children inherit the *_EMULATOR_HOST variables
         print(f"{args.users} users, {args.rounds} rounds of {args.seconds:.0f} s per case, batch size "
-              f"{args.batch_size}; ops/s median [min..max]; ratios are per round, median [min..max]")
+              f"{args.batch_size}; ops/s median [min..max]; ratios are per round, median [min..max]; "
+              f"load average at the start {os.getloadavg()[0]:.2f}", flush=True)
         for backend in backends:
-            for operation in [o.strip() for o in args.operations.split(",") if o.strip()]:
-                cases = cases_for(backend, operation, args.batch_size)
+            for operation in (op for op in operations if op in operations_of(backend)):
+                cases = cases_for(backend, args.batch_size, wanted_cases)
                 figures = {case: [] for case in cases}
                 cpu = {case: [] for case in cases}
                 notes = []
@@ -308,19 +442,32 @@ def main() -> None:
                         result = run_case(case, backend, operation, args)
                         figures[case].append(result["ops"] / result["seconds"])
                         cpu[case].append(result["cpu_us_per_op"])
-                        if result.get("failures") or result.get("integrity", "ok").split()[0] != "ok":
-                            notes.append(f"{case}: {result.get('failures', 0)} failures, {result.get('integrity')}")
+                        if result.get("failures") or result.get("integrity", "ok").split()[0] != "ok" \
+                                or result.get("missing") or result.get("strays"):
+                            notes.append(f"{case}: {result.get('failures', 0)} failures {result.get('errors', {})}, "
+                                         f"{result.get('missing')} missing, {result.get('strays')} strays, "
+                                         f"integrity {result.get('integrity', '-')}")
                 label = f"{backend} {STRATEGIES[backend]} {operation}"
-                print(f"{label}  ({endpoints[backend].address})")
+                print(f"{label}  ({endpoints[backend].address}; load average {os.getloadavg()[0]:.2f})")
                 for case in cases:
                     print(f"  {CASE_LABELS[case].format(n=args.users):42} {spread(figures[case])}")
                 print("  client CPU per operation, us: " + ";  ".join(
                     f"{case} {spread(cpu[case])}" for case in cases))
-                for a, b in (r for r in RATIOS if r[1] in cases):
+                for a, b in (r for r in RATIOS if r[0] in cases and r[1] in cases):
                     ratios = [x / y for x, y in zip(figures[a], figures[b])]
                     print(f"  {a + ' / ' + b:37}  {spread(ratios, '.2f')}")
                 for note in notes:
                     print(f"  NOTE {note}")
+                if "keybench" in cases and len(cases) > 1:
+                    base = fair_baseline(cases)
+                    ratios = [x / y for x, y in zip(figures["keybench"], figures[base])]
+                    summary.append(f"| {backend} {operation} | {base} | **{spread(ratios, '.2f')}** | "
+                                   f"{statistics.median(cpu[base]):,.0f} | {statistics.median(cpu['keybench']):,.0f} |")
+                sys.stdout.flush()
+        if summary:
+            print("\n| backend, operation | fair baseline | keybench / baseline, median [min..max] | "
+                  "client CPU us/op, baseline | keybench |\n|---|---|---:|---:|---:|")
+            print("\n".join(summary))
     finally:
         for ep in endpoints.values():
             ep.stop()

@@ -8,14 +8,17 @@ import datetime as dt
 import random
 import time
 import warnings
+from collections.abc import Callable
+from typing import TypeVar
 
 import grpc
 from google.api_core import exceptions as gexc
 from google.api_core.gapic_v1 import routing_header
 from google.cloud import bigtable
 from google.cloud.bigtable import column_family
-from google.cloud.bigtable.data import BigtableDataClient, ReadRowsQuery, RowMutationEntry, RowRange, SetCell
+from google.cloud.bigtable.data import BigtableDataClient, ReadRowsQuery, RowMutationEntry, SetCell
 from google.cloud.bigtable_v2.types import bigtable as bigtable_types
+from google.cloud.bigtable_v2.types import data as data_types
 from google.cloud.bigtable.data._sync_autogen._swappable_channel import SwappableChannel
 from google.cloud.bigtable.data.row_filters import (
     ColumnQualifierRegexFilter,
@@ -31,6 +34,8 @@ from loadtests.design.byteorder import bigtable_row_range
 from loadtests.design.plans import Span, StoredRow
 from loadtests.design.strategies import Strategy
 
+T = TypeVar("T")
+RowSet, RowRange = data_types.RowSet.pb(), data_types.RowRange.pb()
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
 # Reads fetch the three cells a StoredRow needs, not the payload.
 READ_CELLS = ColumnQualifierRegexFilter(b"^[utwn]$")
@@ -56,27 +61,29 @@ def _fixed(field: str, value: int) -> bytes:
     return f"{value:0{FIELD_CELLS[field][1]}d}".encode()
 
 
-class MutateRowCall:
-    """Bigtable's MutateRow RPC with plain protobuf messages, on the data client's own channel.
+class _RawRpc:
+    """One Bigtable RPC with plain protobuf messages, on the data client's own channel.
 
-    Under gevent the data client's `mutate_row` costs the client about 1.8 times the CPU per
-    call (2.3 times from OS threads): it builds proto-plus messages and runs retry and operation
-    metrics layers around the RPC (benchmarks/bigtable_client_choice.py). A load test on a
-    few cores shares them with the database, so that CPU caps the rate it can drive.
+    The data client's own calls cost the client far more CPU than the RPC itself: they build
+    proto-plus messages and run retry and operation metrics layers around it
+    (benchmarks/bigtable_client_choice.py; under gevent `mutate_row` costs about 1.8 times
+    the CPU of MutateRowCall). A load test on a few cores shares them with the database, so
+    that CPU caps the rate it can drive.
 
-    What it keeps of the data client's `mutate_row`: the channel (endpoint, credentials,
-    channel refresh), the request's app profile and the routing header built as the
-    generated client builds it, a per-attempt timeout within one overall deadline, retries of
+    What it keeps of the data client's calls: the channel (endpoint, credentials, channel
+    refresh), the request's app profile and the routing header built as the generated client
+    builds it, a per-attempt timeout within one overall deadline, retries of
     DEADLINE_EXCEEDED and UNAVAILABLE with jittered exponential backoff, and
     `DeadlineExceeded` once the deadline has passed. Other errors are raised as
     google.api_core exceptions, as the data client raises them. Not kept: the client-side
     metrics and the `x-goog-api-client` header."""
 
-    METHOD = "/google.bigtable.v2.Bigtable/MutateRow"
+    METHOD: str
+    STREAMING = False
     RETRYABLE = (grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.UNAVAILABLE)
     FIRST_BACKOFF_S, MAX_BACKOFF_S = 0.01, 1.0
-    Request = bigtable_types.MutateRowRequest.pb()
-    Response = bigtable_types.MutateRowResponse.pb()
+    Request: type
+    Response: type
 
     def __init__(self, table, timeout_s: float):
         """`table`: a data client Table (`BigtableDataClient.get_table`)."""
@@ -93,28 +100,20 @@ class MutateRowCall:
         # (real instances), and closes the old one later: follow it.
         current = self.channel._channel if isinstance(self.channel, SwappableChannel) else self.channel
         if current is not self._bound_to:
-            self._rpc = current.unary_unary(
-                self.METHOD, request_serializer=self.Request.SerializeToString,
-                response_deserializer=self.Response.FromString)
+            kind = current.unary_stream if self.STREAMING else current.unary_unary
+            self._rpc = kind(self.METHOD, request_serializer=self.Request.SerializeToString,
+                             response_deserializer=self.Response.FromString)
             self._bound_to = current
         return self._rpc
 
-    def __call__(self, row_key: bytes, family: str, cells: list[tuple[bytes, bytes]], timestamp_us: int) -> None:
-        if timestamp_us < 0:  # a server-assigned time would make a retry store a second version
-            raise ValueError("MutateRowCall writes need an explicit cell time, which makes them safe to retry")
-        request = self.Request(table_name=self.table_name, row_key=row_key, app_profile_id=self.app_profile_id)
-        for qualifier, value in cells:
-            cell = request.mutations.add().set_cell
-            cell.family_name, cell.column_qualifier, cell.value = family, qualifier, value
-            cell.timestamp_micros = timestamp_us
+    def _with_retries(self, attempt: Callable[[Callable, float], T]) -> T:
+        """`attempt(rpc, timeout_s)` until it returns, retrying what RETRYABLE names within the deadline."""
         deadline = time.monotonic() + self.timeout_s
         backoff = self.FIRST_BACKOFF_S
         while True:
             left = deadline - time.monotonic()
             try:
-                self._current_rpc()(request, timeout=max(min(left, self.attempt_timeout_s), 0.001),
-                                    metadata=self.metadata)
-                return
+                return attempt(self._current_rpc(), max(min(left, self.attempt_timeout_s), 0.001))
             except grpc.RpcError as exc:
                 if exc.code() not in self.RETRYABLE:
                     raise gexc.from_grpc_error(exc) from None
@@ -129,7 +128,124 @@ class MutateRowCall:
             backoff = min(backoff * 2, self.MAX_BACKOFF_S)
 
 
-def _scan_filter(where: tuple[str, int, int] | None):
+class MutateRowCall(_RawRpc):
+    """Bigtable's MutateRow RPC (see _RawRpc): keybench's single-row write."""
+
+    METHOD = "/google.bigtable.v2.Bigtable/MutateRow"
+    Request = bigtable_types.MutateRowRequest.pb()
+    Response = bigtable_types.MutateRowResponse.pb()
+
+    def __call__(self, row_key: bytes, family: str, cells: list[tuple[bytes, bytes]], timestamp_us: int) -> None:
+        if timestamp_us < 0:  # a server-assigned time would make a retry store a second version
+            raise ValueError("MutateRowCall writes need an explicit cell time, which makes them safe to retry")
+        request = self.Request(table_name=self.table_name, row_key=row_key, app_profile_id=self.app_profile_id)
+        for qualifier, value in cells:
+            cell = request.mutations.add().set_cell
+            cell.family_name, cell.column_qualifier, cell.value = family, qualifier, value
+            cell.timestamp_micros = timestamp_us
+        self._with_retries(lambda rpc, timeout: rpc(request, timeout=timeout, metadata=self.metadata))
+
+
+class ReadRowsCall(_RawRpc):
+    """Bigtable's ReadRows RPC (see _RawRpc): keybench's reads. The rows come back as
+    (row key, {qualifier: [cell values, newest first]}) of one column family, merged from the
+    response chunks as the data client merges them (split cell values, reset rows). A retried
+    stream resumes after the last complete row, with the row limit reduced by the rows already
+    read, as the data client's does. Reads in reverse order are not supported."""
+
+    METHOD = "/google.bigtable.v2.Bigtable/ReadRows"
+    STREAMING = True
+    Request = bigtable_types.ReadRowsRequest.pb()
+    Response = bigtable_types.ReadRowsResponse.pb()
+
+    def request(self, rows=None, row_filter=None, limit: int | None = None):
+        """A request for this call's table: `rows` a RowSet message (None: the whole table),
+        `row_filter` a RowFilter message."""
+        request = self.Request(table_name=self.table_name, app_profile_id=self.app_profile_id,
+                               rows_limit=limit or 0)
+        if rows is not None:
+            request.rows.CopyFrom(rows)
+        if row_filter is not None:
+            request.filter.CopyFrom(row_filter)
+        return request
+
+    def __call__(self, request, family: str) -> list[tuple[bytes, dict[bytes, list[bytes]]]]:
+        if request.reversed:
+            raise ValueError("ReadRowsCall reads in key order only")
+        rows: list[tuple[bytes, dict[bytes, list[bytes]]]] = []
+
+        def attempt(rpc, timeout):
+            resumed = request if not rows else _resumed(request, rows[-1][0], len(rows))
+            if resumed is not None:
+                _merge_rows(rpc(resumed, timeout=timeout, metadata=self.metadata), family, rows)
+            return rows
+
+        return self._with_retries(attempt)
+
+
+def _merge_rows(responses, family: str, rows: list) -> None:
+    """Append each complete row of a ReadRows stream to `rows`: a row's cells only count
+    once its commit_row chunk arrived."""
+    key, cells, in_family, qualifier, parts = b"", {}, False, b"", []
+    for response in responses:
+        for chunk in response.chunks:
+            if chunk.reset_row:
+                key, cells, parts = b"", {}, []
+                continue
+            if chunk.row_key:
+                key = chunk.row_key
+            if chunk.HasField("family_name"):
+                in_family = chunk.family_name.value == family
+            if chunk.HasField("qualifier"):
+                qualifier = chunk.qualifier.value
+            if chunk.value_size:  # a value split over several chunks: this is not its last
+                parts.append(chunk.value)
+            else:
+                if in_family:
+                    value = b"".join((*parts, chunk.value)) if parts else chunk.value
+                    cells.setdefault(qualifier, []).append(value)
+                parts = []
+            if chunk.commit_row:
+                rows.append((key, cells))
+                key, cells = b"", {}
+
+
+def _resumed(request, last_key: bytes, received: int):
+    """The request for the rows after `last_key`, `received` rows having come back; None when
+    nothing is left to read."""
+    resumed = type(request)()
+    resumed.CopyFrom(request)
+    if request.rows_limit:
+        if request.rows_limit <= received:
+            return None
+        resumed.rows_limit = request.rows_limit - received
+    resumed.ClearField("rows")
+    wanted = request.rows
+    if not wanted.row_keys and not wanted.row_ranges:  # the whole table
+        resumed.rows.row_ranges.add(start_key_open=last_key)
+        return resumed
+    resumed.rows.row_keys.extend(k for k in wanted.row_keys if k > last_key)
+    for old in wanted.row_ranges:
+        end = old.WhichOneof("end_key")
+        if end is not None and getattr(old, end) <= last_key:
+            continue  # wholly read
+        new = resumed.rows.row_ranges.add()
+        new.CopyFrom(old)
+        start = old.WhichOneof("start_key")
+        if start is None or getattr(old, start) <= last_key:
+            new.start_key_open = last_key
+    return resumed if resumed.rows.row_keys or resumed.rows.row_ranges else None
+
+
+def _filter_message(row_filter):
+    """A data client row filter as the plain RowFilter message a ReadRowsCall sends."""
+    return data_types.RowFilter.pb(row_filter._to_pb())
+
+
+READ_CELLS_MESSAGE = _filter_message(READ_CELLS)
+
+
+def scan_filter(where: tuple[str, int, int] | None):
     """A full scan filtered on the server: only rows whose field cell lies in [lo, hi] come
     back. The server still reads every row; the client no longer parses them all."""
     if where is None:
@@ -170,6 +286,7 @@ class BigtableBackend(Backend):
         timeouts = {f"default_{kind}operation_timeout": timeout_s for kind in ("", "read_rows_", "mutate_rows_")}
         self.tables = {t: self.data.get_table(instance, i, **timeouts) for t, i in table_ids.items()}
         self.write_rows = {t: MutateRowCall(table, timeout_s) for t, table in self.tables.items()}
+        self.read_rows = {t: ReadRowsCall(table, timeout_s) for t, table in self.tables.items()}
         self.admin_table, self.table = next(iter(self.admin_tables.values())), next(iter(self.tables.values()))
 
     def create(self) -> None:
@@ -241,8 +358,8 @@ class BigtableBackend(Backend):
             self.tables[tenant].bulk_mutate_rows(entries)
         return [k for k, _ in rows]
 
-    def _row_range(self, span: Span) -> RowRange | None:
-        """The row range of a span; None when it is empty because its ends are inverted
+    def _row_range(self, span: Span):
+        """The RowRange message of a span; None when it is empty because its ends are inverted
         (unpadded numbers: "95" sorts after "105"). The bounds are byteorder's, which the
         split model uses too."""
         if self.per_tenant:
@@ -253,40 +370,46 @@ class BigtableBackend(Backend):
         if bounds is None:
             return None
         start, end, inclusive = bounds
-        return RowRange(start_key=start, end_key=end or None, end_is_inclusive=inclusive)
+        if not end:
+            return RowRange(start_key_closed=start)
+        return RowRange(start_key_closed=start, end_key_closed=end) if inclusive else \
+            RowRange(start_key_closed=start, end_key_open=end)
 
-    def _query(self, spans: tuple[Span, ...] | None, limit: int | None, where=None) -> ReadRowsQuery | None:
+    def _request(self, reader: ReadRowsCall, spans: tuple[Span, ...] | None, limit: int | None, where=None):
         if spans is None:
-            return ReadRowsQuery(limit=limit, row_filter=_scan_filter(where))
+            return reader.request(None, READ_CELLS_MESSAGE if where is None else _filter_message(scan_filter(where)),
+                                  limit)
         if all(s.lo == s.hi and len(s.lo) == self.nparts for s in spans):
-            return ReadRowsQuery(row_keys=[self.row_key(s.lo) for s in spans], limit=limit, row_filter=READ_CELLS)
+            return reader.request(RowSet(row_keys=[self.row_key(s.lo) for s in spans]), READ_CELLS_MESSAGE, limit)
         ranges = [r for r in (self._row_range(s) for s in spans) if r is not None]
-        return ReadRowsQuery(row_ranges=ranges, limit=limit, row_filter=READ_CELLS) if ranges else None
+        return reader.request(RowSet(row_ranges=ranges), READ_CELLS_MESSAGE, limit) if ranges else None
 
-    def _queries(self, spans: tuple[Span, ...] | None, limit: int | None, where=None) -> list:
-        """(table, query) pairs: a full scan reads every table; spans go to their tenant's table."""
+    def _requests(self, spans: tuple[Span, ...] | None, limit: int | None, where=None) -> list:
+        """(reader, request) pairs: a full scan reads every table; spans go to their tenant's table."""
         if spans is None:
-            return [(table, self._query(None, limit, where)) for table in self.tables.values()]
+            return [(reader, self._request(reader, None, limit, where)) for reader in self.read_rows.values()]
         if not self.per_tenant:
-            return [(self.table, self._query(spans, limit, where))]
+            reader = self.read_rows[None]
+            return [(reader, self._request(reader, spans, limit, where))]
         by_tenant: dict = {}
         for span in spans:
             if not span.lo or span.hi[:1] != span.lo[:1]:
                 raise ValueError("a table per tenant reads spans within one tenant only")
             by_tenant.setdefault(span.lo[0], []).append(span)
-        return [(self.tables[t], self._query(tuple(group), limit, where)) for t, group in by_tenant.items()]
+        return [(self.read_rows[t], self._request(self.read_rows[t], tuple(group), limit, where))
+                for t, group in by_tenant.items()]
 
     def read(self, spans: tuple[Span, ...] | None, limit: int | None = None, where=None, index=None,
              join=False, parent=False) -> list[StoredRow]:
         out = []
-        for table, query in self._queries(spans, limit, where):
-            if query is None:
+        for reader, request in self._requests(spans, limit, where):
+            if request is None:
                 continue
-            for row in table.read_rows(query):
+            for _, cells in reader(request, self.family):
                 # A row rewritten in place (single_row_counter) holds one reading per version.
-                cells = {q: row.get_cells(self.family, q) for q in (b"u", b"t", b"w", b"n")}
-                for u, t, w, n in zip(cells[b"u"], cells[b"t"], cells[b"w"], cells[b"n"]):
-                    out.append(StoredRow(int(u.value), int(t.value), w.value.decode(), int(n.value)))
+                for u, t, w, n in zip(cells.get(b"u", ()), cells.get(b"t", ()), cells.get(b"w", ()),
+                                      cells.get(b"n", ())):
+                    out.append(StoredRow(int(u), int(t), w.decode(), int(n)))
         return out
 
     def delete_prefix(self, values: tuple) -> None:

@@ -78,6 +78,23 @@ def param_type(sql_type: str, postgresql: bool = False):
     return (postgresql and POSTGRESQL_PARAM_TYPES.get(base)) or SCALAR_PARAM_TYPES[base]
 
 
+# The read's (user, time, WriteId) column that a full scan's `where` field names.
+_WHERE_COLUMNS = {"entity": 0, "ts_us": 1}
+
+
+def _within(rows, where: tuple[str, int, int]):
+    """The rows of a full scan that `where` wants, tested on the column values as the client
+    returns them: a scan streams the whole table, and turning every row into a StoredRow
+    costs the load process more than the read does (the caller filters again either way)."""
+    field, lo, hi = where
+    column = _WHERE_COLUMNS.get(field)
+    if column is None:
+        return rows
+    if field == "ts_us":
+        lo, hi = timestamp(lo), timestamp(hi)
+    return (row for row in rows if lo <= row[column] <= hi)
+
+
 def _key(values) -> list:
     return [_wire(v) for v in values]
 
@@ -365,6 +382,8 @@ class SpannerBackend(Backend):
         with self.database.snapshot() as snapshot:
             rows = snapshot.read(self._n(self.strategy.table), self._names(self.read_columns), keyset,
                                  index=self._n(index or ""), limit=limit or 0)
+            if spans is None and where is not None:
+                rows = _within(rows, where)
             return [StoredRow(user, ts_us_of(ts), write_id) for user, ts, write_id in rows]
 
     def answers(self, timeout_s: float) -> bool:

@@ -78,6 +78,12 @@ def test_spanner_schema_matches_the_fixture_and_rows_read_back(emulator_hosts, n
         key, e = written[7]
         [row] = db.read((Span(key, key),))
         assert (row.entity, row.ts_us, row.write_id) == (e.entity, e.ts_us, e.write_id)
+        # A full scan's `where` keeps the rows it names, and only those.
+        lo, hi = written[10][1].ts_us, written[19][1].ts_us
+        assert sorted(r.write_id for r in db.read(None, where=("ts_us", lo, hi))) == sorted(
+            e.write_id for _, e in written if lo <= e.ts_us <= hi)
+        assert sorted(r.write_id for r in db.read(None, where=("entity", 2, 2))) == sorted(
+            e.write_id for _, e in written if e.entity == 2)
     finally:
         db.drop()
         db.close()
@@ -307,6 +313,104 @@ def test_a_dml_insert_whose_aborted_escapes_the_client_is_retried_within_its_dea
             db.insert((None,), events(2)[1])
         assert time.monotonic() - started < 1.5 and len(retried) >= 2
         assert all(t == 0 for t in retried)  # the client raises each ABORTED at once: keybench's loop retries
+    finally:
+        db.drop()
+        db.close()
+
+
+def _chunk(**fields):
+    from google.cloud.bigtable_v2.types import bigtable as bigtable_types
+
+    Chunk = bigtable_types.ReadRowsResponse.CellChunk.pb()
+    chunk = Chunk(**{k: v for k, v in fields.items() if k not in ("family", "qualifier")})
+    if "family" in fields:
+        chunk.family_name.value = fields["family"]
+    if "qualifier" in fields:
+        chunk.qualifier.value = fields["qualifier"]
+    return chunk
+
+
+def test_read_rows_call_merges_split_values_and_drops_reset_rows_and_other_families():
+    from google.cloud.bigtable_v2.types import bigtable as bigtable_types
+
+    from loadtests.backends.bigtable import _merge_rows
+
+    Response = bigtable_types.ReadRowsResponse.pb()
+    stream = [
+        Response(chunks=[_chunk(row_key=b"r1", family="cf", qualifier=b"u", value=b"00", value_size=4)]),
+        Response(chunks=[_chunk(value=b"01"), _chunk(qualifier=b"t", value=b"9"),
+                         _chunk(timestamp_micros=1, value=b"8"),  # an older version of t
+                         _chunk(family="other", qualifier=b"u", value=b"no", commit_row=True)]),
+        Response(chunks=[_chunk(row_key=b"r2", family="cf", qualifier=b"u", value=b"gone"), _chunk(reset_row=True),
+                         _chunk(row_key=b"r2", family="cf", qualifier=b"u", value=b"kept", commit_row=True)]),
+        Response(chunks=[_chunk(row_key=b"r3", family="cf", qualifier=b"u", value=b"torn")]),  # never committed
+    ]
+    rows = []
+    _merge_rows(stream, "cf", rows)
+    assert rows == [(b"r1", {b"u": [b"0001"], b"t": [b"9", b"8"]}), (b"r2", {b"u": [b"kept"]})]
+
+
+def test_read_rows_call_resumes_after_the_last_row_with_the_limit_reduced():
+    from google.cloud.bigtable_v2.types import bigtable as bigtable_types
+    from google.cloud.bigtable_v2.types import data as data_types
+
+    from loadtests.backends.bigtable import _resumed
+
+    Request, RowRange = bigtable_types.ReadRowsRequest.pb(), data_types.RowRange.pb()
+    ranged = Request(table_name="t", rows_limit=10, rows={"row_ranges": [
+        RowRange(start_key_closed=b"a", end_key_open=b"c"), RowRange(start_key_closed=b"d", end_key_closed=b"f")]})
+    resumed = _resumed(ranged, b"b", 4)
+    assert resumed.rows_limit == 6 and resumed.table_name == "t"
+    assert list(resumed.rows.row_ranges) == [RowRange(start_key_open=b"b", end_key_open=b"c"), ranged.rows.row_ranges[1]]
+    assert list(_resumed(ranged, b"e", 4).rows.row_ranges) == [RowRange(start_key_open=b"e", end_key_closed=b"f")]
+    assert _resumed(ranged, b"f", 4) is None  # every range read
+    assert _resumed(ranged, b"b", 10) is None  # the limit reached
+    keys = Request(rows={"row_keys": [b"a", b"b", b"c"]})
+    assert list(_resumed(keys, b"a", 1).rows.row_keys) == [b"b", b"c"]
+    whole = _resumed(Request(), b"k", 3)
+    assert list(whole.rows.row_ranges) == [RowRange(start_key_open=b"k")] and whole.rows_limit == 0
+
+
+def test_bigtable_reads_return_what_the_data_clients_read_rows_returns(emulator_hosts):
+    """Reads go through ReadRowsCall, not the data client's read_rows: the same rows, in the
+    same order, versions included (single_row_counter rewrites one row per device)."""
+    from google.cloud.bigtable.data import ReadRowsQuery, RowRange
+
+    from loadtests.backends.bigtable import READ_CELLS, scan_filter
+    from loadtests.design.byteorder import bigtable_row_range
+
+    strategy = strategies.catalogue("bigtable")["single_row_counter"]
+    db = backend_for(strategy)
+    db.create()
+    try:
+        gen = strategy.key_generator(seed=3)
+        for e in events(12):
+            db.insert(gen.key(e), e)
+
+        def library(query):
+            out = []
+            for row in db.table.read_rows(query):
+                cells = [row.get_cells(db.family, q) for q in (b"u", b"t", b"w", b"n")]
+                out += [(int(u.value), int(t.value), w.value.decode(), int(n.value)) for u, t, w, n in zip(*cells)]
+            return out
+
+        def ours(spans, limit=None, where=None):
+            return [(r.entity, r.ts_us, r.write_id, r.seq) for r in db.read(spans, limit, where)]
+
+        everything = ours(None)
+        assert len(everything) == 12 and everything == library(ReadRowsQuery(row_filter=READ_CELLS))
+        plan = read_plans("bigtable", strategy.parts, 10)["prefix_scan"]
+        spans = plan.build(2).spans
+        start, end, inclusive = bigtable_row_range(strategy.parts, strategy.separator, spans[0])
+        assert ours(spans) == library(ReadRowsQuery(row_ranges=[RowRange(start, end, end_is_inclusive=inclusive)],
+                                                    row_filter=READ_CELLS)) != []
+        two_rows = ours(None, 2)  # a limit counts rows, not versions
+        assert two_rows == library(ReadRowsQuery(limit=2, row_filter=READ_CELLS)) and len(two_rows) > 2
+        # The server's filter keeps a row any of whose versions lies in the range, with all its versions.
+        seqs = [r[3] for r in ours(None, where=("seq", 3, 5))]
+        assert [(e, t, w, n) for e, t, w, n in everything if n in seqs] == library(
+            ReadRowsQuery(row_filter=scan_filter(("seq", 3, 5))))
+        assert {3, 4, 5} <= set(seqs) and not {1, 2} & set(seqs)
     finally:
         db.drop()
         db.close()
