@@ -198,18 +198,18 @@ def test_a_signal_in_any_phase_after_the_load_ends_the_run_within_10_s_of_the_st
     unverified stage, and nothing left running, within 10 s of the stage's end."""
     strategy = STRATEGY[backend]
     run = Run("--backend", backend, "--strategies", f"{strategy},timestamp_first", "--dialects", "googlesql",
-              "--users", "2", "--duration", "4s", "--results-dir", str(own_emulators), "--run-id", "phase",
+              "--users", "2", "--duration", "3s", "--results-dir", str(own_emulators), "--run-id", "phase",
               "--no-report")
     started = run.wait_for(f"[1/2] {backend}:{strategy}:")
     pid = emulator_pid(backend)
-    stage_end = started + 4
+    stage_end = started + 3
     if phase == "end":
         time.sleep(max(0.0, stage_end - 0.3 - time.monotonic()))
         os.kill(pid, signal.SIGSTOP)
         time.sleep(max(0.0, stage_end + 1 - time.monotonic()))
         run.proc.send_signal(signum)
     else:
-        time.sleep(2)
+        time.sleep(1.5)
         os.kill(pid, signal.SIGKILL)
         stage_end = run.wait_for(f"[1/2] {backend}:{strategy}  done")
         run.proc.send_signal(signum)

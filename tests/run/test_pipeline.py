@@ -28,11 +28,11 @@ def test_a_name_shared_by_both_backends_runs_on_each():
 
 def test_smoke_run_of_every_strategy_writes_a_clean_summary(emulator_hosts, tmp_path):
     # report=False: the report and heatmaps have their own tests. Two readers reading back to
-    # back: in 2 s, one reader resting by the default --read-share may not reach all five
+    # back: in 1 s, one reader resting by the default --read-share may not reach all five
     # Bigtable reads, and this test wants every read of every strategy to run.
     # --rate 300: the writers paced, so that each table's audit reads back hundreds of rows, not
     # thousands (this test is about correctness, over all 68 stages).
-    options = RunOptions(users=4, duration_s=2.0, results_dir=tmp_path, smoke=True, run_id="smoke", report=False,
+    options = RunOptions(users=4, duration_s=1.0, results_dir=tmp_path, smoke=True, run_id="smoke", report=False,
                          rate=300, settings=WorkloadSettings(readers=2, read_share=1.0))
     assert run(options) == 0
     rows = read_summary(tmp_path / "smoke" / "summary.csv")
