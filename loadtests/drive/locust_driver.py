@@ -187,10 +187,10 @@ class WorkerProcesses:
     def wait_connected(self, runner, label: str) -> None:
         deadline = time.monotonic() + self.CONNECT_TIMEOUT_S
         while runner.worker_count < len(self.procs):
-            dead = [p for p in self.procs if p.poll() is not None]
+            dead = self.exited()
             if dead:
-                raise KeybenchError(f"{label}: worker pid {dead[0].pid} exited with code {dead[0].returncode} "
-                                    "before joining the master")
+                pid, how = next(iter(dead.items()))
+                raise KeybenchError(f"{label}: worker pid {pid} exited ({how}) before joining the master")
             if time.monotonic() > deadline:
                 raise KeybenchError(f"{label}: only {runner.worker_count} of {len(self.procs)} workers joined the "
                                     f"master within {self.CONNECT_TIMEOUT_S:.0f} s")
