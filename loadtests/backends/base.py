@@ -77,6 +77,10 @@ class Backend(ABC):
     def write_ids(self) -> list[str]:
         """The WriteId of every row stored, duplicates included (for the integrity audit)."""
 
+    def stored_entities(self) -> list[tuple[str, int]]:
+        """(WriteId, entity) of every row stored: what a prefix drop is checked against."""
+        return [(r.write_id, r.entity) for r in self.read(None)]
+
     @abstractmethod
     def answers(self, timeout_s: float) -> bool:
         """A cheap request with a short deadline: True if the database answered in time. The

@@ -4,8 +4,11 @@
 
 from __future__ import annotations
 
+import atexit
 import datetime as dt
+import os
 import random
+import re
 import time
 import warnings
 from collections.abc import Callable
@@ -29,12 +32,15 @@ from google.cloud.bigtable.data.row_filters import (
 
 from loadtests.backends.base import AUDIT_READ_TIMEOUT_S, DEFAULT_TIMEOUT_S, DEFAULT_PAYLOAD_BYTES, Backend
 from loadtests.errors import KeybenchError
+from loadtests.children import PlainProcess
 from loadtests.design.keys import WriteEvent, join_segments
 from loadtests.design.byteorder import bigtable_row_range
 from loadtests.design.plans import Span, StoredRow
 from loadtests.design.strategies import Strategy
 
 T = TypeVar("T")
+# The variable the clients find the emulator by (the same as loadtests.infra.emulators.ENV_VARS).
+EMULATOR_HOST = "BIGTABLE_EMULATOR_HOST"
 RowSet, RowRange = data_types.RowSet.pb(), data_types.RowRange.pb()
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
 # Reads fetch the three cells a StoredRow needs, not the payload.
@@ -273,6 +279,7 @@ class BigtableBackend(Backend):
         self.payload_qualifier = strategy.payload_qualifier.encode()
         self.admin = bigtable.Client(project=project, admin=True)
         self.data = BigtableDataClient(project=project)
+        self.emulator_host = os.environ.get(EMULATOR_HOST)  # the clients' emulator (None: a real instance)
         # One table, or one per tenant (`table_per = "tenant"`): the key's first part then names
         # the table, `<location>-<tenant>`, and the row key is made of the other parts.
         self.per_tenant = strategy.table_per_tenant
@@ -423,13 +430,54 @@ class BigtableBackend(Backend):
         return True  # no row, but an answer
 
     def write_ids(self) -> list[str]:
-        ids = []
-        for table in self.tables.values():
-            deadline = max(self.timeout_s, AUDIT_READ_TIMEOUT_S)
-            for row in table.read_rows(ReadRowsQuery(row_filter=ColumnQualifierRegexFilter(b"^w$")),
-                                       operation_timeout=deadline, attempt_timeout=deadline):
-                ids.extend(c.value.decode() for c in row.get_cells(self.family, b"w"))
-        return ids
+        return [w.decode() for (w,) in self._read_back((b"w",))]
+
+    def stored_entities(self) -> list[tuple[str, int]]:
+        return [(w.decode(), int(u)) for w, u in self._read_back((b"w", b"u"))]
+
+    def _read_back(self, qualifiers: tuple[bytes, ...]) -> list[tuple[bytes, ...]]:
+        """The cells of every stored row (version by version), read back through the data
+        client in a process without gevent (see loadtests.children): there it costs half the
+        client CPU per row."""
+        deadline = max(self.timeout_s, AUDIT_READ_TIMEOUT_S)
+        return read_back_process().call(read_back, self.emulator_host, self.project, self.instance_id,
+                                        [t.table_id for t in self.tables.values()], self.family, qualifiers, deadline)
 
     def close(self) -> None:
         self.data.close()
+
+
+def read_back(emulator_host: str | None, project: str, instance: str, table_ids: list[str], family: str,
+              qualifiers: tuple[bytes, ...], deadline: float) -> list[tuple[bytes, ...]]:
+    """The values of `qualifiers` in every row the tables hold, one tuple per version (a row
+    rewritten in place holds one per reading), read with the data client: the integrity
+    audit's read-back, independent of MutateRowCall and ReadRowsCall. Runs in the read-back
+    process (`read_back_process`)."""
+    if emulator_host:
+        os.environ[EMULATOR_HOST] = emulator_host
+    else:
+        os.environ.pop(EMULATOR_HOST, None)
+    data = BigtableDataClient(project=project)
+    wanted = ColumnQualifierRegexFilter(b"^(" + b"|".join(re.escape(q) for q in qualifiers) + b")$")
+    try:
+        out = []
+        for table_id in table_ids:
+            for row in data.get_table(instance, table_id).read_rows(
+                    ReadRowsQuery(row_filter=wanted), operation_timeout=deadline, attempt_timeout=deadline):
+                out.extend(zip(*([c.value for c in row.get_cells(family, q)] for q in qualifiers)))
+        return out
+    finally:
+        data.close()
+
+
+_read_back: PlainProcess | None = None
+
+
+def read_back_process() -> PlainProcess:
+    """This process's read-back process, started at the first audit and kept until exit (a new
+    one if the last was cut off or died)."""
+    global _read_back
+    if _read_back is None or not _read_back.usable:
+        _read_back = PlainProcess()
+        atexit.register(_read_back.close)
+    return _read_back

@@ -88,6 +88,9 @@ def parser() -> argparse.ArgumentParser:
                    help=f"run each stage's users in N Locust worker processes under a master (default {RunOptions.workers}: "
                         "in-process)")
     r.add_argument("--no-report", action="store_true", help="do not write report.html and the heatmaps at the end")
+    r.add_argument("--no-overlap", action="store_true",
+                   help="model every design at the end of the run, not in a process of its own while the next "
+                        "stage is set up (the same figures, a longer run; never during a load either way)")
     model_options(r, "nodes of the split model over the recorded keys")
     r.add_argument("--fail-on-verdict", metavar="VERDICTS",
                    help="exit 1, one line per design, when a design's modelled verdict is one of these, "

@@ -49,6 +49,7 @@ def run_command(args: argparse.Namespace) -> int:
         rate=args.rate,
         workers=args.workers,
         report=not args.no_report,
+        overlap=not args.no_overlap,
         model=model_params(args),
         target=args.target,
         project=args.project,

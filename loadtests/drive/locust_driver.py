@@ -15,6 +15,7 @@ import gevent
 from locust.env import Environment
 from locust.stats import PERCENTILES_TO_REPORT, StatsCSV
 
+from loadtests.children import die_with_parent, how_it_ended
 from loadtests.drive.distributed import MasterSide
 from loadtests.drive.stage import Stage, StageSpec
 from loadtests.drive.users import StageSlot, user_class
@@ -182,7 +183,7 @@ class WorkerProcesses:
         cmd = [sys.executable, "-m", "loadtests.drive.worker", "--master-port", str(port)]
         # Own session (Ctrl-C is for keybench, which stops them in order), but gone with keybench.
         self.procs = [subprocess.Popen(cmd, stdin=subprocess.DEVNULL, start_new_session=True,
-                                       preexec_fn=emulators.die_with_parent) for _ in range(count)]
+                                       preexec_fn=die_with_parent) for _ in range(count)]
 
     def wait_connected(self, runner, label: str) -> None:
         deadline = time.monotonic() + self.CONNECT_TIMEOUT_S
@@ -198,7 +199,7 @@ class WorkerProcesses:
 
     def exited(self) -> dict[int, str]:
         """pid -> how it ended, for the workers that have exited."""
-        return {p.pid: emulators.how_it_ended(p.returncode) for p in self.procs if p.poll() is not None}
+        return {p.pid: how_it_ended(p.returncode) for p in self.procs if p.poll() is not None}
 
     def close(self) -> None:
         for p in self.procs:

@@ -246,21 +246,28 @@ class Stage:
 
     def finish(self, lost_workers: dict[int, str] | None = None) -> tuple[Integrity, TenantDrop | None]:
         """After the load: the integrity audit, then the strategy's own checks. The writes of
-        `lost_workers` (index -> why) are left out: their ledger died with them."""
-        integrity = self.audit(lost_workers)
-        return integrity, self.drop_tenant()
+        `lost_workers` (index -> why) are left out: their ledger died with them. A multi-tenant
+        design's audit and drop check share one read-back."""
+        if not self._drops_tenant():
+            return self.audit(lost_workers), None
+        stored = self.backend.stored_entities()
+        return self.audit(lost_workers, [w for w, _ in stored]), self.drop_tenant(stored)
 
-    def drop_tenant(self) -> TenantDrop | None:
+    def _drops_tenant(self) -> bool:
+        return bool(self.strategy.parts) and self.strategy.parts[0].name == "tenant"
+
+    def drop_tenant(self, stored: list[tuple[str, int]] | None = None) -> TenantDrop | None:
         """Multi-tenant designs: drop the first tenant by its row-key prefix, then check that
-        exactly its rows are gone."""
-        if not self.strategy.parts or self.strategy.parts[0].name != "tenant":
+        exactly its rows are gone. `stored`: (WriteId, entity) of every row as stored before
+        the drop, if already read."""
+        if not self._drops_tenant():
             return None
         tenant_of = self.strategy.parts[0].of_entity
         victim = tenant_of(1)
         prefix = (victim,)
         # Decided from the rows as stored, not from the ledger: a write whose outcome was
         # unknown may be stored too.
-        before = {r.write_id: tenant_of(r.entity) for r in self.backend.read(None)}
+        before = {w: tenant_of(entity) for w, entity in (self.backend.stored_entities() if stored is None else stored)}
         started = time.perf_counter()
         self.backend.delete_prefix(prefix)
         seconds = time.perf_counter() - started
@@ -272,13 +279,13 @@ class Stage:
             others_removed=sum(1 for w in removed if before[w] != victim),
         )
 
-    def audit(self, lost_workers: dict[int, str] | None = None) -> Integrity:
-        """Read every stored WriteId back and compare with the ledger."""
+    def audit(self, lost_workers: dict[int, str] | None = None, stored: list[str] | None = None) -> Integrity:
+        """Every stored WriteId (read back here unless given) against the ledger."""
+        stored = self.backend.write_ids() if stored is None else stored
         if not lost_workers:
-            return audit(self.backend.write_ids(), self.collector.ledger)
+            return audit(stored, self.collector.ledger)
         cause = "; ".join(lost_workers[i] for i in sorted(lost_workers))
-        return audit(self.backend.write_ids(), self.collector.ledger,
-                     lambda w: Partition.writer_of(w) in lost_workers, cause)
+        return audit(stored, self.collector.ledger, lambda w: Partition.writer_of(w) in lost_workers, cause)
 
     def unverifiable(self, cause: str) -> Integrity:
         """The audit's figures when nothing can be read back."""

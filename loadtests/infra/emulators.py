@@ -13,7 +13,6 @@ the command keybench started.
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import signal
@@ -25,6 +24,7 @@ from pathlib import Path
 
 import grpc
 
+from loadtests.children import die_with_parent
 from loadtests.design.strategies import BACKENDS
 from loadtests.errors import KeybenchError
 
@@ -111,13 +111,17 @@ def answers(address: str, timeout: float = PROBE_TIMEOUT_S) -> tuple[bool, str]:
     if error is not None:
         return False, error.strerror or str(error)
     channel = grpc.insecure_channel(address)
+    # One call of a method no emulator serves: any status but these is a gRPC server's answer.
+    # (channel_ready_future polls the channel's state, and takes 0.2 s even on a ready server.)
+    probe = channel.unary_unary("/keybench.Probe/Answer", request_serializer=None, response_deserializer=None)
     try:
-        grpc.channel_ready_future(channel).result(timeout=timeout)
-        return True, "answers"
-    except grpc.FutureTimeoutError:
-        return False, f"accepts connections but no gRPC answer within {timeout:.0f}s"
+        probe(b"", timeout=timeout, wait_for_ready=True)
+    except grpc.RpcError as exc:
+        if exc.code() in (grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.UNAVAILABLE):
+            return False, f"accepts connections but no gRPC answer within {timeout:.0f}s"
     finally:
         channel.close()
+    return True, "answers"
 
 
 def port_holder(port: int) -> str:
@@ -202,21 +206,6 @@ def _cmdline(pid: int) -> str:
         return ""
 
 
-def die_with_parent() -> None:
-    # Linux: the child gets SIGTERM if the keybench process that started it dies.
-    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)
-
-
-def how_it_ended(returncode: int) -> str:
-    """A child's return code in words: "exit code 3", or "killed by SIGKILL"."""
-    if returncode >= 0:
-        return f"exit code {returncode}"
-    try:
-        return f"killed by {signal.Signals(-returncode).name}"
-    except ValueError:
-        return f"killed by signal {-returncode}"
-
-
 @dataclass
 class Emulator:
     """A native emulator process keybench started."""
@@ -276,6 +265,35 @@ def start(backend: str, port: int, started_by: str, detach: bool) -> Emulator:
     detach: keep running after keybench exits (`keybench emulators up`); otherwise the
     emulator dies with this process, so a crashed run leaves nothing behind.
     """
+    return launch(backend, port, started_by, detach).ready()
+
+
+class Launch:
+    """An emulator process started and not yet known to answer: `ready` waits until it does."""
+
+    def __init__(self, emulator: Emulator, proc: subprocess.Popen):
+        self.emulator, self.proc = emulator, proc
+
+    def ready(self) -> Emulator:
+        emulator, proc = self.emulator, self.proc
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                emulator.record_path().unlink(missing_ok=True)
+                tail = Path(emulator.log).read_text(errors="replace").strip().splitlines()[-1:] or ["(no output)"]
+                raise KeybenchError(
+                    f"the {TITLES[emulator.backend]} emulator exited at start (code {proc.returncode}): {tail[0][:200]}"
+                )
+            if answers(emulator.address, timeout=1.0)[0]:
+                return emulator
+            time.sleep(0.1)
+        emulator.stop()
+        raise KeybenchError(f"the {TITLES[emulator.backend]} emulator did not answer within {START_TIMEOUT_S:.0f}s; "
+                            f"see {emulator.log}")
+
+
+def launch(backend: str, port: int, started_by: str, detach: bool) -> Launch:
+    """Start a native emulator on 127.0.0.1:port, without waiting for it (see `start`)."""
     cmd = command(backend, port)
     deadline = time.monotonic() + 3.0  # a port closed a moment ago may take the kernel a moment
     while not port_is_free(port) and time.monotonic() < deadline:
@@ -294,19 +312,7 @@ def start(backend: str, port: int, started_by: str, detach: bool) -> Emulator:
         )
     emulator = Emulator(backend, proc.pid, port, " ".join(cmd), str(log_path), started_by, time.time())
     emulator.save()
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            emulator.record_path().unlink(missing_ok=True)
-            tail = Path(log_path).read_text(errors="replace").strip().splitlines()[-1:] or ["(no output)"]
-            raise KeybenchError(
-                f"the {TITLES[backend]} emulator exited at start (code {proc.returncode}): {tail[0][:200]}"
-            )
-        if answers(emulator.address, timeout=1.0)[0]:
-            return emulator
-        time.sleep(0.1)
-    emulator.stop()
-    raise KeybenchError(f"the {TITLES[backend]} emulator did not answer within {START_TIMEOUT_S:.0f}s; see {log_path}")
+    return Launch(emulator, proc)
 
 
 def recorded() -> list[Emulator]:
@@ -340,21 +346,34 @@ class Endpoint:
     target: str = "emulator"
     project: str | None = None  # None: the emulator's own project and instance (target.PROJECT, INSTANCE)
     instance: str | None = None
+    successor: Launch | None = None  # the emulator started for the next restart (prepare_restart)
 
     @property
     def restartable(self) -> bool:
         return self.emulator is not None
 
+    def prepare_restart(self) -> None:
+        """Start the emulator the next `restart` switches to, on a port of its own, without
+        waiting for it: it boots while the stage before it is audited."""
+        if self.emulator is not None and self.successor is None:
+            self.successor = launch(self.backend, free_port(), self.emulator.started_by, detach=False)
+
     def restart(self) -> None:
+        """A fresh emulator in place of this one: the one `prepare_restart` started, or a new
+        one on the same port."""
         assert self.emulator is not None
         self.emulator.stop()
-        self.emulator = start(self.backend, self.emulator.port, self.emulator.started_by, detach=False)
+        successor, self.successor = self.successor, None
+        if successor is None:
+            successor = launch(self.backend, self.emulator.port, self.emulator.started_by, detach=False)
+        self.emulator = successor.ready()
         self.address = self.emulator.address
 
     def stop(self) -> None:
-        if self.emulator is not None:
-            self.emulator.stop()
-            self.emulator = None
+        for emulator in (self.emulator, self.successor and self.successor.emulator):
+            if emulator is not None:
+                emulator.stop()
+        self.emulator = self.successor = None
 
 
 def resolve(backend: str, may_start: bool = True) -> Endpoint:

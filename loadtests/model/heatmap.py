@@ -88,7 +88,9 @@ def render_heatmap(stream: KeyStream, space: str, kind: str, path: str | Path, t
     ax.set_xlabel("seconds since the first recorded operation")
     ax.set_ylabel(f"key space: {matrix.shape[0]} buckets at quantiles of the keys written")
     fig.colorbar(image, ax=ax, label=f"{kind} per bucket per time bin (modelled)")
-    fig.tight_layout()
+    # Fixed margins (room for the two-line title and the colorbar's label): tight_layout would
+    # draw the whole figure once more, which doubled the time of every heatmap.
+    fig.subplots_adjust(left=0.08, right=0.97, top=0.87, bottom=0.11)
     path = save_figure(fig, Path(path))
     plt.close(fig)
     return path

@@ -58,6 +58,9 @@ class RunOptions:
     rate: float | None = None  # open loop: inserts per second per stage, spread over the writers
     workers: int = 0  # Locust worker processes per stage; 0 runs the users in this process
     report: bool = True  # write report.html (and the heatmaps) at the end
+    # Model each unit in a process of its own while the next stage is set up (never during a
+    # load); False: every unit at the end of the run, in this process.
+    overlap: bool = True
     model: SplitParams = field(default_factory=SplitParams)  # the split model over the recorded keys
     target: str = "emulator"  # or "real": an existing instance named by project and instance (see infra/target.py)
     project: str | None = None

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from loadtests.errors import FixtureError, KeybenchError, one_line
@@ -21,11 +22,12 @@ from loadtests.infra.interrupt import INTERRUPT
 from loadtests.infra.progress import progress
 from loadtests.measure.console import side_by_side, verdict_offenders, verdict_table
 from loadtests.measure.rundir import RunDirectory
-from loadtests.run.modelling import model_unit
+from loadtests.model.keystream import KeyStream
+from loadtests.run.modelling import Modeller
 from loadtests.run.options import RunOptions
 from loadtests.run.plan import plan_stages
 from loadtests.run.stage_run import StageFailed, run_stage
-from loadtests.run.state import RunState, unit_name
+from loadtests.run.state import RunState, unit_name, unit_of
 
 
 def run(options: RunOptions) -> int:
@@ -50,21 +52,24 @@ def run(options: RunOptions) -> int:
     interrupted = False
     # The run id is claimed before anything starts: a run refused for a taken id touches nothing.
     run_dir.open()
+    modeller = Modeller(options.model, run_dir, options.report, options.settings.payload_bytes, options.overlap)
     INTERRUPT.listen()
     try:
         for backend in dict.fromkeys(s.backend for s in stages):
             endpoints[backend] = _endpoint(options, backend)
         # ---- per stage: drive, audit, record
         try:
-            interrupted = _run_stages(stages, options, tag, endpoints, state, run_dir)
+            interrupted = _run_stages(stages, options, tag, endpoints, state, run_dir, modeller)
         except KeyboardInterrupt:
             interrupted = True
-        # ---- then write, model and report
-        rows = []
+        # ---- then write, model (what is not modelled yet) and report
         with state.clock.phase("model"):
             for unit, results in state.results.items():
-                rows.extend(model_unit(results, state.unit_summaries()[unit].rows, options.model, run_dir,
-                                       options.report, options.settings.payload_bytes))
+                if unit_name(results[0].strategy) not in modeller.units:  # its last repetition never came
+                    modeller.submit(results[0].strategy, [r.key_stream for r in results])
+            rows = modeller.rows({unit_name(results[0].strategy): state.unit_summaries()[unit].rows
+                                  for unit, results in state.results.items()})
+        modeller.close()
         _, problems = state.summary()
         status = "interrupted" if interrupted else "complete"
         state.write(run_dir, status, rows)
@@ -76,6 +81,7 @@ def run(options: RunOptions) -> int:
             state.write(run_dir, status, rows)  # again, with the report's time in the breakdown
         final = run_dir.commit()
     except (KeybenchError, OSError) as exc:
+        modeller.close()  # nothing writes into the directory while it is kept or discarded
         if isinstance(exc, OSError):  # a write outside RunDirectory.write (a plot, the report): one line too
             exc = KeybenchError(f"cannot write the results: {exc.strerror or exc}", exit_code=1)
         if not state.records:
@@ -89,6 +95,7 @@ def run(options: RunOptions) -> int:
         raise
     finally:
         INTERRUPT.ignore()
+        modeller.close()
         for ep in endpoints.values():
             ep.stop()
         emulators.restore_environment(saved_env)  # emulators.use() pointed this process at them
@@ -110,9 +117,11 @@ def _endpoint(options: RunOptions, backend: str) -> emulators.Endpoint:
 
 
 def _run_stages(stages, options: RunOptions, tag: str, endpoints: dict, state: RunState,
-                run_dir: RunDirectory) -> bool:
+                run_dir: RunDirectory, modeller: Modeller) -> bool:
     """Every stage, repetitions interleaved (A B C, A B C, ...) so drift over the run lands on
-    every strategy; the run directory is rewritten after each. True if interrupted."""
+    every strategy; the run directory is rewritten after each, and a unit whose last
+    repetition is done goes to the model, which runs while the next stage is set up. True if
+    interrupted."""
     total = len(stages) * options.repeat
     served = dict.fromkeys(endpoints, 0)
     for repetition in range(1, options.repeat + 1):
@@ -122,6 +131,7 @@ def _run_stages(stages, options: RunOptions, tag: str, endpoints: dict, state: R
             if INTERRUPT.requested:
                 return True
             progress(f"{label}: {strategy.summary}")
+            before = dict(state.clock.phases)
             try:
                 if ep.restartable and served[strategy.backend] > 0:
                     with state.clock.phase("emulator_restart"):
@@ -130,7 +140,10 @@ def _run_stages(stages, options: RunOptions, tag: str, endpoints: dict, state: R
                         return True
                 served[strategy.backend] += 1
                 emulators.use(ep)
-                done = run_stage(strategy, ep, options, tag, label, state.clock)
+                after_load = _after_load(strategy, repetition, state, modeller, endpoints, served,
+                                         _next_stage(stages, options.repeat, repetition, number))
+                done = run_stage(strategy, ep, options, tag, label, state.clock, before_load=modeller.wait,
+                                 after_load=after_load)
             except FixtureError:
                 raise  # a fixture the database refuses ends the run (exit 2), as a malformed one does
             except (StageFailed, KeybenchError) as exc:
@@ -140,11 +153,35 @@ def _run_stages(stages, options: RunOptions, tag: str, endpoints: dict, state: R
             suffix = f"-r{repetition}" if options.repeat > 1 else ""
             for kind, text in done.locust_csvs.items():
                 run_dir.write(f"locust/{unit_name(strategy)}{suffix}_{kind}.csv", text)
-            state.add(done.result, ep, repetition)
-            state.write(run_dir, "running", state.summary()[0])
+            state.add(done.result, ep, repetition, state.clock.since(before))
+            with state.clock.phase("write"):
+                state.write(run_dir, "running", state.summary()[0])
             if done.result.interrupted or INTERRUPT.requested:
                 return True
     return False
+
+
+def _next_stage(stages, repeat: int, repetition: int, number: int):
+    """The stage after stage `number` (1-based) of `repetition`; None after the last."""
+    if number < len(stages):
+        return stages[number]
+    return stages[0] if repetition < repeat else None
+
+
+def _after_load(strategy, repetition: int, state: RunState, modeller: Modeller, endpoints: dict, served: dict,
+                following) -> Callable[[KeyStream], None]:
+    """What starts once a stage's load is over, to run beside its audit and the next stage's
+    set-up (never beside a load): the unit's model once its last repetition is in, and the
+    emulator the next stage restarts to."""
+
+    def start(key_stream: KeyStream) -> None:
+        if repetition == state.options.repeat:
+            earlier = [r.key_stream for r in state.results.get(unit_of(strategy), [])]
+            modeller.submit(strategy, [*earlier, key_stream])
+        if state.options.overlap and following is not None and served[following.backend] > 0:
+            endpoints[following.backend].prepare_restart()
+
+    return start
 
 
 def _keep_failed(state: RunState, run_dir: RunDirectory, exc: KeybenchError) -> None:

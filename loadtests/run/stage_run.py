@@ -4,6 +4,7 @@ plain record. A stage that cannot start is a `StageFailed`, and the run goes on.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from loadtests.design.strategies import Strategy
@@ -14,6 +15,7 @@ from loadtests.infra import emulators, target
 from loadtests.infra.progress import progress
 from loadtests.infra.watchdog import watched
 from loadtests.measure.result import StageResult
+from loadtests.model.keystream import KeyStream
 from loadtests.run.options import RunOptions
 from loadtests.run.timing import WallClock
 
@@ -31,17 +33,21 @@ class StageRun:
 
 
 def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, tag: str, label: str,
-              clock: WallClock | None = None) -> StageRun:
+              clock: WallClock | None = None, before_load: Callable[[], None] | None = None,
+              after_load: Callable[[KeyStream], None] | None = None) -> StageRun:
     """One strategy on a fresh table: load, audit, the strategy's own checks; `clock` is told
-    where the stage's time went."""
+    where the stage's time went. `after_load` gets the stage's key stream as soon as its load
+    is over, to start what may run beside the audit; `before_load` is waited for once the
+    table is set up, so that what ran beside the set-up ends before the load begins."""
     clock = clock or WallClock()
     project, instance = target.project_instance(ep)
     spec = StageSpec.of(strategy, options.workload, options.seed, tag, options.buckets, project, instance)
     plan = LoadPlan(options.users, options.spawn_rate, options.duration_s, options.workers)
-    locust_stage = LocustStage(spec)
-    stage = locust_stage.stage
     started = time.time()
     driven, silent = None, False
+    with clock.phase("setup"):
+        locust_stage = LocustStage(spec)  # its clients: the backend's, opened here
+    stage = locust_stage.stage
     try:
         try:
             with clock.phase("setup"):
@@ -50,9 +56,14 @@ def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, t
             raise  # bad input: the run ends with exit 2 (errors.FixtureError)
         except Exception as exc:  # noqa: BLE001 - one stage that cannot start must not end the run
             raise StageFailed(f"{strategy.label} could not start: {one_line(exc)}") from None
+        if before_load is not None:
+            with clock.phase("model"):
+                before_load()
         driving = time.monotonic()
         driven = locust_stage.drive(plan, label, ep)
         clock.add_load(driven.seconds - driven.stopping_s, time.monotonic() - driving)
+        if after_load is not None:
+            after_load(stage.collector.key_stream)
         tenant_drop = None
         if driven.ended_early:
             integrity = stage.unverifiable(driven.ended_early)

@@ -41,8 +41,9 @@ def load_record(result: StageResult, workload: WorkloadSettings) -> dict:
     }
 
 
-def stage_record(result: StageResult, ep: emulators.Endpoint, repetition: int, workload: WorkloadSettings) -> dict:
-    """One stage, as run.json lists it."""
+def stage_record(result: StageResult, ep: emulators.Endpoint, repetition: int, workload: WorkloadSettings,
+                 outside_load_s: dict[str, float] | None = None) -> dict:
+    """One stage, as run.json lists it; `outside_load_s`: its seconds per phase outside its load."""
     s = result.strategy
     return {
         "backend": s.backend, "strategy": s.name, "dialect": s.dialect,
@@ -53,6 +54,7 @@ def stage_record(result: StageResult, ep: emulators.Endpoint, repetition: int, w
         "operations_per_worker": {str(k): v for k, v in result.per_worker.items()} or None,
         "tenant_drop": asdict(result.tenant_drop) if result.tenant_drop else None,
         "ended_early": result.ended_early, "interrupted": result.interrupted, "repetition": repetition,
+        "outside_load_s": outside_load_s or {},
     }
 
 
@@ -77,12 +79,13 @@ class RunState:
     def stages_done(self) -> int:
         return sum(len(v) for v in self.results.values())
 
-    def add(self, result: StageResult, ep: emulators.Endpoint, repetition: int) -> None:
+    def add(self, result: StageResult, ep: emulators.Endpoint, repetition: int,
+            outside_load_s: dict[str, float] | None = None) -> None:
         unit = unit_of(result.strategy)
         self.results.setdefault(unit, []).append(result)
         self._summaries.pop(unit, None)  # a new repetition changes that unit's rows
         self.series_rows.extend(timeseries_rows(result))
-        self.records.append(stage_record(result, ep, repetition, self.options.workload))
+        self.records.append(stage_record(result, ep, repetition, self.options.workload, outside_load_s))
 
     def add_failure(self, strategy: Strategy, cause: str, repetition: int) -> None:
         self.problems.append(cause)

@@ -9,7 +9,7 @@ import time
 from contextlib import contextmanager
 
 # The phases outside the load, in the order a stage meets them.
-PHASES = ("emulator_restart", "setup", "start_and_stop", "audit", "drop", "model", "report")
+PHASES = ("emulator_restart", "setup", "start_and_stop", "audit", "drop", "write", "model", "report")
 
 
 class WallClock:
@@ -33,6 +33,10 @@ class WallClock:
         it: the rest is starting the users and waiting for their operations in flight to end."""
         self.load_s += seconds
         self.phases["start_and_stop"] += max(0.0, driving_s - seconds)
+
+    def since(self, earlier: dict[str, float]) -> dict[str, float]:
+        """Seconds per phase since `earlier` (a copy of `phases`), for one stage's record."""
+        return {k: round(v - earlier.get(k, 0.0), 2) for k, v in self.phases.items() if v - earlier.get(k, 0.0) >= 0.005}
 
     def record(self) -> dict:
         wall = time.monotonic() - self.started

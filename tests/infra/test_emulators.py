@@ -156,3 +156,29 @@ def test_run_with_a_non_emulator_on_the_default_port_is_one_line(squatter, no_em
     assert len(lines) == 1, result.stderr
     assert f"127.0.0.1:{port} is held by pid {os.getpid()}" in lines[0] and "no gRPC answer" in lines[0], lines[0]
     assert emulators.recorded() == [] or all(e.started_by.startswith("pytest") for e in emulators.recorded())
+
+
+def test_a_prepared_restart_switches_to_the_emulator_started_beside_the_stage(native_binaries):
+    """prepare_restart boots the next emulator on a port of its own while the old one still
+    serves; restart stops the old one and switches; stop stops both, even one never used."""
+    first = emulators.start("bigtable", emulators.free_port(), "pytest", detach=False)
+    ep = emulators.Endpoint("bigtable", first.address, "started by this run", first)
+    try:
+        ep.prepare_restart()
+        successor = ep.successor.emulator
+        assert successor.port != first.port and pid_alive(successor.pid) and pid_alive(first.pid)
+        assert emulators.answers(first.address)[0]  # the stage before it is still audited there
+        ep.restart()
+        assert (ep.emulator.pid, ep.address) == (successor.pid, successor.address)
+        assert not pid_alive(first.pid) and emulators.answers(ep.address)[0]
+        ep.restart()  # nothing prepared: a new one on the same port
+        assert ep.emulator.port == successor.port and ep.emulator.pid != successor.pid
+        ep.prepare_restart()
+        unused = ep.successor.emulator
+    finally:
+        ep.stop()
+    deadline = time.monotonic() + 10
+    while (pid_alive(unused.pid) or pid_alive(successor.pid)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not pid_alive(unused.pid) and not pid_alive(successor.pid)
+    assert ep.emulator is None and ep.successor is None
