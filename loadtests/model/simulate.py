@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from loadtests.design.keys import UNIFORM, Skew, preload_keys, DEFAULT_POPULATION, MAX_POPULATION, DEFAULT_SEED, UUID1_EPOCH_OFFSET, LONG_MAX, TS_DIGITS, WriteEvent, Part, device_id, separator_after, stable_hashes
+from loadtests.design.keys import UNIFORM, Skew, preload_keys, DEFAULT_POPULATION, MAX_POPULATION, DEFAULT_SEED, UUID1_EPOCH_OFFSET, LONG_MAX, TS_DIGITS, WriteEvent, Part, device_number, separator_after, stable_hashes, bucket_hash
 from loadtests.design.byteorder import STRING_END, TABLE_SPACE, KeyEncoder, bit_reversed_array, encode_value, generated_values, index_key_parts, invert, prefix_successor
 from loadtests.errors import check_range
 from loadtests.model.keystream import KeyStream
@@ -85,15 +85,26 @@ def _digits(values: np.ndarray, width: int) -> np.ndarray | None:
 
 
 _HEX_PAIRS = np.array([f"{i:02x}".encode() for i in range(256)]).view(np.uint16)  # "00".."ff" as 2 bytes
-_UUID_HEX_COLUMNS = np.r_[0:8, 9:13, 14:18, 19:23, 24:36]  # where the 32 hex digits go; dashes between groups
-_UUID_DASHES = np.array([8, 13, 18, 23])
+
+
+def _byte_groups(offsets: list[int], itemsize: int) -> np.dtype:
+    """The UUID's five hex groups as fields at `offsets` of a row of `itemsize` bytes: a
+    group is then copied as one item per row, not byte by byte."""
+    return np.dtype({"names": [f"g{i}" for i in range(5)], "formats": ["V8", "V4", "V4", "V4", "V12"],
+                     "offsets": offsets, "itemsize": itemsize})
+
+
+_UUID_HEX_GROUPS = _byte_groups([0, 8, 12, 16, 20], 32)  # the 32 hex digits, back to back
+_UUID_TEXT_GROUPS = [0, 9, 14, 19, 24]  # where the groups go in the text; dashes between them
 
 
 def _uuid_text(raw: np.ndarray, suffix: bytes = b"") -> np.ndarray:
     """(rows, 16) UUID bytes as (rows, 36) canonical lower-case text, then `suffix`."""
-    out = np.empty((len(raw), 36 + len(suffix)), dtype=np.uint8)
-    out[:, _UUID_HEX_COLUMNS] = _HEX_PAIRS[raw].view(np.uint8)
-    out[:, _UUID_DASHES] = ord("-")
+    out = np.full((len(raw), 36 + len(suffix)), ord("-"), dtype=np.uint8)
+    hexed = np.ascontiguousarray(_HEX_PAIRS[raw]).view(_UUID_HEX_GROUPS).ravel()
+    text = out.view(_byte_groups(_UUID_TEXT_GROUPS, out.shape[1])).ravel()
+    for name in _UUID_HEX_GROUPS.names:
+        text[name] = hexed[name]
     out[:, 36:] = np.frombuffer(suffix, dtype=np.uint8)
     return out
 
@@ -140,7 +151,7 @@ def _column(encoded: list[bytes]) -> np.ndarray | list[bytes]:
 
 def _hash_buckets(part: Part, events: EventColumns) -> np.ndarray:
     """A stable-hash bucket part (shard, salt) for a block of events."""
-    hashes = stable_hashes(*(getattr(events, field) for field in part.hashed))
+    hashes = bucket_hash(*(getattr(events, field) for field in part.hashed))
     return (hashes % np.uint64(len(part.buckets))).astype(np.int64)
 
 
@@ -199,10 +210,9 @@ def bigtable_column(part: Part, events: EventColumns, seed: int, width: int | No
     if name == "reversed_sequence" and width and (column := _digits(events.seq, width)) is not None:
         return column[:, ::-1]
     if name == "device":
-        # Ids of the devices drawn only: a table over the whole population (up to 10^9) would not fit.
-        drawn, which = np.unique(events.entity, return_inverse=True)
-        lookup = np.frombuffer("".join(device_id(int(e)) for e in drawn).encode(), dtype=np.uint8).reshape(-1, 8)
-        return lookup[which]
+        return _HEX_PAIRS[_be_bytes(device_number(events.entity.astype(np.uint64)), 4)].view(np.uint8)
+    if name == "device_bytes":
+        return _be_bytes(device_number(events.entity.astype(np.uint64)), 4)
     if name == "salt":
         return _digits(_hash_buckets(part, events), len(part.buckets[0]))
     if name == "hash":
