@@ -85,6 +85,16 @@ def _digits(values: np.ndarray, width: int) -> np.ndarray | None:
 
 
 _HEX_PAIRS = np.array([f"{i:02x}".encode() for i in range(256)]).view(np.uint16)  # "00".."ff" as 2 bytes
+# The hex text of two bytes b0, b1 (at index b0 + 256 b1) as 4 bytes: half the lookups of _HEX_PAIRS.
+_HEX_QUADS = np.array([f"{i & 255:02x}{i >> 8:02x}".encode() for i in range(1 << 16)]).view(np.uint32)
+
+
+def _hex(raw: np.ndarray) -> np.ndarray:
+    """(rows, width) bytes as (rows, 2 width) lower-case hex text."""
+    raw = np.ascontiguousarray(raw)
+    if raw.shape[1] % 2:
+        return _HEX_PAIRS[raw].view(np.uint8)
+    return _HEX_QUADS[raw.view("<u2")].view(np.uint8)
 
 
 def _byte_groups(offsets: list[int], itemsize: int) -> np.dtype:
@@ -101,7 +111,7 @@ _UUID_TEXT_GROUPS = [0, 9, 14, 19, 24]  # where the groups go in the text; dashe
 def _uuid_text(raw: np.ndarray, suffix: bytes = b"") -> np.ndarray:
     """(rows, 16) UUID bytes as (rows, 36) canonical lower-case text, then `suffix`."""
     out = np.full((len(raw), 36 + len(suffix)), ord("-"), dtype=np.uint8)
-    hexed = np.ascontiguousarray(_HEX_PAIRS[raw]).view(_UUID_HEX_GROUPS).ravel()
+    hexed = _hex(raw).view(_UUID_HEX_GROUPS).ravel()
     text = out.view(_byte_groups(_UUID_TEXT_GROUPS, out.shape[1])).ravel()
     for name in _UUID_HEX_GROUPS.names:
         text[name] = hexed[name]
@@ -114,7 +124,9 @@ def _be_bytes(values: np.ndarray, width: int) -> np.ndarray:
 
 
 def _uuid4_raw(rng: np.random.Generator, rows: int) -> np.ndarray:
-    raw = rng.integers(0, 256, size=(rows, 16), dtype=np.uint8)
+    # the bytes rng.integers(0, 256, (rows, 16), np.uint8) draws (it takes them four to a
+    # 32-bit draw, low byte first), drawn as 32-bit numbers in half the time
+    raw = rng.integers(0, 2**32, size=rows * 4, dtype="<u4").view(np.uint8).reshape(rows, 16)
     raw[:, 6] = (raw[:, 6] & 0x0F) | 0x40
     raw[:, 8] = (raw[:, 8] & 0x3F) | 0x80
     return raw
@@ -210,13 +222,13 @@ def bigtable_column(part: Part, events: EventColumns, seed: int, width: int | No
     if name == "reversed_sequence" and width and (column := _digits(events.seq, width)) is not None:
         return column[:, ::-1]
     if name == "device":
-        return _HEX_PAIRS[_be_bytes(device_number(events.entity.astype(np.uint64)), 4)].view(np.uint8)
+        return _hex(_be_bytes(device_number(events.entity.astype(np.uint64)), 4))
     if name == "device_bytes":
         return _be_bytes(device_number(events.entity.astype(np.uint64)), 4)
     if name == "salt":
         return _digits(_hash_buckets(part, events), len(part.buckets[0]))
     if name == "hash":
-        return _HEX_PAIRS[_be_bytes(stable_hashes("row", events.entity, events.ts_us), 8)].view(np.uint8)
+        return _hex(_be_bytes(stable_hashes("row", events.entity, events.ts_us), 8))
     if name in ("device_type", "tenant", "domain", "reverse_domain"):
         return _entity_lookup(part, events)
     return _text(_per_event(part, events, random.Random(seed)))
