@@ -280,9 +280,11 @@ def _hot_unit_share(fit_units: np.ndarray, held_units: np.ndarray) -> float:
 def window_halves(writes: int) -> tuple[np.ndarray, np.ndarray]:
     """A window's writes dealt into two halves at random (seeded by the window's size, so a
     replay is repeatable), not alternately: a bit-reversed counter sends consecutive writes
-    to opposite ends of the key space, and alternate halves would then never meet on a node."""
+    to opposite ends of the key space, and alternate halves would then never meet on a node.
+    Each half as the ascending indexes of its writes: taking them is far faster than a
+    boolean mask whose elements alternate at random."""
     in_first = np.random.default_rng(writes).permutation(writes) < (writes + 1) // 2
-    return in_first, ~in_first
+    return np.flatnonzero(in_first), np.flatnonzero(~in_first)
 
 
 def estimate_window(loads: tuple[np.ndarray, np.ndarray], units: tuple[np.ndarray, np.ndarray] | None, nodes: int,
