@@ -367,12 +367,14 @@ class SpaceModel:
             self._hold(_unit_keys(*initial))
 
     def _hold(self, units: np.ndarray, hashes: np.ndarray | None = None, words: np.ndarray | None = None) -> None:
-        """Units now held: into the sample; the lowest and the prefix all share kept."""
+        """Units now held: into the sample; the lowest and the prefix all share kept. `words`,
+        when given, are the units' words after the prefix, which then already covers them."""
         if not len(units):
             return
-        self._share_prefix(units)
+        if words is None:
+            self._share_prefix(units)
+            words = prefix_words(units, self.prefix)
         self.held.add(units, key_hashes(units) if hashes is None else hashes)
-        words = prefix_words(units, self.prefix) if words is None else words
         low = np.sort(units[words == words.min()])[0]
         if self.lowest is None or low < self.lowest:
             self.lowest = low
