@@ -242,12 +242,27 @@ def _rows_of(column, rows: int) -> list[bytes]:
     return column
 
 
+def _side_by_side(columns: list[np.ndarray], rows: int) -> np.ndarray:
+    """(rows, width) byte matrices as one: each column copied as one item a row (a void
+    field at its offset), not byte by byte as np.hstack copies them."""
+    total = sum(c.shape[1] for c in columns)
+    matrix = np.empty((rows, total), dtype=np.uint8)
+    offset = 0
+    for column in columns:
+        width = column.shape[1]
+        if width and rows:
+            field = np.dtype({"names": ["c"], "formats": [f"V{width}"], "offsets": [offset], "itemsize": total})
+            source = column if column.strides[1] == 1 else np.ascontiguousarray(column)
+            matrix.view(field).ravel()["c"] = source.view(f"V{width}").ravel()
+        offset += width
+    return matrix
+
+
 def _join(columns: list, rows: int) -> tuple[np.ndarray, np.ndarray]:
     """Columns side by side: (keys 'S' array, true lengths)."""
     if all(isinstance(c, np.ndarray) for c in columns):
         # one column is its own key matrix: no copy (view() needs it contiguous, as a fresh column is)
-        matrix = (np.ascontiguousarray(columns[0]) if len(columns) == 1 else np.hstack(columns) if columns
-                  else np.zeros((rows, 0), np.uint8))
+        matrix = np.ascontiguousarray(columns[0]) if len(columns) == 1 else _side_by_side(columns, rows)
         width = matrix.shape[1]
         return matrix.view(f"S{width}").ravel(), np.full(rows, width, dtype=np.uint16)
     per_row = [b"".join(pieces) for pieces in zip(*(_rows_of(c, rows) for c in columns), strict=True)]

@@ -79,7 +79,10 @@ def prefix_words(keys: np.ndarray, start: int) -> np.ndarray:
     """Bytes start..start+8 of each key as a big-endian number: keys that share their first
     `start` bytes compare as these numbers do, or tie."""
     width = keys.dtype.itemsize
-    matrix = np.ascontiguousarray(keys).view(np.uint8).reshape(len(keys), width)[:, start:start + 8]
+    keys = np.ascontiguousarray(keys)
+    if start + 8 <= width and len(keys):  # each key's eight bytes read in place, in one pass
+        return np.ndarray((len(keys),), dtype=">u8", buffer=keys, offset=start, strides=(width,)).astype(np.uint64)
+    matrix = keys.view(np.uint8).reshape(len(keys), width)[:, start:start + 8]
     if matrix.shape[1] < 8:
         matrix = np.hstack([matrix, np.zeros((len(keys), 8 - matrix.shape[1]), np.uint8)])
     return np.ascontiguousarray(matrix).view(">u8").ravel().astype(np.uint64)

@@ -53,7 +53,7 @@ from pathlib import Path
 from loadtests.design.byteorder import TABLE_SPACE
 from loadtests.errors import KeybenchError
 from loadtests.model.params import SplitParams
-from loadtests.model.keystream import KeyStream
+from loadtests.model.keystream import KeyStream, SavedKeyStream
 from loadtests.model.sketches import (DistinctSample, RowSample, same_width, common_prefix, key_hashes, order_statistics,
                                       prefix_words, quantile_positions, range_counts)
 
@@ -616,8 +616,19 @@ def model_stream(stream: KeyStream, params: SplitParams | None = None) -> ModelR
 
 
 def analyze_file(path: str | Path, params: SplitParams | None = None) -> ModelResult:
-    """The model over a saved key stream (`KeyStream.save`), e.g. for `keybench analyze RUN --nodes N`."""
-    return model_stream(KeyStream.load(path), params)
+    """The model over a saved key stream (`KeyStream.save`), e.g. for `keybench analyze RUN
+    --nodes N`: the same figures as model_stream over the stream loaded whole, its writes
+    read a block at a time (SavedKeyStream), so memory does not grow with them."""
+    params = params or SplitParams()
+    result = ModelResult(nodes=params.nodes)
+    with SavedKeyStream(path) as saved:
+        for i, space, writes in saved.write_spaces():
+            model = SpaceModel(params, space, writes, saved.rest.initial(space))
+            model.add_reads((t, intervals, op) for t, _, intervals, op in saved.rest.reads(space, with_operation=True))
+            for block in saved.writes_in_time_order(i):
+                model.add(*block)
+            result.spaces[space] = model.finish()
+    return result
 
 
 ANALYSIS_COLUMNS = ("nodes", "hot_space", "hot_node_share", "effective_nodes", "write_throughput_vs_ideal",
