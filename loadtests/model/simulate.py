@@ -279,7 +279,9 @@ def _widths(columns: list, rows: int) -> np.ndarray:
 
 
 def _separator_column(text: str, rows: int) -> np.ndarray:
-    return np.repeat(np.frombuffer(text.encode(), dtype=np.uint8)[None, :], rows, axis=0)
+    """The same bytes on every row, as a read-only view: no copy until the columns are joined."""
+    encoded = np.frombuffer(text.encode(), dtype=np.uint8)
+    return np.broadcast_to(encoded[None, :], (rows, len(encoded)))
 
 
 def encode_events(strategy, events: EventColumns, seed: int) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
