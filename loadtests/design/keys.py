@@ -78,10 +78,53 @@ def stable_hashes(*columns: Any):
     return np.frombuffer(digests, dtype=">u8").astype(np.uint64)
 
 
+DEVICE_MULTIPLIER = 0x9E3779B1  # odd: multiplying permutes the 32-bit numbers
+
+
+_MASK64 = 2**64 - 1
+_GOLDEN64 = 0x9E3779B97F4A7C15
+
+
+def _mix64(x):
+    """splitmix64's finaliser: a bijection of 64-bit numbers whose every output bit depends
+    on every input bit. The same arithmetic on an int and on a numpy uint64 array (which
+    wraps at 2^64 as the mask does)."""
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return x ^ (x >> 31)
+
+
+def bucket_hash(*values):
+    """A 64-bit hash of integers that is the same in every process and run: of ints, an int;
+    of numpy integer arrays (one length; ints mixed in are shared by every row), a numpy
+    uint64 array of each row's hash, with no per-row Python. One definition for a live
+    run's key generator (a shard or salt part) and the simulation's vectorised keys."""
+    if all(isinstance(v, int) for v in values):
+        return _combine(v & _MASK64 for v in values)
+    import numpy as np
+
+    with np.errstate(over="ignore"):  # uint64 arithmetic wraps at 2^64, as the mask does for ints
+        # an array's negative numbers become their two's complement, as the mask makes of an int
+        return _combine(v.astype(np.uint64) if isinstance(v, np.ndarray) else np.uint64(int(v) & _MASK64)
+                        for v in values)
+
+
+def _combine(values):
+    h = 0
+    for position, value in enumerate(values, start=1):
+        h = _mix64(h ^ ((value + (position * _GOLDEN64 & _MASK64)) & _MASK64))
+    return h
+
+
+def device_number(entity):
+    """The 32-bit number behind a device id, of an int or of a numpy integer array."""
+    return (entity * DEVICE_MULTIPLIER) & 0xFFFFFFFF
+
+
 def device_id(entity: int) -> str:
     """An 8-hex-digit device id such as the documents' `4c410523`; one-to-one for entities
     below 2^32 (an odd multiplier permutes 32-bit numbers), so two devices never share one."""
-    return f"{(entity * 0x9E3779B1) & 0xFFFFFFFF:08x}"
+    return f"{device_number(entity):08x}"
 
 
 def device_type(entity: int) -> str:
@@ -157,7 +200,7 @@ class Part:
 
 def _bucket_of(fields: tuple[str, ...], count: int) -> Callable[[WriteEvent], int]:
     def bucket(event: WriteEvent) -> int:
-        return stable_hash(*(getattr(event, f) for f in fields)) % count
+        return bucket_hash(*(getattr(event, f) for f in fields)) % count
 
     return bucket
 

@@ -9,7 +9,10 @@ migration's source data) are kept apart: they shape the first splits, but they a
 
 from __future__ import annotations
 
+import contextlib
 import io
+import math
+import re
 import zipfile
 from pathlib import Path
 
@@ -22,6 +25,20 @@ from loadtests.atomic import write_atomically
 from loadtests.errors import KeybenchError
 
 
+def _check_values(name: str, array: np.ndarray) -> None:
+    """Times must be finite, counts and indexes not negative (ValueError naming the array)."""
+    if array.dtype.kind == "f" and not np.isfinite(array).all():
+        raise ValueError(f"array {name!r} holds a non-finite number")
+    if array.dtype.kind == "i" and len(array) and array.min() < 0:
+        raise ValueError(f"array {name!r} holds a negative number")
+
+
+def _check_lengths(names, keys, widths) -> None:
+    """A key's true length is at most its array's width."""
+    if any(len(w) and w.max() > keys.dtype.itemsize for w in widths):
+        raise ValueError(f"arrays {', '.join(names)}: a length exceeds the key width")
+
+
 def _as_key_array(keys) -> tuple[np.ndarray, np.ndarray]:
     """Fixed-width bytes array and true lengths: numpy drops trailing NUL bytes when it
     hands an item back, so the lengths keep what the width cannot."""
@@ -31,6 +48,15 @@ def _as_key_array(keys) -> tuple[np.ndarray, np.ndarray]:
     keys = list(keys)
     lengths = np.fromiter((len(k) for k in keys), dtype=np.uint16, count=len(keys))
     return np.array(keys, dtype=f"S{max(1, int(lengths.max(initial=1)))}"), lengths
+
+
+def _block(times, keys, lengths=None, units=None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A block of writes as the model takes them: (times, keys, key lengths, split-unit
+    lengths); without lengths a key ends at its last non-NUL byte, without units every
+    key is its own unit."""
+    keys, default_lengths = _as_key_array(keys)
+    lengths = default_lengths if lengths is None else np.asarray(lengths, dtype=np.uint16)
+    return np.asarray(times, dtype=np.float64), keys, lengths, lengths if units is None else np.asarray(units, dtype=np.uint16)
 
 
 class _Chunks:
@@ -52,10 +78,7 @@ class _Chunks:
 
     def add(self, times, keys, lengths=None, units=None) -> None:
         self.flush()
-        keys, default_lengths = _as_key_array(keys)
-        lengths = default_lengths if lengths is None else np.asarray(lengths, dtype=np.uint16)
-        self.blocks.append((np.asarray(times, dtype=np.float64), keys, lengths,
-                            lengths if units is None else np.asarray(units, dtype=np.uint16)))
+        self.blocks.append(_block(times, keys, lengths, units))
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         self.flush()
@@ -218,12 +241,10 @@ class KeyStream:
                     return None
                 raise ValueError(f"no array {name!r}")
             array = data[name]
-            if array.ndim != 1 or array.dtype.kind not in kinds:
+            if len(array.shape) != 1 or array.dtype.kind not in kinds:
                 raise ValueError(f"array {name!r} is {array.dtype} of shape {array.shape}")
-            if array.dtype.kind == "f" and not np.isfinite(array).all():
-                raise ValueError(f"array {name!r} holds a non-finite number")
-            if array.dtype.kind == "i" and len(array) and array.min() < 0:
-                raise ValueError(f"array {name!r} holds a negative number")
+            if isinstance(array, np.ndarray):  # a streamed array's values are checked a block at a time
+                _check_values(name, array)
             return array
 
         def group(*names: str, kinds: str, optional: bool = False) -> int:
@@ -232,10 +253,9 @@ class KeyStream:
             if len(sizes) > 1:
                 raise ValueError(f"arrays {', '.join(names)} differ in length")
             keys = [a for a in arrays if a is not None and a.dtype.kind == "S"]
-            widths = [a for a in arrays if a is not None and a.dtype.kind in "iu"]
-            # A key's true length is at most its array's width (checked where one key array has them).
-            if len(keys) == 1 and any(len(w) and w.max() > keys[0].dtype.itemsize for w in widths):
-                raise ValueError(f"arrays {', '.join(names)}: a length exceeds the key width")
+            widths = [a for a in arrays if isinstance(a, np.ndarray) and a.dtype.kind in "iu"]
+            if len(keys) == 1:
+                _check_lengths(names, keys[0], widths)
             return sizes.pop() if sizes else 0
 
         spaces = need("spaces", "U")
@@ -256,12 +276,14 @@ class KeyStream:
             raise ValueError("a read points past the spaces or reads the file holds")
 
     @classmethod
-    def _from_arrays(cls, data) -> KeyStream:
+    def _from_arrays(cls, data, with_writes: bool = True) -> KeyStream:
+        """The stream the arrays hold; without its writes (`with_writes` False), its initial
+        rows and reads only, for a reader that streams the writes (SavedKeyStream)."""
         cls._check_arrays(data)
         stream = cls()
         spaces = [str(s) for s in data["spaces"]]
         for i, space in enumerate(spaces):
-            if f"w{i}_t" in data and len(data[f"w{i}_t"]):
+            if with_writes and f"w{i}_t" in data and len(data[f"w{i}_t"]):
                 # A stream saved before split units were kept: every key is its own unit.
                 units = data[f"w{i}_u"] if f"w{i}_u" in data else None
                 stream.add_writes(space, data[f"w{i}_t"], data[f"w{i}_k"], data[f"w{i}_n"], units)
@@ -295,14 +317,141 @@ class KeyStream:
     @classmethod
     def load(cls, path: str | Path) -> KeyStream:
         """A saved stream; a truncated, corrupt or foreign file is one KeybenchError."""
-        try:
-            with np.load(Path(path), allow_pickle=False) as data:
-                return cls._from_arrays(data)
-        except OSError as exc:
-            if exc.strerror:
-                raise KeybenchError(f"cannot read {path}: {exc.strerror}") from None
-            raise KeybenchError(f"{path} is not a key stream keybench wrote ({exc})") from None
-        except (ValueError, KeyError, IndexError, EOFError, zipfile.BadZipFile) as exc:
-            detail = str(exc).split("\n")[0][:200]
-            raise KeybenchError(f"{path} is not a key stream keybench wrote (truncated or corrupt: "
-                                f"{type(exc).__name__}{': ' + detail if detail else ''})") from None
+        with reading(path), np.load(Path(path), allow_pickle=False) as data:
+            return cls._from_arrays(data)
+
+
+@contextlib.contextmanager
+def reading(path: str | Path):
+    """Turns what reading a saved stream can raise (a truncated, corrupt or foreign file)
+    into one KeybenchError naming the file."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.strerror:
+            raise KeybenchError(f"cannot read {path}: {exc.strerror}") from None
+        raise KeybenchError(f"{path} is not a key stream keybench wrote ({exc})") from None
+    except (ValueError, KeyError, IndexError, EOFError, zipfile.BadZipFile) as exc:
+        detail = str(exc).split("\n")[0][:200]
+        raise KeybenchError(f"{path} is not a key stream keybench wrote (truncated or corrupt: "
+                            f"{type(exc).__name__}{': ' + detail if detail else ''})") from None
+
+
+_WRITE_ARRAY = re.compile(r"w\d+_[tknu]")  # the arrays that grow with the writes: read a block at a time
+SAVED_BLOCK = 1 << 20  # writes read from a saved stream at a time
+
+
+def _npy_header(file) -> tuple[tuple[int, ...], np.dtype]:
+    """Shape and type of the .npy array `file` starts with, leaving it at the data."""
+    version = np.lib.format.read_magic(file)
+    if version == (1, 0):
+        shape, _, dtype = np.lib.format.read_array_header_1_0(file)
+    elif version == (2, 0):
+        shape, _, dtype = np.lib.format.read_array_header_2_0(file)
+    else:
+        raise ValueError(f".npy version {version} is not one numpy.savez writes")
+    if dtype.hasobject:
+        raise ValueError("object arrays cannot be read without pickle")
+    return shape, dtype
+
+
+class _SavedArray:
+    """An array of a saved stream known by its header, read a block of items at a time."""
+
+    def __init__(self, archive: zipfile.ZipFile, member: str):
+        self.archive, self.member = archive, member
+        with archive.open(member) as file:
+            self.shape, self.dtype = _npy_header(file)
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def blocks(self, items: int):
+        with self.archive.open(self.member) as file:
+            _npy_header(file)
+            for start in range(0, len(self), items):
+                size = min(items, len(self) - start) * self.dtype.itemsize
+                data = file.read(size)
+                if len(data) != size:
+                    raise EOFError(f"array {self.member[:-4]!r} ends after {start:,} items")
+                yield np.frombuffer(data, dtype=self.dtype)
+
+
+class SavedKeyStream:
+    """A saved key stream (`KeyStream.save`) whose writes are read a block at a time, so a
+    space's writes are never all in memory; its initial rows and reads are (`rest`, a
+    KeyStream without writes), as the model takes them up front. The .npz members are read
+    in order through the zip archive, stored or compressed alike. A truncated, corrupt or
+    foreign file is one KeybenchError, when opened or when a block is read."""
+
+    def __init__(self, path: str | Path, block: int | None = None):
+        self.path, self.block = Path(path), block or SAVED_BLOCK
+        with reading(self.path):
+            self.archive = zipfile.ZipFile(self.path)
+            try:
+                data = {}
+                for member in self.archive.namelist():
+                    name = member.removesuffix(".npy")
+                    if _WRITE_ARRAY.fullmatch(name):
+                        data[name] = _SavedArray(self.archive, member)
+                    else:
+                        with self.archive.open(member) as file:
+                            data[name] = np.lib.format.read_array(file, allow_pickle=False)
+                self.rest = KeyStream._from_arrays(data, with_writes=False)
+            except BaseException:
+                self.archive.close()
+                raise
+        self.data = data
+        self.spaces = [str(s) for s in data["spaces"]]
+
+    def __enter__(self) -> SavedKeyStream:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.archive.close()
+
+    def write_spaces(self) -> list[tuple[int, str, int]]:
+        """(index, space, writes) of each space that has writes, in the file's order."""
+        return [(i, space, len(self.data[f"w{i}_t"])) for i, space in enumerate(self.spaces)
+                if f"w{i}_t" in self.data and len(self.data[f"w{i}_t"])]
+
+    def writes(self, i: int):
+        """Space i's writes in the file's order, a block at a time: (times, keys, key
+        lengths, split-unit lengths), each block's values checked as a whole file's are."""
+        names = [f"w{i}_t", f"w{i}_k", f"w{i}_n"] + ([f"w{i}_u"] if f"w{i}_u" in self.data else [])
+        with reading(self.path):
+            for arrays in zip(*(self.data[name].blocks(self.block) for name in names), strict=True):
+                for name, array in zip(names, arrays):
+                    _check_values(name, array)
+                _check_lengths(names[:3], arrays[1], arrays[2:3])
+                if len(arrays) > 3:
+                    _check_lengths([names[1], names[3]], arrays[1], arrays[3:])
+                yield _block(*arrays)
+
+    def writes_in_time_order(self, i: int):
+        """Space i's writes in time order, writes at the same time in the file's order (a
+        stable sort): the file's blocks as they are when it is in time order, as a stream
+        recorded by one process is. Otherwise (workers' streams merged one after the other)
+        the writes read so far are held until nothing left to read can come before them:
+        memory holds as many writes as the file has out of order."""
+        times = self.data[f"w{i}_t"]
+        minima, in_order, last = [], True, -math.inf
+        with reading(self.path):
+            for block in times.blocks(self.block):
+                _check_values(f"w{i}_t", block)
+                minima.append(float(block.min()))
+                in_order = in_order and block[0] >= last and bool((np.diff(block) >= 0).all())
+                last = float(block[-1])
+        if in_order:
+            yield from self.writes(i)
+            return
+        later = [*np.minimum.accumulate(minima[::-1])[::-1][1:], math.inf]  # the least time in the blocks after each
+        held = None
+        for b, block in enumerate(self.writes(i)):
+            held = block if held is None else tuple(np.concatenate(pair) for pair in zip(held, block, strict=True))
+            order = np.argsort(held[0], kind="stable")
+            ready = int(np.searchsorted(held[0][order], later[b], side="right"))
+            if ready:
+                yield tuple(column[order[:ready]] for column in held)
+            kept = np.sort(order[ready:])  # the file's order, for the next block's stable sort
+            held = tuple(column[kept] for column in held)

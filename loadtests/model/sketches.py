@@ -17,26 +17,34 @@ _SHIFT30, _SHIFT27, _SHIFT31 = np.uint64(30), np.uint64(27), np.uint64(31)
 _ALL = np.uint64(2**64 - 1)
 
 
-def _width8(keys: np.ndarray) -> np.ndarray:
-    width = keys.dtype.itemsize
-    return keys if width % 8 == 0 else keys.astype(f"S{width + 8 - width % 8}")
+HASH_BLOCK = 1 << 14  # keys hashed at a time: the block's words and temporaries stay in cache
 
 
 def key_hashes(keys: np.ndarray) -> np.ndarray:
     """A 64-bit hash of each key, the same whatever the array's width (a zero word adds
     nothing). Two distinct keys share a hash with probability about 2^-64."""
-    keys = np.ascontiguousarray(_width8(keys))
-    words = keys.view(np.uint64).reshape(len(keys), -1) if len(keys) else np.zeros((0, 1), np.uint64)
-    out = np.zeros(len(keys), dtype=np.uint64)
-    for i in range(words.shape[1]):
-        # splitmix64's finaliser of word * an odd constant per position: 0 stays 0
-        x = words[:, i] * np.uint64(0x9E3779B97F4A7C15 + 2 * i)
-        x ^= x >> _SHIFT30
-        x *= _MIX1
-        x ^= x >> _SHIFT27
-        x *= _MIX2
-        x ^= x >> _SHIFT31
-        out ^= x
+    width, count = keys.dtype.itemsize, len(keys)
+    out = np.zeros(count, dtype=np.uint64)
+    if not count:
+        return out
+    matrix = np.ascontiguousarray(keys).view(np.uint8).reshape(count, width)
+    words_per_key = -(-width // 8)
+    block = min(HASH_BLOCK, count)
+    padded = np.zeros((block, 8 * words_per_key), dtype=np.uint8)  # a key padded with NULs to whole words
+    x, shifted = np.empty(block, dtype=np.uint64), np.empty(block, dtype=np.uint64)
+    for lo in range(0, count, block):
+        n = min(block, count - lo)
+        padded[:n, :width] = matrix[lo:lo + n]
+        words, x_, shifted_, out_ = padded[:n].view(np.uint64), x[:n], shifted[:n], out[lo:lo + n]
+        for i in range(words_per_key):
+            # splitmix64's finaliser of word * an odd constant per position: 0 stays 0
+            np.multiply(words[:, i], np.uint64(0x9E3779B97F4A7C15 + 2 * i), out=x_)
+            x_ ^= np.right_shift(x_, _SHIFT30, out=shifted_)
+            x_ *= _MIX1
+            x_ ^= np.right_shift(x_, _SHIFT27, out=shifted_)
+            x_ *= _MIX2
+            x_ ^= np.right_shift(x_, _SHIFT31, out=shifted_)
+            out_ ^= x_
     return out
 
 
@@ -50,11 +58,20 @@ def common_prefix(*arrays: np.ndarray, limit: int | None = None) -> int:
         if not len(keys):
             continue
         width = keys.dtype.itemsize
-        matrix = np.ascontiguousarray(keys).view(np.uint8).reshape(len(keys), width)
+        keys = np.ascontiguousarray(keys)
+        matrix = keys.view(np.uint8).reshape(len(keys), width)
         j = 0
-        while j < shared and ((matrix[:, j] == ref[j]).all() if j < width else ref[j] == 0):
+        differ = 0
+        while j < shared and j + 8 <= width:  # eight bytes a pass: each key's bytes j..j+8 as one number
+            words = np.ndarray((len(keys),), dtype="<u8", buffer=keys, offset=j, strides=(width,))
+            differ = int(np.bitwise_or.reduce(words ^ ref[j:j + 8].view("<u8")[0]))
+            if differ:
+                j += ((differ & -differ).bit_length() - 1) // 8  # the lowest set bit is the first byte that differs
+                break
+            j += 8
+        while not differ and j < shared and ((matrix[:, j] == ref[j]).all() if j < width else ref[j] == 0):
             j += 1
-        shared = j
+        shared = min(j, shared)
     return shared
 
 
@@ -62,7 +79,10 @@ def prefix_words(keys: np.ndarray, start: int) -> np.ndarray:
     """Bytes start..start+8 of each key as a big-endian number: keys that share their first
     `start` bytes compare as these numbers do, or tie."""
     width = keys.dtype.itemsize
-    matrix = np.ascontiguousarray(keys).view(np.uint8).reshape(len(keys), width)[:, start:start + 8]
+    keys = np.ascontiguousarray(keys)
+    if start + 8 <= width and len(keys):  # each key's eight bytes read in place, in one pass
+        return np.ndarray((len(keys),), dtype=">u8", buffer=keys, offset=start, strides=(width,)).astype(np.uint64)
+    matrix = keys.view(np.uint8).reshape(len(keys), width)[:, start:start + 8]
     if matrix.shape[1] < 8:
         matrix = np.hstack([matrix, np.zeros((len(keys), 8 - matrix.shape[1]), np.uint8)])
     return np.ascontiguousarray(matrix).view(">u8").ravel().astype(np.uint64)
@@ -92,9 +112,10 @@ def members(words: np.ndarray, values: np.ndarray) -> np.ndarray:
 def range_counts(cuts: np.ndarray, keys: np.ndarray, start: int, words: np.ndarray | None = None,
                  ordered: np.ndarray | None = None, select: np.ndarray | None = None) -> np.ndarray:
     """How many keys fall in each range: before the first of the sorted distinct `cuts`,
-    then from each cut to the next. Every key and cut shares its first `start` bytes; the
-    8-byte words after them (`words`, of keys[select] if given; `ordered` sorted) decide,
-    and whole keys are compared only where a key's word ties a cut's."""
+    then from each cut to the next; `select` (indexes, ascending) counts those keys only.
+    Every key and cut shares its first `start` bytes; the 8-byte words after them (`words`,
+    of keys[select] if given; `ordered` sorted) decide, and whole keys are compared only
+    where a key's word ties a cut's."""
     if words is None:
         words = prefix_words(keys if select is None else keys[select], start)
     if not len(cuts) or not len(words):
@@ -106,7 +127,7 @@ def range_counts(cuts: np.ndarray, keys: np.ndarray, start: int, words: np.ndarr
     if len(tied):
         at = members(words, np.unique(cut_words[tied]))
         if select is not None:
-            at = np.flatnonzero(select)[at]
+            at = select[at]
         candidates, tied_cuts = same_width(np.sort(keys[at]), cuts[tied])
         candidate_words = prefix_words(candidates, start)
         # of the keys sharing the cut's word, those before the cut

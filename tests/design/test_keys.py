@@ -5,7 +5,8 @@ import uuid
 import pytest
 
 from loadtests.design.keys import (
-    BUCKET, DERIVED, ENTITY, OPAQUE, TIME, WriteEvent, KeyGenerator, bigtable_part, device_id, device_type,
+    BUCKET, DERIVED, ENTITY, OPAQUE, TIME, WriteEvent, KeyGenerator, bigtable_part, bucket_hash, device_id,
+    device_number, device_type,
     spanner_part, stable_hash, timestamp, ts_us_of,
 )
 
@@ -17,6 +18,28 @@ def events(n=500):
 def test_stable_hash_is_the_same_across_calls_and_differs_between_inputs():
     assert stable_hash("a", 1) == stable_hash("a", 1)
     assert stable_hash("a", 1) != stable_hash("a", 2)
+
+
+def test_bucket_hash_of_arrays_is_the_hash_of_each_row_and_spreads_over_buckets():
+    import numpy as np
+
+    ts = np.arange(-5, 65_531, dtype=np.int64) * 1_000 + 1_790_000_000_000_000
+    ts[0] = -1  # a negative number hashes as its two's complement, in both forms
+    users = np.arange(len(ts), dtype=np.int64) % 997 + 1
+    rows = bucket_hash(ts, users)
+    assert rows.dtype == np.uint64
+    assert [int(h) for h in rows[:300]] == [bucket_hash(int(t), int(u)) for t, u in zip(ts[:300], users[:300])]
+    assert [int(h) for h in bucket_hash(7, users[:50])] == [bucket_hash(7, int(u)) for u in users[:50]]
+    assert bucket_hash(1, 2) != bucket_hash(2, 1) and bucket_hash(1, 2) < 2**64
+    shards = np.bincount((rows % np.uint64(64)).astype(np.int64), minlength=64)
+    assert shards.min() > 0.9 * len(rows) / 64 and shards.max() < 1.1 * len(rows) / 64
+
+
+def test_device_number_of_an_array_is_each_entitys():
+    import numpy as np
+
+    entities = np.array([1, 2, 2**31, 10**9 - 1], dtype=np.uint64)
+    assert [int(n) for n in device_number(entities)] == [int(device_id(int(e)), 16) for e in entities]
 
 
 def test_device_ids_look_like_the_documents_and_types_come_from_a_small_set():

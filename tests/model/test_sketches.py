@@ -26,6 +26,20 @@ def test_common_prefix_counts_the_shared_leading_bytes():
     assert common_prefix(np.array([b"abcx", b"abcy"]), limit=1) == 1
 
 
+@pytest.mark.parametrize("differs_at", [0, 5, 7, 8, 11, 16, 19])
+def test_common_prefix_of_wide_keys_finds_the_first_byte_any_key_changes(differs_at):
+    rng = np.random.default_rng(differs_at)
+    matrix = np.tile(np.frombuffer(b"0123456789abcdefghij", dtype=np.uint8), (1000, 1))
+    matrix[rng.integers(0, 1000, size=3), differs_at] = ord("#")  # a few keys change there
+    keys = matrix.view("S20").ravel()
+    assert common_prefix(keys) == differs_at
+    assert common_prefix(keys, limit=6) == min(6, differs_at)
+    assert common_prefix(keys[:1], keys[1:], limit=None) == differs_at
+    unchanged = np.array([b"0123456789abcdefghij"])
+    assert common_prefix(np.tile(unchanged, 5)) == 20
+    assert common_prefix(unchanged, np.array([b"0123456789abcdefghij\x00\x00"])) == 22
+
+
 def test_range_counts_and_order_statistics_match_a_full_sort():
     rng = np.random.default_rng(7)
     keys = _keys(rng, 5000)
@@ -34,7 +48,7 @@ def test_range_counts_and_order_statistics_match_a_full_sort():
     assert (range_counts(cuts, keys, 0) == exact).all()
     select = rng.random(len(keys)) < 0.5
     exact_half = np.bincount(np.searchsorted(cuts, keys[select], side="right"), minlength=len(cuts) + 1)
-    assert (range_counts(cuts, keys, 0, select=select) == exact_half).all()
+    assert (range_counts(cuts, keys, 0, select=np.flatnonzero(select)) == exact_half).all()
     positions = quantile_positions(len(keys), 97)
     assert (order_statistics(keys, positions) == np.sort(keys)[positions]).all()
 

@@ -284,3 +284,67 @@ def test_a_streamed_simulation_models_like_the_stream_held_in_memory():
     held = model_stream(simulate_stream(strategy, 5000, reads_per_operation=10, read_window_s=2.0),
                         SplitParams(nodes=NODES))
     assert streamed.summary() == held.summary() and streamed.summary()["read_ranges_touched"] is not None
+
+
+def _figures(result) -> list[dict]:
+    from dataclasses import asdict
+
+    return [asdict(m) for m in result.spaces.values()]
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_a_saved_stream_is_analysed_a_block_at_a_time_with_the_figures_of_the_whole(tmp_path, monkeypatch, workers):
+    from dataclasses import replace
+
+    from loadtests.model import keystream
+    from loadtests.model.splitmodel import analyze_file
+
+    strategy = strategies.catalogue("spanner")["index_monotonic"]  # a table and an index, reads in both
+    stream = KeyStream()
+    for seed in range(1, workers + 1):  # workers' streams merged one after the other: out of time order
+        stream.merge(simulate_stream(strategy, 3000, seed=seed, reads_per_operation=5))
+    path = stream.save(tmp_path / "keystream.npz")
+    params = replace(SplitParams(nodes=NODES), window_writes=400)
+    whole = model_stream(KeyStream.load(path), params)
+    monkeypatch.setattr(keystream, "SAVED_BLOCK", 250)  # many blocks, each smaller than a window
+    blocks = []
+    original = keystream.SavedKeyStream.writes_in_time_order
+
+    def counted(self, i):
+        for block in original(self, i):
+            blocks.append(len(block[0]))
+            yield block
+
+    monkeypatch.setattr(keystream.SavedKeyStream, "writes_in_time_order", counted)
+    streamed = analyze_file(path, params)
+    assert len(blocks) > 2 * len(whole.spaces)
+    if workers == 1:  # a file in time order is modelled in its own blocks
+        assert max(blocks) == 250
+    assert sum(blocks) == sum(m.writes for m in whole.spaces.values()) > 3000 * workers  # the table and its index
+    assert list(streamed.spaces) == list(whole.spaces)
+    assert _figures(streamed) == _figures(whole)
+
+
+def test_a_saved_stream_cut_short_is_one_clear_error(tmp_path, monkeypatch):
+    import zipfile
+
+    from loadtests.errors import KeybenchError
+    from loadtests.model import keystream
+    from loadtests.model.splitmodel import analyze_file
+
+    good = simulate_stream(strategies.catalogue("spanner")["timestamp_first"], 2000, reads_per_operation=0)
+    arrays = {}
+    with np.load(good.save(tmp_path / "good.npz")) as data:
+        arrays = {name: data[name] for name in data.files}
+    arrays["w0_t"] = arrays["w0_t"].copy()
+    arrays["w0_t"][1500] = np.nan
+    np.savez(tmp_path / "nan.npz", **arrays)
+    monkeypatch.setattr(keystream, "SAVED_BLOCK", 500)
+    with pytest.raises(KeybenchError, match="nan.npz is not a key stream keybench wrote.*'w0_t' holds a non-finite"):
+        analyze_file(tmp_path / "nan.npz", SplitParams(nodes=NODES))
+    with zipfile.ZipFile(tmp_path / "good.npz") as whole, zipfile.ZipFile(tmp_path / "short.npz", "w") as short:
+        for info in whole.infolist():  # the keys' member cut short, its header intact
+            content = whole.read(info)
+            short.writestr(info, content[:len(content) // 2] if info.filename == "w0_k.npy" else content)
+    with pytest.raises(KeybenchError, match="short.npz is not a key stream keybench wrote.*'w0_k' ends after"):
+        analyze_file(tmp_path / "short.npz", SplitParams(nodes=NODES))
