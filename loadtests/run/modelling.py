@@ -71,14 +71,13 @@ class Modeller:
         self._in_flight: str | None = None
 
     def submit(self, strategy: Strategy, streams: list[KeyStream]) -> None:
-        """Save the unit's key stream (every repetition's), and model it: now, in the model
-        process (overlap), or at the end."""
+        """Model the unit's key stream (every repetition's): now, in the model process
+        (overlap), or at the end."""
         stream = KeyStream()
         for each in streams:
             stream.merge(each)
         name = unit_name(strategy)
         blob = stream.to_bytes()
-        self.run_dir.write(f"keystream/{name}.npz", blob)
         cell_bytes = stream.mean_key_bytes() + self.payload_bytes if stream.write_count() else 0.0
         job = ModelJob(blob, self.params, name, strategy.label,
                        str(self.run_dir.partial / "heatmaps") if self.heatmaps else None)
@@ -104,11 +103,14 @@ class Modeller:
 
     def rows(self, unit_rows: dict[str, list[dict]]) -> list[dict]:
         """Each unit's summary rows (by file stem) with the model's columns filled in, its
-        verdict first; units not yet modelled are modelled here."""
+        verdict first, and its key stream saved; units not yet modelled are modelled here."""
         self.wait()
         out = []
         for name, rows in unit_rows.items():
             unit = self.units[name]
+            # Written with the rest of the run's results, after the stages: a small disk fills
+            # with the results of the stages that ran, not with key streams.
+            self.run_dir.write(f"keystream/{name}.npz", unit.job.stream)
             if name not in self.models:
                 self.models[name] = run_job(unit.job)
             out.extend({**row, **model_columns(self.models[name], row["operation"], unit.strategy.claim,
