@@ -71,10 +71,14 @@ class KeyStream:
 
     Writes: per space, time (float seconds) and key bytes. Reads: time, space and a list of
     [start, end) intervals. Workers each fill one and the master merges them.
+
+    `record_insert` only keeps what it is given: the keys are encoded when the stream is
+    first read, so a load pays one list append per acknowledged write.
     """
 
     def __init__(self) -> None:
         self._writes: dict[str, _Chunks] = {}
+        self._unencoded: list[tuple[KeyEncoder, tuple, WriteEvent, float]] = []
         self._initial: dict[str, _Chunks] = {}
         self._read_times: list[float] = []
         self._read_spaces: list[str] = []
@@ -82,8 +86,21 @@ class KeyStream:
         self._read_operations: list[str] = []
 
     # recording
+    def _encode_recorded(self) -> None:
+        """Encode the inserts recorded so far, in the order they were recorded."""
+        if not self._unencoded:
+            return
+        recorded, self._unencoded = self._unencoded, []
+        for encoder, key, event, time_s in recorded:
+            for space, encoded, unit_length in encoder.write_keys(key, event):
+                self._add_write(space, time_s, encoded, unit_length)
+
     def add_write(self, space: str, time_s: float, key: bytes, unit_length: int | None = None) -> None:
         """One write; `unit_length` is its split unit's length (None: the whole key)."""
+        self._encode_recorded()
+        self._add_write(space, time_s, key, unit_length)
+
+    def _add_write(self, space: str, time_s: float, key: bytes, unit_length: int | None) -> None:
         chunks = self._writes.setdefault(space, _Chunks())
         chunks.times.append(float(time_s))
         chunks.keys.append(bytes(key))
@@ -93,6 +110,7 @@ class KeyStream:
                    units: np.ndarray | None = None) -> None:
         """Many writes at once: `keys` a numpy 'S' array (or a list of bytes); `units` their
         split units' lengths (None: whole keys)."""
+        self._encode_recorded()
         self._writes.setdefault(space, _Chunks()).add(times, keys, lengths, units)
 
     def add_initial(self, space: str, keys, lengths: np.ndarray | None = None, units: np.ndarray | None = None) -> None:
@@ -111,9 +129,9 @@ class KeyStream:
 
     def record_insert(self, encoder: KeyEncoder, key: tuple, event: WriteEvent, time_s: float) -> None:
         """One acknowledged insert: its row and every index entry. `key` as the backend's
-        insert returned it, so a database-generated value is the real one."""
-        for space, encoded, unit_length in encoder.write_keys(key, event):
-            self.add_write(space, time_s, encoded, unit_length)
+        insert returned it, so a database-generated value is the real one. Encoded when the
+        stream is first read (see the class)."""
+        self._unencoded.append((encoder, key, event, time_s))
 
     def record_initial(self, encoder: KeyEncoder, rows) -> None:
         """Rows written before the load, (key, event) each: the initial data of their spaces."""
@@ -145,16 +163,19 @@ class KeyStream:
 
     # reading
     def spaces(self) -> list[str]:
+        self._encode_recorded()
         names = list(self._writes)
         return names + [s for s in dict.fromkeys(self._read_spaces) if s not in names]
 
     def writes(self, space: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(times, keys 'S' array, true key lengths) of a space, in recording order."""
+        self._encode_recorded()
         chunks = self._writes.get(space)
         return (chunks.arrays() if chunks else _Chunks().arrays())[:3]
 
     def unit_lengths(self, space: str) -> np.ndarray:
         """Each write's split-unit length, aligned with `writes(space)`."""
+        self._encode_recorded()
         chunks = self._writes.get(space)
         return (chunks.arrays() if chunks else _Chunks().arrays())[3]
 
