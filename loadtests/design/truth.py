@@ -61,6 +61,8 @@ class WrittenRows:
     # read goes through (None: the table).
     def of_entity(self, entity: int, before_ns: int, index: str | None = None) -> set[str]:
         self._settle()
+        if index is None:  # through the table: every row acknowledged before the read (Written.expected)
+            return {w.row.write_id for w in self.by_entity.get(entity, ()) if w.acked_ns <= before_ns}
         return {w.row.write_id for w in self.by_entity.get(entity, ()) if w.expected(before_ns, index)}
 
     def newest_of_entity(self, entity: int, before_ns: int, answer: list[StoredRow], n: int,

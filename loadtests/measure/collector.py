@@ -63,6 +63,7 @@ class OperationStats:
     aborts: int = 0  # aborted attempts the client retried inside the operations (Spanner)
     cut_off: int = 0  # operations in flight when the stage was stopped short, never finished
     errors: dict[str, int] = field(default_factory=dict)
+    request_type: str = ""  # Series.request_type, made once for Locust's event
     second_at: int = -1  # the epoch second of the last operation recorded here, and its SecondStats
     second: SecondStats | None = field(default=None, repr=False)
 
@@ -107,12 +108,10 @@ class Collector:
         self.absorbed_seconds = 0.0  # the longest active time of the workers absorbed
         self.key_stream = KeyStream()  # every acknowledged write's key and every read's key ranges, for the split model
         self._own: dict | None = None  # this collector's own state before it first merged others (absorb_all)
-        self._request_types: dict[Series, str] = {}  # each series' Locust request type, made once
 
     def register(self, series: Series, access: str) -> None:
         if series not in self.stats:
-            self.stats[series] = OperationStats(access)
-            self._request_types[series] = series.request_type
+            self.stats[series] = OperationStats(access, request_type=series.request_type)
 
     def timed(self, series: Series, intended: float | None = None) -> _Timed:
         """Time the block (`with collector.timed(series) as m:`, m a Measurement); an exception
@@ -123,7 +122,8 @@ class Collector:
     def record(self, series: Series, elapsed_s: float, m: Measurement, since_intended_s: float | None = None) -> None:
         s = self.stats[series]
         now = time.monotonic()
-        self.first_op = self.first_op if self.first_op is not None else now - elapsed_s
+        if self.first_op is None:
+            self.first_op = now - elapsed_s
         self.last_op = now
         s.requests += 1
         value = _clamped_us(elapsed_s)
@@ -155,7 +155,7 @@ class Collector:
             s.strays += m.strays
         if self.events is not None:
             self.events.request.fire(
-                request_type=self._request_types[series], name=series.operation,
+                request_type=s.request_type, name=series.operation,
                 response_time=elapsed_s * 1000.0, response_length=m.rows,
                 exception=m.error, context={},
             )

@@ -72,13 +72,14 @@ class KeyStream:
     Writes: per space, time (float seconds) and key bytes. Reads: time, space and a list of
     [start, end) intervals. Workers each fill one and the master merges them.
 
-    `record_insert` only keeps what it is given: the keys are encoded when the stream is
-    first read, so a load pays one list append per acknowledged write.
+    `record_insert` and `record_read` only keep what they are given: keys and intervals are
+    encoded when the stream is first read, so a load pays one list append per operation.
     """
 
     def __init__(self) -> None:
         self._writes: dict[str, _Chunks] = {}
         self._unencoded: list[tuple[KeyEncoder, tuple, WriteEvent, float]] = []
+        self._unencoded_reads: list[tuple[KeyEncoder, ReadRequest, float, str]] = []
         self._initial: dict[str, _Chunks] = {}
         self._read_times: list[float] = []
         self._read_spaces: list[str] = []
@@ -87,13 +88,17 @@ class KeyStream:
 
     # recording
     def _encode_recorded(self) -> None:
-        """Encode the inserts recorded so far, in the order they were recorded."""
-        if not self._unencoded:
-            return
-        recorded, self._unencoded = self._unencoded, []
-        for encoder, key, event, time_s in recorded:
-            for space, encoded, unit_length in encoder.write_keys(key, event):
-                self._add_write(space, time_s, encoded, unit_length)
+        """Encode the inserts and reads recorded so far, each in the order they were recorded."""
+        if self._unencoded:
+            recorded, self._unencoded = self._unencoded, []
+            for encoder, key, event, time_s in recorded:
+                for space, encoded, unit_length in encoder.write_keys(key, event):
+                    self._add_write(space, time_s, encoded, unit_length)
+        if self._unencoded_reads:
+            recorded, self._unencoded_reads = self._unencoded_reads, []
+            for encoder, request, time_s, operation in recorded:
+                space, intervals = encoder.read_intervals(request)
+                self._add_read(time_s, intervals, space, operation)
 
     def add_write(self, space: str, time_s: float, key: bytes, unit_length: int | None = None) -> None:
         """One write; `unit_length` is its split unit's length (None: the whole key)."""
@@ -122,6 +127,10 @@ class KeyStream:
     def add_read(self, time_s: float, intervals: list[tuple[bytes, bytes]], space: str = TABLE_SPACE,
                  operation: str = "") -> None:
         """One read: its [start, end) byte intervals in `space`; `operation` names it (time_window, ...)."""
+        self._encode_recorded()
+        self._add_read(time_s, intervals, space, operation)
+
+    def _add_read(self, time_s: float, intervals: list[tuple[bytes, bytes]], space: str, operation: str) -> None:
         self._read_times.append(float(time_s))
         self._read_spaces.append(space)
         self._intervals.append([(bytes(a), bytes(b)) for a, b in intervals])
@@ -145,9 +154,9 @@ class KeyStream:
             self.add_initial(space, keys, units=np.array(units, dtype=np.uint16))
 
     def record_read(self, encoder: KeyEncoder, request: ReadRequest, time_s: float, operation: str = "") -> None:
-        """One read request, as the byte intervals its spans (or its full scan) cover."""
-        space, intervals = encoder.read_intervals(request)
-        self.add_read(time_s, intervals, space, operation)
+        """One read request, as the byte intervals its spans (or its full scan) cover. Encoded
+        when the stream is first read (see the class)."""
+        self._unencoded_reads.append((encoder, request, time_s, operation))
 
     def merge(self, other: KeyStream) -> KeyStream:
         """Adds another stream's writes and reads to this one (combining Locust workers)."""
@@ -197,6 +206,7 @@ class KeyStream:
 
     def reads(self, space: str | None = None, with_operation: bool = False):
         """(time, space, intervals[, operation]) of every read, or of one space's reads."""
+        self._encode_recorded()
         for t, s, intervals, op in zip(self._read_times, self._read_spaces, self._intervals,
                                        self._read_operations, strict=True):
             if space is None or s == space:

@@ -28,3 +28,20 @@ def test_recorded_inserts_are_encoded_when_read_in_recording_order_with_direct_w
     assert [shipped.key_at(TABLE_SPACE, i) for i in range(5)] == expected
     stream.record_insert(encoder, keys[0], events[0], 6.0)  # recorded after a read: encoded at the next one
     assert stream.write_count() == 6 and stream.key_at(TABLE_SPACE, 5) == expected[0]
+
+
+def test_recorded_reads_are_encoded_when_read_in_recording_order_with_direct_reads():
+    from loadtests.design.plans import strategy_plans
+
+    strategy = strategies.catalogue("bigtable")["reverse_timestamp"]
+    encoder, plans = KeyEncoder(strategy), strategy_plans(strategy, 10)
+    scans = [plans["prefix_scan"].build(device) for device in (1, 2)]
+    stream = KeyStream()
+    stream.record_read(encoder, scans[0], 1.0, "prefix_scan")
+    stream.add_read(2.0, [(b"a", b"b")], TABLE_SPACE, "direct")
+    stream.record_read(encoder, scans[1], 3.0, "prefix_scan")
+    reads = list(stream.reads(with_operation=True))
+    assert [(t, op) for t, _, _, op in reads] == [(1.0, "prefix_scan"), (2.0, "direct"), (3.0, "prefix_scan")]
+    assert [iv for _, _, iv, _ in reads] == [encoder.read_intervals(scans[0])[1], [(b"a", b"b")],
+                                             encoder.read_intervals(scans[1])[1]]
+    assert len(list(KeyStream.from_bytes(stream.to_bytes()).reads())) == 3
