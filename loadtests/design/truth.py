@@ -60,17 +60,19 @@ class WrittenRows:
     # Each method returns the write ids a correct answer must contain; `index` is the index the
     # read goes through (None: the table).
     def of_entity(self, entity: int, before_ns: int, index: str | None = None) -> set[str]:
+        return {row.write_id for row in self._expected_of_entity(entity, before_ns, index)}
+
+    def _expected_of_entity(self, entity: int, before_ns: int, index: str | None) -> list[StoredRow]:
         self._settle()
         if index is None:  # through the table: every row acknowledged before the read (Written.expected)
-            return {w.row.write_id for w in self.by_entity.get(entity, ()) if w.acked_ns <= before_ns}
-        return {w.row.write_id for w in self.by_entity.get(entity, ()) if w.expected(before_ns, index)}
+            return [w.row for w in self.by_entity.get(entity, ()) if w.acked_ns <= before_ns]
+        return [w.row for w in self.by_entity.get(entity, ()) if w.expected(before_ns, index)]
 
     def newest_of_entity(self, entity: int, before_ns: int, answer: list[StoredRow], n: int,
                          index: str | None = None) -> set[str]:
         """The newest-N rows acknowledged before the read that the answer must hold: all of
         them if it holds fewer than N, else those at least as new as its oldest row."""
-        self._settle()
-        rows = [w.row for w in self.by_entity.get(entity, ()) if w.expected(before_ns, index)]
+        rows = self._expected_of_entity(entity, before_ns, index)
         if len(answer) >= n and answer:
             oldest = min(r.ts_us for r in answer)
             rows = [r for r in rows if r.ts_us >= oldest]
