@@ -30,8 +30,10 @@ Each read sends the request keybench sends for the design: Spanner `desc_timesta
 (GoogleSQL) and Bigtable `reverse_timestamp`, whose point_read is one key, latest_n one key
 range that stops after N rows, prefix_scan one device's range, and time_window and
 number_range full scans (Bigtable filters them on the server). A read case first writes
-PREFILL_ROWS rows through its own path; point_read and number_range pick a random written row,
-as keybench's users pick a recent one. The bare loops build row keys and requests with
+PREFILL_ROWS rows through its own path, each row's user or device drawn at random as keybench's
+users draw them; every read picks a random written row (its key, its user or device, or its
+insert number), as keybench's users pick a recent one, so a device read holds as many rows
+on average in every case (a device picked by a row is one with more rows). The bare loops build row keys and requests with
 keybench's key functions and the backend's request helpers, before the timed loop where
 they can, so the rows and requests are identical. Every case runs in its own process (the
 OS-thread ones must not be monkey-patched by gevent), on a fresh database or table; the
@@ -121,6 +123,7 @@ class BareClient:
         self.generator = stage.strategy.key_generator(1)
         self.payload = "x" * stage.settings.payload_bytes
         self.numbers = itertools.count(1)
+        self.entities = random.Random(1)  # uniform over the population, as keybench's users draw them
         self.last_us = 0
         self.lock = threading.Lock()
         self.written: list[WriteEvent] = []  # what the reads pick from
@@ -133,7 +136,7 @@ class BareClient:
             for _ in range(count):
                 n = next(self.numbers)
                 self.last_us = max(time.time_ns() // 1000, self.last_us + 1000)
-                out.append(WriteEvent(n % POPULATION + 1, self.last_us, f"bare-{n}", n))
+                out.append(WriteEvent(self.entities.randrange(POPULATION) + 1, self.last_us, f"bare-{n}", n))
         return out
 
     def prefill(self, rows: int) -> None:
@@ -207,7 +210,7 @@ class BareSpanner(BareClient):
         return len(self._read(self.spanner.KeySet(keys=[[e.entity, timestamp(e.ts_us)]])))
 
     def latest_n(self, worker: int) -> int:
-        user = worker % POPULATION + 1
+        user = self.picked().entity
         return len(self._read(self.spanner.KeySet(
             ranges=[self.spanner.KeyRange(start_closed=[user], end_closed=[user])]), LATEST_N))
 
@@ -279,10 +282,10 @@ class BareBigtable(BareClient):
         return self._read(self.bigtable.RowSet(row_keys=[key]) if self.rpc else key)
 
     def latest_n(self, worker: int) -> int:
-        return self._read(self.device_ranges[worker % POPULATION], LATEST_N)
+        return self._read(self.device_ranges[self.picked().entity - 1], LATEST_N)
 
     def prefix_scan(self, worker: int) -> int:
-        return self._read(self.device_ranges[worker % POPULATION])
+        return self._read(self.device_ranges[self.picked().entity - 1])
 
     def time_window(self, worker: int) -> int:
         return self._read(where=("ts_us", *self.window_us()))
