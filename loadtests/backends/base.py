@@ -25,6 +25,9 @@ class Backend(ABC):
 
     name: str
     counts_aborts = False  # whether take_aborts() counts anything (the summary leaves the column empty if not)
+    # Whether every insert and read ends by the deadline the backend was opened with, retries
+    # included, on the client's side: a silent server cannot hold one past it.
+    enforces_deadline = False
 
     def __init__(self, strategy: Strategy, location: str, project: str, instance: str,
                  payload_bytes: int = DEFAULT_PAYLOAD_BYTES):

@@ -267,6 +267,9 @@ def scan_filter(where: tuple[str, int, int] | None):
 
 class BigtableBackend(Backend):
     name = "bigtable"
+    # MutateRowCall and ReadRowsCall give each attempt a gRPC deadline within `timeout_s`, and
+    # the data client's batches have `timeout_s` as their operation timeout.
+    enforces_deadline = True
 
     def __init__(
         self, strategy: Strategy, location: str, project: str, instance: str,

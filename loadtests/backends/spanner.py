@@ -99,6 +99,23 @@ def _key(values) -> list:
     return [_wire(v) for v in values]
 
 
+def retrying_aborts(attempt: Callable[[], T], timeout_s: float) -> T:
+    """attempt() again while the database aborts it, after a jittered pause that doubles
+    (ABORT_BACKOFF_S), until `timeout_s` has passed; then the ABORTED is raised. An aborted
+    commit or transaction wrote nothing, so a retry never writes twice."""
+    deadline = time.monotonic() + timeout_s
+    pause = ABORT_BACKOFF_S
+    while True:
+        try:
+            return attempt()
+        except gexc.Aborted:
+            wait = random.uniform(0, pause)
+            if time.monotonic() + wait >= deadline:
+                raise
+            time.sleep(wait)
+            pause = min(2 * pause, ABORT_BACKOFF_MAX_S)
+
+
 def client_for(project: str) -> spanner.Client:
     # The emulator answers on an insecure channel without credentials; the client
     # switches to it when SPANNER_EMULATOR_HOST is set.
@@ -266,7 +283,7 @@ class SpannerBackend(Backend):
             raise KeybenchError(f"{self.strategy.name}: keys the database generates cannot be batch-inserted")
         values = [self._row(k, e) for k, e in rows]
         try:
-            self._retrying_aborts(lambda: self._commit_rows(rows, values))
+            retrying_aborts(lambda: self._commit_rows(rows, values), self.timeout_s)
         except gexc.AlreadyExists as exc:
             raise KeyCollision(exc.message) from None
         return [k for k, _ in rows]
@@ -283,22 +300,6 @@ class SpannerBackend(Backend):
                 self._upsert_parents(batch, rows)
             batch.insert(self._n(self.strategy.table), self._names(self.columns),
                          [[_wire(v[c]) for c in self.columns] for v in values])
-
-    def _retrying_aborts(self, attempt: Callable[[], T]) -> T:
-        """attempt() again while the database aborts it, after a jittered pause that doubles
-        (ABORT_BACKOFF_S), until the operation's deadline; then the ABORTED is raised. An
-        aborted commit or transaction wrote nothing, so a retry never writes twice."""
-        deadline = time.monotonic() + self.timeout_s
-        pause = ABORT_BACKOFF_S
-        while True:
-            try:
-                return attempt()
-            except gexc.Aborted:
-                wait = random.uniform(0, pause)
-                if time.monotonic() + wait >= deadline:
-                    raise
-                time.sleep(wait)
-                pause = min(2 * pause, ABORT_BACKOFF_MAX_S)
 
     def _upsert_parents(self, batch, rows: list[tuple[tuple, WriteEvent]]) -> None:
         """The parent row of each child row, named by the child key's leading columns."""
@@ -327,14 +328,14 @@ class SpannerBackend(Backend):
 
         def attempt():
             try:
-                # timeout_secs=0: the client raises an ABORTED at once, for _retrying_aborts
+                # timeout_secs=0: the client raises an ABORTED at once, for retrying_aborts
                 return self.database.run_in_transaction(work, timeout_secs=0)
             except gexc.Aborted:
                 self.aborted_transactions += 1
                 raise
 
         try:
-            [returned] = self._retrying_aborts(attempt)
+            [returned] = retrying_aborts(attempt, self.timeout_s)
         except gexc.AlreadyExists as exc:
             raise KeyCollision(exc.message) from None
         made = dict(zip(self.generated, returned))

@@ -17,6 +17,7 @@ import itertools
 import random
 from dataclasses import dataclass
 from collections.abc import Callable
+from typing import NamedTuple
 
 from loadtests.design.keys import BUCKET, DERIVED, ENTITY, NUMBER, TIME, WriteEvent, Part
 
@@ -34,9 +35,9 @@ READ_OPERATIONS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class StoredRow:
-    """A row as a read returns it, whatever the key design."""
+class StoredRow(NamedTuple):
+    """A row as a read returns it, whatever the key design. A named tuple: made once per row
+    every read returns and per row written, it costs half what a frozen dataclass does."""
 
     entity: int
     ts_us: int
@@ -67,10 +68,13 @@ class ReadRequest:
     def answer(self, rows: list[StoredRow]) -> tuple[list[StoredRow], int]:
         """The answer, and how many returned rows the spans should never have returned."""
         strays = 0
-        if self.spans is not None:
-            in_range = self.in_range or self.wanted
+        if self.spans is not None and self.in_range is not None:
+            in_range = self.in_range
             strays = sum(1 for r in rows if not in_range(r))
-        rows = [r for r in rows if self.wanted(r)]
+        answer = [r for r in rows if self.wanted(r)]
+        if self.spans is not None and self.in_range is None:  # what the spans may return is what is wanted
+            strays = len(rows) - len(answer)
+        rows = answer
         if self.newest is not None:
             rows = sorted(rows, key=lambda r: r.ts_us, reverse=True)[: self.newest]
         return rows, strays

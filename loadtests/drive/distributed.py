@@ -24,6 +24,7 @@ loadtests.drive.worker`); across machines, `locust -f loadtests/<backend>_locust
 from __future__ import annotations
 
 import dataclasses
+import gc
 import logging
 import os
 import time
@@ -130,6 +131,7 @@ def attach_worker(environment, slot: StageSlot) -> None:
         stage = StageSpec(**msg.data["spec"]).build(Partition(index, count), environment.events)
         state.update(stage=stage, index=index)
         slot.put(stage)
+        gc.freeze()  # what exists now outlives the load (see LocustStage.drive); a worker exits after its stage
         environment.runner.send_message(JOINED_MESSAGE, {"index": index, "pid": os.getpid()})
 
     def on_flush(environment, **_kw) -> None:

@@ -5,6 +5,7 @@ Ctrl-C; either way the users stop and the collector keeps what they did."""
 from __future__ import annotations
 
 import csv
+import gc
 import io
 import subprocess
 import sys
@@ -106,6 +107,10 @@ class LocustStage:
             runner = env.create_local_runner()
         lifeline, ended_early, interrupted = Lifeline(ep), None, False
         try:
+            # Everything alive now (the imported libraries, the stage, the prefill) outlives the
+            # load: kept out of the garbage collector's full passes, which would otherwise walk it
+            # again and again while the load runs (about 80 ms each, several per stage).
+            gc.freeze()
             started = time.monotonic()
             runner.start(plan.users, spawn_rate=plan.spawn_rate or plan.users)
             next_report = started + PROGRESS_EVERY_S
@@ -145,6 +150,7 @@ class LocustStage:
             elapsed = time.monotonic() - started
             runner.quit()
         finally:
+            gc.unfreeze()  # collectable again, cycles included
             if workers:
                 workers.close()
         return Driven(elapsed, per_worker, locust_csvs(env), ended_early, interrupted,

@@ -32,6 +32,7 @@ from loadtests.measure.result import StageResult
 RECENT_ROWS = 4096  # acknowledged rows that point and entity reads pick from
 ROWS_WAIT_S = 0.05  # a reader's poll for the first row the writers acknowledge
 DEADLINE_GRACE_S = 0.5  # past --op-timeout: lets a client's own deadline error arrive first
+NO_INDEXES: frozenset[str] = frozenset()
 
 
 class OperationDeadline(TimeoutError):
@@ -159,14 +160,15 @@ class Stage:
     def insert(self, user: UserWorkload, intended: float | None = None) -> None:
         """One insert operation: `settings.batch_size` rows in one call, timed and recorded
         once; the ledger still counts every row by its WriteId."""
-        events = []
+        events, keys = [], []
         for _ in range(self.settings.batch_size):
             entity = user.next_entity()
-            events.append(WriteEvent(entity, CLOCK.now_us(entity), user.next_write_id(self.tag), next(self._seq)))
-        keys = [self.generator.key(e) for e in events]
-        for e in events:
-            self.collector.attempt(e.write_id)
-        with self.collector.timed(self.series[INSERT], intended) as m, self._deadline():
+            event = WriteEvent(entity, CLOCK.now_us(entity), user.next_write_id(self.tag), next(self._seq))
+            events.append(event)
+            keys.append(self.generator.key(event))
+            self.collector.attempt(event.write_id)
+        with self.collector.timed(self.series[INSERT], intended) as m:
+            deadline = self._deadline()
             try:
                 try:
                     if len(events) == 1:
@@ -175,6 +177,8 @@ class Stage:
                         keys = self.backend.insert_batch(list(zip(keys, events)))
                 finally:
                     m.aborts = self.backend.take_aborts()
+                    if deadline is not None:
+                        deadline.close()
             except BaseException as exc:
                 # Refused whole, stored in part, or unanswered: each row's outcome is for the audit to read back.
                 for e in events:
@@ -197,15 +201,21 @@ class Stage:
     def unindexed(self, event: WriteEvent) -> frozenset[str]:
         """The NULL_FILTERED indexes that hold no entry for the row `event` writes: a read
         through one of them must not expect the row."""
+        if not self.strategy.indexes:
+            return NO_INDEXES
         return frozenset(i.name for i in self.strategy.indexes if not i.holds_write(event))
 
-    def _deadline(self) -> gevent.Timeout:
+    def _deadline(self) -> gevent.Timeout | None:
         """Every operation ends by its deadline (`--op-timeout`), whatever the client does:
         a stalled database makes it a failure (an insert's outcome unknown, for the audit to
         settle), never a user stuck for good. A client's own deadline, where it has one, comes
-        first; this is the backstop."""
-        return gevent.Timeout(self.settings.timeout_s + DEADLINE_GRACE_S,
-                              OperationDeadline(f"no answer within --op-timeout {self.settings.timeout_s:g}s"))
+        first; this is the backstop, started here for the caller to close. None where the
+        backend enforces the deadline itself (`Backend.enforces_deadline`): a timer per
+        operation costs the load a few microseconds."""
+        if self.backend.enforces_deadline:
+            return None
+        return gevent.Timeout.start_new(self.settings.timeout_s + DEADLINE_GRACE_S,
+                                        OperationDeadline(f"no answer within --op-timeout {self.settings.timeout_s:g}s"))
 
     def preload(self) -> int:
         """A migration's source rows, written before the load and counted as acknowledged."""
@@ -229,13 +239,18 @@ class Stage:
         """Time one read; then count the rows it should not have returned and the
         acknowledged rows it should have returned but did not."""
         plan = self.plans[op]
-        with self.collector.timed(self.series[op], intended) as m, self._deadline():
-            if request.limit is not None and request.spans and len(request.spans) > 1:
-                # a per-range row limit needs one request per range
-                raw = [r for span in request.spans for r in self.backend.read((span,), request.limit)]
-            else:
-                raw = self.backend.read(request.spans, request.limit, request.where, request.index, request.join,
-                                        request.parent)
+        with self.collector.timed(self.series[op], intended) as m:
+            deadline = self._deadline()
+            try:
+                if request.limit is not None and request.spans and len(request.spans) > 1:
+                    # a per-range row limit needs one request per range
+                    raw = [r for span in request.spans for r in self.backend.read((span,), request.limit)]
+                else:
+                    raw = self.backend.read(request.spans, request.limit, request.where, request.index, request.join,
+                                            request.parent)
+            finally:
+                if deadline is not None:
+                    deadline.close()
             rows, m.strays = request.answer(raw)
             m.rows, m.fanout = len(rows), plan.fanout
             # A full scan reads every row the table holds, whatever the client keeps.

@@ -290,6 +290,8 @@ class UserWorkload:
         """The operation whose turn it is, by smooth weighted round robin: every operation gets
         its weight's share within each round of sum(weights) picks. A reader makes only tens of
         reads in a short stage; a random draw would leave some read with no sample at all."""
+        if len(self.weights) == 1:
+            return next(iter(self.weights))
         total = 0
         for op, weight in self.weights.items():
             self.credit[op] += weight

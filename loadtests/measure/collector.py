@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import base64
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from collections.abc import Iterator
 
 from greenlet import GreenletExit
 from hdrh.histogram import HdrHistogram
@@ -65,6 +63,9 @@ class OperationStats:
     aborts: int = 0  # aborted attempts the client retried inside the operations (Spanner)
     cut_off: int = 0  # operations in flight when the stage was stopped short, never finished
     errors: dict[str, int] = field(default_factory=dict)
+    request_type: str = ""  # Series.request_type, made once for Locust's event
+    second_at: int = -1  # the epoch second of the last operation recorded here, and its SecondStats
+    second: SecondStats | None = field(default=None, repr=False)
 
 
 @dataclass
@@ -109,41 +110,34 @@ class Collector:
         self._own: dict | None = None  # this collector's own state before it first merged others (absorb_all)
 
     def register(self, series: Series, access: str) -> None:
-        self.stats.setdefault(series, OperationStats(access))
+        if series not in self.stats:
+            self.stats[series] = OperationStats(access, request_type=series.request_type)
 
-    @contextmanager
-    def timed(self, series: Series, intended: float | None = None) -> Iterator[Measurement]:
-        """Time the block; an exception inside it is recorded as a failure, not raised.
-        `intended`: the time.perf_counter() at which an open-loop schedule made it due."""
-        m = Measurement()
-        start = time.perf_counter()
-        try:
-            yield m
-        except Exception as exc:  # noqa: BLE001 - every failure is data, none may stop the user
-            m.error = exc
-        except GreenletExit:
-            # The stage ended with this operation in flight: no latency, no answer, and an
-            # insert's outcome is unknown (the audit settles it). Counted apart from failures.
-            self.stats[series].cut_off += 1
-            self.stats[series].aborts += m.aborts  # retried before the cut: they happened
-            raise
-        end = time.perf_counter()
-        self.record(series, end - start, m, None if intended is None else end - intended)
+    def timed(self, series: Series, intended: float | None = None) -> _Timed:
+        """Time the block (`with collector.timed(series) as m:`, m a Measurement); an exception
+        inside it is recorded as a failure, not raised. `intended`: the time.perf_counter() at
+        which an open-loop schedule made it due."""
+        return _Timed(self, series, intended)
 
     def record(self, series: Series, elapsed_s: float, m: Measurement, since_intended_s: float | None = None) -> None:
         s = self.stats[series]
         now = time.monotonic()
-        self.first_op = self.first_op if self.first_op is not None else now - elapsed_s
+        if self.first_op is None:
+            self.first_op = now - elapsed_s
         self.last_op = now
         s.requests += 1
         value = _clamped_us(elapsed_s)
         s.histogram.record_value(value)
         if since_intended_s is not None:
             s.intended.record_value(_clamped_us(max(since_intended_s, elapsed_s)))
-        slot = (int(time.time()), series)
-        second = self.seconds.get(slot)
-        if second is None:
-            second = self.seconds[slot] = SecondStats()
+        epoch_second = int(time.time())
+        if s.second_at != epoch_second:  # the series' first operation this second: find its slot once
+            slot = (epoch_second, series)
+            second = self.seconds.get(slot)
+            if second is None:
+                second = self.seconds[slot] = SecondStats()
+            s.second_at, s.second = epoch_second, second
+        second = s.second
         second.ops += 1
         second.histogram.record_value(value)
         s.aborts += m.aborts
@@ -161,7 +155,7 @@ class Collector:
             s.strays += m.strays
         if self.events is not None:
             self.events.request.fire(
-                request_type=series.request_type, name=series.operation,
+                request_type=s.request_type, name=series.operation,
                 response_time=elapsed_s * 1000.0, response_length=m.rows,
                 exception=m.error, context={},
             )
@@ -247,6 +241,39 @@ class Collector:
             self.key_stream.merge(KeyStream.from_bytes(base64.b64decode(snapshot["keystream"])))
         # The workers ran side by side: the stage was active as long as the longest of them.
         self.absorbed_seconds = max(self.absorbed_seconds, snapshot["active_seconds"])
+
+
+class _Timed:
+    """`Collector.timed`'s context manager: a class, not a generator, because it runs around
+    every operation of the load."""
+
+    __slots__ = ("collector", "series", "intended", "measurement", "start")
+
+    def __init__(self, collector: Collector, series: Series, intended: float | None) -> None:
+        self.collector, self.series, self.intended = collector, series, intended
+
+    def __enter__(self) -> Measurement:
+        self.measurement = Measurement()
+        self.start = time.perf_counter()
+        return self.measurement
+
+    def __exit__(self, kind, exc, traceback) -> bool:
+        m = self.measurement
+        if kind is not None:
+            if issubclass(kind, GreenletExit):
+                # The stage ended with this operation in flight: no latency, no answer, and an
+                # insert's outcome is unknown (the audit settles it). Counted apart from failures.
+                stats = self.collector.stats[self.series]
+                stats.cut_off += 1
+                stats.aborts += m.aborts  # retried before the cut: they happened
+                return False
+            if not issubclass(kind, Exception):
+                return False
+            m.error = exc  # every failure is data, none may stop the user
+        end = time.perf_counter()
+        self.collector.record(self.series, end - self.start, m,
+                              None if self.intended is None else end - self.intended)
+        return True
 
 
 COUNTS = ("requests", "failures", "rows", "rows_scanned", "fanout", "strays", "missing", "collisions", "aborts",

@@ -94,10 +94,15 @@ class KeyStream:
 
     Writes: per space, time (float seconds) and key bytes. Reads: time, space and a list of
     [start, end) intervals. Workers each fill one and the master merges them.
+
+    `record_insert` and `record_read` only keep what they are given: keys and intervals are
+    encoded when the stream is first read, so a load pays one list append per operation.
     """
 
     def __init__(self) -> None:
         self._writes: dict[str, _Chunks] = {}
+        self._unencoded: list[tuple[KeyEncoder, tuple, WriteEvent, float]] = []
+        self._unencoded_reads: list[tuple[KeyEncoder, ReadRequest, float, str]] = []
         self._initial: dict[str, _Chunks] = {}
         self._read_times: list[float] = []
         self._read_spaces: list[str] = []
@@ -105,8 +110,25 @@ class KeyStream:
         self._read_operations: list[str] = []
 
     # recording
+    def _encode_recorded(self) -> None:
+        """Encode the inserts and reads recorded so far, each in the order they were recorded."""
+        if self._unencoded:
+            recorded, self._unencoded = self._unencoded, []
+            for encoder, key, event, time_s in recorded:
+                for space, encoded, unit_length in encoder.write_keys(key, event):
+                    self._add_write(space, time_s, encoded, unit_length)
+        if self._unencoded_reads:
+            recorded, self._unencoded_reads = self._unencoded_reads, []
+            for encoder, request, time_s, operation in recorded:
+                space, intervals = encoder.read_intervals(request)
+                self._add_read(time_s, intervals, space, operation)
+
     def add_write(self, space: str, time_s: float, key: bytes, unit_length: int | None = None) -> None:
         """One write; `unit_length` is its split unit's length (None: the whole key)."""
+        self._encode_recorded()
+        self._add_write(space, time_s, key, unit_length)
+
+    def _add_write(self, space: str, time_s: float, key: bytes, unit_length: int | None) -> None:
         chunks = self._writes.setdefault(space, _Chunks())
         chunks.times.append(float(time_s))
         chunks.keys.append(bytes(key))
@@ -116,6 +138,7 @@ class KeyStream:
                    units: np.ndarray | None = None) -> None:
         """Many writes at once: `keys` a numpy 'S' array (or a list of bytes); `units` their
         split units' lengths (None: whole keys)."""
+        self._encode_recorded()
         self._writes.setdefault(space, _Chunks()).add(times, keys, lengths, units)
 
     def add_initial(self, space: str, keys, lengths: np.ndarray | None = None, units: np.ndarray | None = None) -> None:
@@ -127,6 +150,10 @@ class KeyStream:
     def add_read(self, time_s: float, intervals: list[tuple[bytes, bytes]], space: str = TABLE_SPACE,
                  operation: str = "") -> None:
         """One read: its [start, end) byte intervals in `space`; `operation` names it (time_window, ...)."""
+        self._encode_recorded()
+        self._add_read(time_s, intervals, space, operation)
+
+    def _add_read(self, time_s: float, intervals: list[tuple[bytes, bytes]], space: str, operation: str) -> None:
         self._read_times.append(float(time_s))
         self._read_spaces.append(space)
         self._intervals.append([(bytes(a), bytes(b)) for a, b in intervals])
@@ -134,9 +161,9 @@ class KeyStream:
 
     def record_insert(self, encoder: KeyEncoder, key: tuple, event: WriteEvent, time_s: float) -> None:
         """One acknowledged insert: its row and every index entry. `key` as the backend's
-        insert returned it, so a database-generated value is the real one."""
-        for space, encoded, unit_length in encoder.write_keys(key, event):
-            self.add_write(space, time_s, encoded, unit_length)
+        insert returned it, so a database-generated value is the real one. Encoded when the
+        stream is first read (see the class)."""
+        self._unencoded.append((encoder, key, event, time_s))
 
     def record_initial(self, encoder: KeyEncoder, rows) -> None:
         """Rows written before the load, (key, event) each: the initial data of their spaces."""
@@ -150,9 +177,9 @@ class KeyStream:
             self.add_initial(space, keys, units=np.array(units, dtype=np.uint16))
 
     def record_read(self, encoder: KeyEncoder, request: ReadRequest, time_s: float, operation: str = "") -> None:
-        """One read request, as the byte intervals its spans (or its full scan) cover."""
-        space, intervals = encoder.read_intervals(request)
-        self.add_read(time_s, intervals, space, operation)
+        """One read request, as the byte intervals its spans (or its full scan) cover. Encoded
+        when the stream is first read (see the class)."""
+        self._unencoded_reads.append((encoder, request, time_s, operation))
 
     def merge(self, other: KeyStream) -> KeyStream:
         """Adds another stream's writes and reads to this one (combining Locust workers)."""
@@ -168,16 +195,19 @@ class KeyStream:
 
     # reading
     def spaces(self) -> list[str]:
+        self._encode_recorded()
         names = list(self._writes)
         return names + [s for s in dict.fromkeys(self._read_spaces) if s not in names]
 
     def writes(self, space: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(times, keys 'S' array, true key lengths) of a space, in recording order."""
+        self._encode_recorded()
         chunks = self._writes.get(space)
         return (chunks.arrays() if chunks else _Chunks().arrays())[:3]
 
     def unit_lengths(self, space: str) -> np.ndarray:
         """Each write's split-unit length, aligned with `writes(space)`."""
+        self._encode_recorded()
         chunks = self._writes.get(space)
         return (chunks.arrays() if chunks else _Chunks().arrays())[3]
 
@@ -199,6 +229,7 @@ class KeyStream:
 
     def reads(self, space: str | None = None, with_operation: bool = False):
         """(time, space, intervals[, operation]) of every read, or of one space's reads."""
+        self._encode_recorded()
         for t, s, intervals, op in zip(self._read_times, self._read_spaces, self._intervals,
                                        self._read_operations, strict=True):
             if space is None or s == space:

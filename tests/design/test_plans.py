@@ -61,6 +61,10 @@ def test_full_scan_answers_filter_and_range_answers_count_strays():
     ranged = ReadRequest((), wanted=lambda r: r.entity == 1)
     answer, strays = ranged.answer(rows)
     assert strays == 1 and [r.write_id for r in answer] == ["a", "c"]
+    # A point read: the key's range may hold the entity's other rows (versions), not strays.
+    point = ReadRequest((), wanted=lambda r: r.write_id == "c", in_range=lambda r: r.entity == 1)
+    answer, strays = point.answer(rows)
+    assert strays == 1 and [r.write_id for r in answer] == ["c"]
 
 
 def test_indexes_serve_what_the_table_key_cannot():

@@ -23,3 +23,17 @@ def test_a_time_window_through_a_null_filtered_index_expects_only_the_rows_with_
     assert written.in_time_window(0, 10**18, 1, request.index) == with_access
     assert written.in_time_window(0, 10**18, 1) == {e.write_id for e in rows}  # through the table: every row
     assert written.of_entity(1, 1, request.index) == {e.write_id for e in rows if e.entity == 1} & with_access
+
+
+def test_rows_added_out_of_time_order_are_counted_at_once_and_found_by_every_question():
+    written = WrittenRows()
+    times = [5_000, 1_000, 3_000, 2_000, 4_000, 4_000]
+    for seq, ts in enumerate(times, start=1):
+        written.add(StoredRow(seq % 2 + 1, ts, f"w{seq}", seq), acked_ns=seq * 10)
+    assert len(written) == 6  # before any question indexed them
+    assert written.in_time_window(2_000, 4_000, 100) == {"w3", "w4", "w5", "w6"}
+    written.add(StoredRow(1, 2_500, "w7", 7), acked_ns=70)
+    assert written.in_time_window(2_000, 3_000, 100) == {"w3", "w4", "w7"}
+    assert written.in_time_window(2_000, 3_000, 40) == {"w3", "w4"}  # w7 acknowledged after the read began
+    assert written.of_entity(1, 100) == {"w2", "w4", "w6", "w7"} and written.of_entity(2, 100) == {"w1", "w3", "w5"}
+    assert written.in_number_range(2, 4, 100) == {"w2", "w3", "w4"} and len(written) == 7

@@ -318,3 +318,43 @@ def test_a_stage_spec_travels_as_plain_types_and_builds_the_same_stage(emulator_
         assert len(stage.backend.payload) == 7  # the payload size arrives with the settings
     finally:
         stage.teardown(drop=False)
+
+
+class _SilentBackend:
+    """An insert that answers only after `answer_after_s`: a database gone quiet. The
+    database is not the point here, only who ends the wait."""
+
+    name = "silent"
+    counts_aborts = False
+
+    def __init__(self, answer_after_s: float, enforces_deadline: bool):
+        self.answer_after_s, self.enforces_deadline = answer_after_s, enforces_deadline
+
+    def insert(self, key, event):
+        import gevent
+
+        gevent.sleep(self.answer_after_s)
+        return key
+
+    def take_aborts(self) -> int:
+        return 0
+
+
+@pytest.mark.parametrize("enforces_deadline", [False, True])
+def test_a_silent_database_ends_an_insert_at_the_backstop_unless_the_backend_enforces_its_own_deadline(
+        enforces_deadline):
+    from loadtests.drive.stage import DEADLINE_GRACE_S
+
+    strategy = strategies.catalogue("bigtable")["reverse_timestamp"]
+    settings = WorkloadSettings(timeout_s=0.1)
+    answer_after_s = settings.timeout_s + DEADLINE_GRACE_S + 0.2
+    stage = Stage(strategy, _SilentBackend(answer_after_s, enforces_deadline), settings, seed=5)
+    started = time.monotonic()
+    stage.insert(stage.new_user())
+    took = time.monotonic() - started
+    stats = next(iter(stage.collector.stats.values()))
+    if enforces_deadline:  # no second timer: the backend's own deadline is the one that counts
+        assert took >= answer_after_s and stats.failures == 0 and len(stage.collector.ledger.acknowledged) == 1
+    else:
+        assert took < answer_after_s and stats.failures == 1 and len(stage.collector.ledger.failed) == 1
+        assert list(stats.errors) == ["OperationDeadline: no answer within --op-timeout 0.1s"]

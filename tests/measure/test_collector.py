@@ -140,3 +140,21 @@ def test_absorb_all_keeps_the_masters_operation_order():
     master.register(read, "point")
     master.absorb_all([worker.snapshot()])
     assert list(master.stats) == [SERIES, read] and master.stats[SERIES].access == "write"
+
+
+def test_operations_land_in_the_second_they_ended_in_per_series_even_when_series_alternate(monkeypatch):
+    other = Series("spanner", "timestamp_first", "googlesql", "point_read")
+    c = Collector()
+    c.register(SERIES, "write")
+    c.register(other, "point")
+    now = [1_000.2]
+    monkeypatch.setattr(time, "time", lambda: now[0])
+    for at, series in ((1_000.2, SERIES), (1_000.5, other), (1_000.9, SERIES), (1_001.1, other), (1_001.3, SERIES),
+                       (1_002.0, SERIES), (1_002.5, other)):
+        now[0] = at
+        with c.timed(series):
+            pass
+    ops = {(second, series.operation): s.ops for (second, series), s in c.seconds.items()}
+    assert ops == {(1000, "insert"): 2, (1000, "point_read"): 1, (1001, "point_read"): 1, (1001, "insert"): 1,
+                   (1002, "insert"): 1, (1002, "point_read"): 1}
+    assert sum(s.histogram.get_total_count() for s in c.seconds.values()) == 7

@@ -1,0 +1,47 @@
+"""The key stream a stage records: inserts recorded during the load are encoded when the
+stream is first read, in the order they were recorded."""
+
+from loadtests.design import strategies
+from loadtests.design.byteorder import TABLE_SPACE, KeyEncoder
+from loadtests.design.keys import WriteEvent
+from loadtests.model.keystream import KeyStream
+
+
+def test_recorded_inserts_are_encoded_when_read_in_recording_order_with_direct_writes():
+    strategy = strategies.catalogue("bigtable")["reverse_timestamp"]
+    encoder, generator = KeyEncoder(strategy), strategy.key_generator(1)
+    events = [WriteEvent(i % 3 + 1, 1_790_000_000_000_000 + i * 1000, f"w{i}", i + 1) for i in range(4)]
+    keys = [generator.key(e) for e in events]
+    stream = KeyStream()
+    stream.record_insert(encoder, keys[0], events[0], 1.0)
+    stream.record_insert(encoder, keys[1], events[1], 2.0)
+    stream.add_write(TABLE_SPACE, 3.0, b"direct")
+    stream.record_insert(encoder, keys[2], events[2], 4.0)
+    stream.record_insert(encoder, keys[3], events[3], 5.0)
+    expected = [encoder.table_key(keys[0]), encoder.table_key(keys[1]), b"direct", encoder.table_key(keys[2]),
+                encoder.table_key(keys[3])]
+    assert stream.write_count() == 5
+    times, _, _ = stream.writes(TABLE_SPACE)
+    assert list(times) == [1.0, 2.0, 3.0, 4.0, 5.0]
+    assert [stream.key_at(TABLE_SPACE, i) for i in range(5)] == expected
+    shipped = KeyStream.from_bytes(stream.to_bytes())  # a worker's report: the encoded keys travel
+    assert [shipped.key_at(TABLE_SPACE, i) for i in range(5)] == expected
+    stream.record_insert(encoder, keys[0], events[0], 6.0)  # recorded after a read: encoded at the next one
+    assert stream.write_count() == 6 and stream.key_at(TABLE_SPACE, 5) == expected[0]
+
+
+def test_recorded_reads_are_encoded_when_read_in_recording_order_with_direct_reads():
+    from loadtests.design.plans import strategy_plans
+
+    strategy = strategies.catalogue("bigtable")["reverse_timestamp"]
+    encoder, plans = KeyEncoder(strategy), strategy_plans(strategy, 10)
+    scans = [plans["prefix_scan"].build(device) for device in (1, 2)]
+    stream = KeyStream()
+    stream.record_read(encoder, scans[0], 1.0, "prefix_scan")
+    stream.add_read(2.0, [(b"a", b"b")], TABLE_SPACE, "direct")
+    stream.record_read(encoder, scans[1], 3.0, "prefix_scan")
+    reads = list(stream.reads(with_operation=True))
+    assert [(t, op) for t, _, _, op in reads] == [(1.0, "prefix_scan"), (2.0, "direct"), (3.0, "prefix_scan")]
+    assert [iv for _, _, iv, _ in reads] == [encoder.read_intervals(scans[0])[1], [(b"a", b"b")],
+                                             encoder.read_intervals(scans[1])[1]]
+    assert len(list(KeyStream.from_bytes(stream.to_bytes()).reads())) == 3
