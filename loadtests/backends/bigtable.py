@@ -19,7 +19,7 @@ from google.api_core import exceptions as gexc
 from google.api_core.gapic_v1 import routing_header
 from google.cloud import bigtable
 from google.cloud.bigtable import column_family
-from google.cloud.bigtable.data import BigtableDataClient, ReadRowsQuery, RowMutationEntry, SetCell
+from google.cloud.bigtable.data import BigtableDataClient, RowMutationEntry, SetCell
 from google.cloud.bigtable_v2.types import bigtable as bigtable_types
 from google.cloud.bigtable_v2.types import data as data_types
 from google.cloud.bigtable.data._sync_autogen._swappable_channel import SwappableChannel
@@ -453,21 +453,23 @@ class BigtableBackend(Backend):
 def read_back(emulator_host: str | None, project: str, instance: str, table_ids: list[str], family: str,
               qualifiers: tuple[bytes, ...], deadline: float) -> list[tuple[bytes, ...]]:
     """The values of `qualifiers` in every row the tables hold, one tuple per version (a row
-    rewritten in place holds one per reading), read with the data client: the integrity
-    audit's read-back, independent of MutateRowCall and ReadRowsCall. Runs in the read-back
-    process (`read_back_process`)."""
+    rewritten in place holds one per reading): the integrity audit's read-back. It runs in
+    the read-back process (`read_back_process`), through ReadRowsCall, which there costs
+    about two thirds of the data client's `read_rows` per row. A fault in merging the stream
+    shows against the ledger as rows lost or duplicated: it cannot make a lost write look
+    stored."""
     if emulator_host:
         os.environ[EMULATOR_HOST] = emulator_host
     else:
         os.environ.pop(EMULATOR_HOST, None)
     data = BigtableDataClient(project=project)
-    wanted = ColumnQualifierRegexFilter(b"^(" + b"|".join(re.escape(q) for q in qualifiers) + b")$")
+    wanted = _filter_message(ColumnQualifierRegexFilter(b"^(" + b"|".join(re.escape(q) for q in qualifiers) + b")$"))
     try:
         out = []
         for table_id in table_ids:
-            for row in data.get_table(instance, table_id).read_rows(
-                    ReadRowsQuery(row_filter=wanted), operation_timeout=deadline, attempt_timeout=deadline):
-                out.extend(zip(*([c.value for c in row.get_cells(family, q)] for q in qualifiers)))
+            reader = ReadRowsCall(data.get_table(instance, table_id), deadline)
+            for _, cells in reader(reader.request(None, wanted), family):
+                out.extend(zip(*(cells.get(q, ()) for q in qualifiers)))
         return out
     finally:
         data.close()
