@@ -1,11 +1,12 @@
 """How much throughput keybench's harness costs against a bare loop of the client library.
 
     .venv/bin/python benchmarks/harness_vs_bare.py [--backends spanner,bigtable] [--operations all]
-        [--cases all] [--users 8] [--seconds 5] [--rounds 3] [--batch-size 1]
+        [--cases all] [--users 8] [--seconds 5] [--rounds 3] [--batch-size 1] [--client-cpu last]
 
 For each backend and operation (every one the backend has: insert, point_read, latest_n,
 prefix_scan, time_window, number_range; see loadtests.design.plans.READ_OPERATIONS), the same
-concurrency is driven several ways on the same emulator:
+concurrency is driven several ways on the same emulator, each case's process pinned to one CPU
+(the last; the emulators still run where the OS puts them) unless `--client-cpu none`:
 
 - bare: OS threads in a plain loop of the client library's public API, no gevent, no
   keybench code on the hot path (Spanner: `database.batch()` single-row insert commits and
@@ -30,9 +31,10 @@ Each read sends the request keybench sends for the design: Spanner `desc_timesta
 and Bigtable `reverse_timestamp`, whose point_read is one key, latest_n one key range that
 stops after N rows, prefix_scan one device's range, and time_window and number_range full scans
 (Bigtable filters them on the server). A read case first writes PREFILL_ROWS rows through its
-own path, one row per call, each row's user or device drawn at random as keybench's users
-draw them; every read
-picks a random written row (its key, its user or device, or its insert number), as keybench's
+own path, one row per call from as many writers at once as the case has users (as keybench's
+prefill writes them: gevent's thread pool grows with the calls waiting at once, so a case
+prefilled by one writer would read with a smaller pool), each row's user or device drawn at
+random as keybench's users draw them; every read picks a random written row (its key, its user or device, or its insert number), as keybench's
 users pick a recent one, so a device read holds as many rows on average in every case (a device
 picked by a row is one with more rows). The bare loops build row keys and requests with
 keybench's key functions and the backend's request helpers, before the timed loop where they
@@ -143,11 +145,28 @@ class BareClient:
                 out.append(WriteEvent(self.entities.randrange(POPULATION) + 1, self.last_us, f"bare-{n}", n))
         return out
 
-    def prefill(self, rows: int) -> None:
-        for _ in range(rows // PREFILL_BATCH):
-            events = self.events(PREFILL_BATCH)
-            self.write(events)
-            self.written.extend(events)
+    def prefill(self, rows: int, workers: int) -> None:
+        """`rows` written by `workers` threads at once, as keybench's prefill writes them with
+        as many users: the process then starts its reads in the same state (gevent's thread
+        pool, for one, grows with the calls that wait at once)."""
+        errors = []
+
+        def write_share() -> None:
+            try:
+                for _ in range(rows // workers // PREFILL_BATCH):
+                    events = self.events(PREFILL_BATCH)
+                    self.write(events)
+                    self.written.extend(events)
+            except Exception as exc:  # noqa: BLE001 - raised by the caller
+                errors.append(exc)
+
+        threads = [threading.Thread(target=write_share) for _ in range(workers)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if errors:
+            raise errors[0]
 
     def operation(self, name: str):
         return getattr(self, name)
@@ -386,7 +405,7 @@ def child(case: str, backend: str, operation: str, users: int, seconds: float, b
             return run_keybench(locust_stage, operation, users, seconds)
         bare = bare_client(stage, batch_size, case)
         if operation != INSERT:
-            bare.prefill(PREFILL_ROWS)
+            bare.prefill(PREFILL_ROWS, users)
         return run_bare(bare, operation, users, seconds)
     finally:
         stage.teardown(drop=True)
@@ -398,7 +417,9 @@ def child(case: str, backend: str, operation: str, users: int, seconds: float, b
 def run_case(case: str, backend: str, operation: str, args) -> dict:
     command = [sys.executable, __file__, CHILD_FLAG, case, "--backend", backend, "--operation", operation,
                "--users", str(args.users), "--seconds", str(args.seconds), "--batch-size", str(args.batch_size)]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=CHILD_TIMEOUT_S, check=False)
+    cpus = args.client_cpus
+    done = subprocess.run(command, capture_output=True, text=True, timeout=CHILD_TIMEOUT_S, check=False,
+                          preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
     if done.returncode != 0:
         raise SystemExit(f"{case} {backend} {operation} failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -411,6 +432,17 @@ def _names(text: str, known: tuple[str, ...]) -> tuple[str, ...]:
     if unknown:
         raise SystemExit(f"unknown: {', '.join(unknown)} (known: {', '.join(known)})")
     return names
+
+
+def client_cpus(choice: str) -> set[int] | None:
+    """The CPUs a case's process may run on: {the one named}, or None for any."""
+    allowed = sorted(os.sched_getaffinity(0))
+    if choice == "none" or len(allowed) < 2:
+        return None  # one CPU: nothing to keep apart
+    cpu = allowed[-1] if choice == "last" else int(choice) if choice.isdigit() else None
+    if cpu not in allowed:
+        raise SystemExit(f"--client-cpu {choice}: not one of this process's CPUs {allowed}, last or none")
+    return {cpu}
 
 
 def fair_baseline(cases: tuple[str, ...]) -> str:
@@ -428,6 +460,10 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--batch-size", type=int, default=1, help="rows per insert call, in both cases")
+    parser.add_argument("--client-cpu", default="last",
+                        help="the CPU each case's process is pinned to (last: the machine's last one; none: not "
+                             "pinned). Pinned, the client's process no longer trades CPUs with the emulator's "
+                             "threads from moment to moment, and the rounds spread less")
     parser.add_argument(CHILD_FLAG, choices=CASES, help=argparse.SUPPRESS)
     parser.add_argument("--backend", help=argparse.SUPPRESS)
     parser.add_argument("--operation", help=argparse.SUPPRESS)
@@ -436,6 +472,7 @@ def main() -> None:
         print(json.dumps(child(args.child, args.backend, args.operation, args.users, args.seconds, args.batch_size)))
         return
 
+    args.client_cpus = client_cpus(args.client_cpu)
     backends = _names(args.backends, tuple(STRATEGIES))
     wanted_cases = _names(args.cases, CASES)
     all_operations = tuple(dict.fromkeys(op for b in backends for op in operations_of(b)))
@@ -447,6 +484,7 @@ def main() -> None:
             emulators.use(ep)  # the children inherit the *_EMULATOR_HOST variables
         print(f"{args.users} users, {args.rounds} rounds of {args.seconds:.0f} s per case, batch size "
               f"{args.batch_size}; ops/s median [min..max]; ratios are per round, median [min..max]; "
+              f"each case's process on {'any CPU' if args.client_cpus is None else f'CPU {min(args.client_cpus)}'}; "
               f"load average at the start {os.getloadavg()[0]:.2f}", flush=True)
         for backend in backends:
             for operation in (op for op in operations if op in operations_of(backend)):

@@ -13,6 +13,7 @@ end_closed); the Bigtable backend turns them into row-key ranges.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import random
 from dataclasses import dataclass
@@ -28,6 +29,9 @@ POINT, PREFIX, MULTI_PREFIX, RANGE, MULTI_RANGE, FULL_SCAN, WRITE = (
 DEFAULT_LATEST_N = 10  # rows a latest_n read returns
 DEFAULT_WINDOW_S = 2.0  # a time_window read covers the last this many seconds
 DEFAULT_NUMBER_SPAN = 100  # a number_range read covers this many consecutive insert numbers
+# Entity reads kept built, per plan: a user's or device's request is the same every time, and
+# building it costs a read about as much as checking its answer. Requests are immutable.
+ENTITY_REQUESTS_CACHED = 4096
 
 READ_OPERATIONS = {
     "spanner": ("point_read", "latest_n", "time_window"),
@@ -148,6 +152,7 @@ def entity_plan(operation: str, parts: tuple[Part, ...], newest: int | None) -> 
     limit = newest if (newest is not None and after is not None and after.role == TIME and after.descending) else None
     combos = list(itertools.product(*leading))
 
+    @functools.lru_cache(maxsize=ENTITY_REQUESTS_CACHED)
     def build(entity: int) -> ReadRequest:
         spans = []
         for combo in combos:

@@ -28,10 +28,18 @@ class Written(NamedTuple):
 
 class WrittenRows:
     """Rows are indexed when a question needs them, not as they are added: an insert only
-    appends its row, and a stage that never reads pays nothing more."""
+    appends its row, and a stage that never reads pays nothing more.
+
+    Rows arrive in the order they were acknowledged, so each entity's rows are kept in that
+    order, their acknowledgement times and write ids beside them: the rows a read through the
+    table must return are then a prefix, found by bisection. An entity whose rows came out of
+    that order is answered row by row."""
 
     def __init__(self) -> None:
         self.by_entity: dict[int, list[Written]] = defaultdict(list)
+        self._acked_of: dict[int, list[int]] = defaultdict(list)  # per entity, as by_entity
+        self._ids_of: dict[int, list[str]] = defaultdict(list)
+        self._out_of_order: set[int] = set()  # entities whose rows were not added in acknowledgement order
         self.by_seq: dict[int, Written] = {}
         self._ts_keys: list[tuple[int, str]] = []  # (ts_us, write_id), sorted
         self._by_id: dict[str, Written] = {}
@@ -43,9 +51,15 @@ class WrittenRows:
     def _settle(self) -> None:
         pending, self._pending = self._pending, []
         by_entity, by_seq, by_id, ts_keys = self.by_entity, self.by_seq, self._by_id, self._ts_keys
+        acked_of, ids_of = self._acked_of, self._ids_of
         for w in pending:
             row = w.row
             by_entity[row.entity].append(w)
+            acked = acked_of[row.entity]
+            if acked and w.acked_ns < acked[-1]:
+                self._out_of_order.add(row.entity)
+            acked.append(w.acked_ns)
+            ids_of[row.entity].append(row.write_id)
             by_seq[row.seq] = w
             by_id[row.write_id] = w
             at = (row.ts_us, row.write_id)
@@ -60,6 +74,11 @@ class WrittenRows:
     # Each method returns the write ids a correct answer must contain; `index` is the index the
     # read goes through (None: the table).
     def of_entity(self, entity: int, before_ns: int, index: str | None = None) -> set[str]:
+        self._settle()
+        if index is None and entity not in self._out_of_order:
+            ids = self._ids_of.get(entity, ())
+            acked = self._acked_of.get(entity, ())
+            return set(ids if not acked or acked[-1] <= before_ns else ids[:bisect.bisect_right(acked, before_ns)])
         return {row.write_id for row in self._expected_of_entity(entity, before_ns, index)}
 
     def _expected_of_entity(self, entity: int, before_ns: int, index: str | None) -> list[StoredRow]:

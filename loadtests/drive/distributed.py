@@ -146,6 +146,7 @@ def attach_worker(environment, slot: StageSlot) -> None:
         if stage is None:
             return
         final = environment.runner.user_count == 0
+        gc.freeze()  # what the load kept since the last report, as LocustStage.drive does each second
         data["keybench"] = {
             "index": state["index"],
             "final": final,

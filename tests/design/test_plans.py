@@ -1,5 +1,7 @@
 from loadtests.design.keys import bigtable_part, spanner_part
-from loadtests.design.plans import FULL_SCAN, MULTI_PREFIX, MULTI_RANGE, POINT, PREFIX, RANGE, ReadRequest, StoredRow, read_plans
+from loadtests.design import strategies
+from loadtests.design.plans import (FULL_SCAN, MULTI_PREFIX, MULTI_RANGE, POINT, PREFIX, RANGE, ReadRequest, StoredRow,
+                                    read_plans, strategy_plans)
 
 
 def spanner(*specs):
@@ -96,3 +98,12 @@ def test_interleaved_designs_read_the_parent_row_with_its_newest_children():
     # over every older row first.
     assert (newest.limit, desc.stops_early) == (10, True) and (all_rows.limit, asc.stops_early) == (None, False)
     assert not strategy_plans(spanner_catalogue["swapped_order"], 10)["latest_n"].build(5).parent
+
+
+def test_an_entity_read_is_built_once_and_kept_for_the_same_entity():
+    plan = strategy_plans(strategies.catalogue("bigtable")["salted"], 10)["prefix_scan"]
+    first = plan.build(7)
+    assert plan.build(7) is first  # kept: the same request object
+    other = plan.build(8)
+    assert other is not first and other.spans != first.spans
+    assert first.wanted(StoredRow(7, 1, "w")) and not first.wanted(StoredRow(8, 1, "w"))

@@ -37,3 +37,17 @@ def test_rows_added_out_of_time_order_are_counted_at_once_and_found_by_every_que
     assert written.in_time_window(2_000, 3_000, 40) == {"w3", "w4"}  # w7 acknowledged after the read began
     assert written.of_entity(1, 100) == {"w2", "w4", "w6", "w7"} and written.of_entity(2, 100) == {"w1", "w3", "w5"}
     assert written.in_number_range(2, 4, 100) == {"w2", "w3", "w4"} and len(written) == 7
+
+
+def test_an_entitys_rows_are_found_by_acknowledgement_time_whether_or_not_they_came_in_that_order():
+    written = WrittenRows()
+    for seq, acked in enumerate([10, 20, 20, 30, 40], start=1):  # in order, two acknowledged together
+        written.add(StoredRow(1, seq * 1000, f"a{seq}", seq), acked_ns=acked)
+    for seq, acked in enumerate([30, 10, 40, 20], start=6):  # out of order
+        written.add(StoredRow(2, seq * 1000, f"b{seq}", seq), acked_ns=acked)
+    assert written.of_entity(1, 5) == set() and written.of_entity(1, 20) == {"a1", "a2", "a3"}
+    assert written.of_entity(1, 35) == {"a1", "a2", "a3", "a4"} and len(written.of_entity(1, 10**9)) == 5
+    assert written.of_entity(2, 20) == {"b7", "b9"} and written.of_entity(2, 35) == {"b6", "b7", "b9"}
+    assert written.of_entity(3, 100) == set()  # never written
+    written.add(StoredRow(1, 99_000, "a0", 99), acked_ns=15)  # entity 1 now out of order too
+    assert written.of_entity(1, 20) == {"a1", "a2", "a3", "a0"}
