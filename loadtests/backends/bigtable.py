@@ -401,13 +401,13 @@ class BigtableBackend(Backend):
         ranges = [r for r in (self._row_range(s) for s in spans) if r is not None]
         return reader.request(RowSet(row_ranges=ranges), READ_CELLS_MESSAGE, limit) if ranges else None
 
-    def _requests(self, spans: tuple[Span, ...] | None, limit: int | None, where=None) -> list:
+    def _requests(self, spans: tuple[Span, ...] | None, limit: int | None, where=None) -> tuple:
         """(reader, request) pairs: a full scan reads every table; spans go to their tenant's table."""
         if spans is None:
-            return [(reader, self._request(reader, None, limit, where)) for reader in self.read_rows.values()]
+            return tuple((reader, self._request(reader, None, limit, where)) for reader in self.read_rows.values())
         return self._span_requests(spans, limit)
 
-    def _requests_of_spans(self, spans: tuple[Span, ...], limit: int | None) -> list:
+    def _requests_of_spans(self, spans: tuple[Span, ...], limit: int | None) -> tuple:
         if not self.per_tenant:
             reader = self.read_rows[None]
             return ((reader, self._request(reader, spans, limit)),)
