@@ -139,6 +139,9 @@ def attach_worker(environment, slot: StageSlot) -> None:
         # workers' before the test_stop event: stop them here, so the report is final.
         if environment.runner.user_count:
             environment.runner.stop()
+        stage: Stage | None = state.get("stage")
+        if stage is not None:
+            stage.collector.settle()  # users cut off in flight never reached their on_stop
         environment.runner._send_stats()  # the report_to_master path, now rather than in up to 3 s
 
     def on_report(client_id: str, data: dict, **_kw) -> None:

@@ -96,6 +96,7 @@ class LocustStage:
 
     def drive(self, plan: LoadPlan, label: str, ep: emulators.Endpoint) -> Driven:
         env, stage = self.env, self.stage
+        stage.collector.settle()  # what was recorded before the load (a caller's own fill) is not Locust's
         workers = None
         if plan.workers:
             port = emulators.free_port()
@@ -153,6 +154,7 @@ class LocustStage:
                 ended_early = self._stop(runner) or ended_early
                 per_worker = {}
             elapsed = time.monotonic() - started
+            stage.collector.settle()  # a user cut off in flight never reached its on_stop
             runner.quit()
         finally:
             gc.unfreeze()  # collectable again, cycles included

@@ -48,12 +48,19 @@ class StageSlot:
 class KeybenchUser(User):
     abstract = True
     slot: StageSlot  # set by `user_class`
+    stage = None  # the slot's stage, once on_start has it
 
     def on_start(self) -> None:
         self.stage = self.slot.take()
         self.workload = self.stage.new_user()
         self.pacer = self.workload.pacer()
         self.read_share = self.workload.read_share()
+
+    def on_stop(self) -> None:
+        # Locust's own statistics must hold every operation this user finished. A user stopped
+        # while it still waited for its stage (on_start) has none.
+        if self.stage is not None:
+            self.stage.collector.settle()
 
     def wait_time(self) -> float:
         """Closed loop: the next operation at once, or after a reader's rest (--read-share).

@@ -4,7 +4,7 @@ Latency goes into HdrHistograms in microseconds (1 us .. 60 s, 3 significant dig
 one per (backend, strategy, dialect, operation); Locust's own statistics round to two
 significant digits and would flatten sub-millisecond emulator calls. Every operation is
 also fired as a Locust request event (`request_type` = `<backend>:<strategy>`, `name` =
-the operation), so Locust's UI and CSVs show the same run.
+the operation), in batches (RECORD_BATCH), so Locust's UI and CSVs show the same run.
 
 Under open-loop load (`--rate`) each operation also has an intended start, the moment its
 schedule said it was due; the latency from that moment is recorded beside the service
@@ -29,6 +29,14 @@ from loadtests.errors import one_line
 from loadtests.model.keystream import KeyStream
 
 LOWEST_US, HIGHEST_US, SIGNIFICANT_DIGITS = 1, 60_000_000, 3
+# An operation's record is kept aside and added to the statistics in batches: every RECORD_BATCH
+# operations, at the first one RECORD_EVERY_S after the last batch, and whenever the statistics
+# are read (`stats`, `seconds`, `settle`). Each batch also fires the operations' Locust request
+# events. Done one operation at a time between the calls, this work cost a Bigtable point read
+# about 6 % of its rate; in batches, about half that (benchmarks/README.md, harness_vs_bare).
+# Locust's UI and progress lag by at most RECORD_EVERY_S.
+RECORD_BATCH = 64
+RECORD_EVERY_S = 0.1
 
 
 def new_histogram() -> HdrHistogram:
@@ -68,9 +76,10 @@ class OperationStats:
     second: SecondStats | None = field(default=None, repr=False)
 
 
-@dataclass
+@dataclass(slots=True)
 class Measurement:
-    """What the operation tells the collector about itself while it is timed."""
+    """What the operation tells the collector about itself while it is timed (one per
+    operation: slotted, its fields set and read faster)."""
 
     rows: int = 0
     rows_scanned: int = 0
@@ -100,18 +109,41 @@ class SecondStats:
 class Collector:
     def __init__(self, events=None):
         self.events = events  # Locust's Events, or None outside Locust
-        self.stats: dict[Series, OperationStats] = {}
-        self.seconds: dict[tuple[int, Series], SecondStats] = {}  # (epoch second it ended in, series)
+        self._stats: dict[Series, OperationStats] = {}
+        self._seconds: dict[tuple[int, Series], SecondStats] = {}  # (epoch second it ended in, series)
         self.ledger = Ledger()
-        self.first_op: float | None = None  # monotonic time of the first and last recorded operation
-        self.last_op: float | None = None
+        self._first_op: float | None = None  # monotonic time of the first and last recorded operation
+        self._last_op: float | None = None
         self.absorbed_seconds = 0.0  # the longest active time of the workers absorbed
         self.key_stream = KeyStream()  # every acknowledged write's key and every read's key ranges, for the split model
         self._own: dict | None = None  # this collector's own state before it first merged others (absorb_all)
+        self._unrecorded: list[tuple] = []  # operations not yet in the statistics (see RECORD_BATCH)
+        self._recorded_at = 0.0
+
+    # Every read of the statistics settles the operations kept aside first.
+    @property
+    def stats(self) -> dict[Series, OperationStats]:
+        self.settle()
+        return self._stats
+
+    @property
+    def seconds(self) -> dict[tuple[int, Series], SecondStats]:
+        self.settle()
+        return self._seconds
+
+    @property
+    def first_op(self) -> float | None:
+        self.settle()
+        return self._first_op
+
+    @property
+    def last_op(self) -> float | None:
+        self.settle()
+        return self._last_op
 
     def register(self, series: Series, access: str) -> None:
-        if series not in self.stats:
-            self.stats[series] = OperationStats(access, request_type=series.request_type)
+        if series not in self._stats:
+            self._stats[series] = OperationStats(access, request_type=series.request_type)
 
     def timed(self, series: Series, intended: float | None = None) -> _Timed:
         """Time the block (`with collector.timed(series) as m:`, m a Measurement); an exception
@@ -120,22 +152,44 @@ class Collector:
         return _Timed(self, series, intended)
 
     def record(self, series: Series, elapsed_s: float, m: Measurement, since_intended_s: float | None = None) -> None:
-        s = self.stats[series]
+        """One operation, timed: kept aside until the next batch (see RECORD_BATCH)."""
         now = time.monotonic()
-        if self.first_op is None:
-            self.first_op = now - elapsed_s
-        self.last_op = now
+        unrecorded = self._unrecorded
+        unrecorded.append((series, elapsed_s, m, since_intended_s, now, time.time()))
+        if len(unrecorded) >= RECORD_BATCH or now - self._recorded_at >= RECORD_EVERY_S:
+            self.settle()
+
+    def settle(self) -> None:
+        """Add the operations kept aside to the statistics, and fire their Locust request events."""
+        unrecorded, self._unrecorded = self._unrecorded, []
+        self._recorded_at = time.monotonic()
+        if not unrecorded:
+            return
+        events = [] if self.events is not None else None
+        for series, elapsed_s, m, since_intended_s, ended, wall in unrecorded:
+            self._add(series, elapsed_s, m, since_intended_s, ended, wall, events)
+        if events:
+            fire = self.events.request.fire
+            for kwargs in events:
+                fire(**kwargs)
+
+    def _add(self, series: Series, elapsed_s: float, m: Measurement, since_intended_s: float | None, ended: float,
+             wall: float, events: list | None) -> None:
+        s = self._stats[series]
+        if self._first_op is None:
+            self._first_op = ended - elapsed_s
+        self._last_op = ended
         s.requests += 1
         value = _clamped_us(elapsed_s)
         s.histogram.record_value(value)
         if since_intended_s is not None:
             s.intended.record_value(_clamped_us(max(since_intended_s, elapsed_s)))
-        epoch_second = int(time.time())
+        epoch_second = int(wall)
         if s.second_at != epoch_second:  # the series' first operation this second: find its slot once
             slot = (epoch_second, series)
-            second = self.seconds.get(slot)
+            second = self._seconds.get(slot)
             if second is None:
-                second = self.seconds[slot] = SecondStats()
+                second = self._seconds[slot] = SecondStats()
             s.second_at, s.second = epoch_second, second
         second = s.second
         second.ops += 1
@@ -153,16 +207,15 @@ class Collector:
             s.rows_scanned += m.rows_scanned
             s.fanout += m.fanout
             s.strays += m.strays
-        if self.events is not None:
-            self.events.request.fire(
-                request_type=s.request_type, name=series.operation,
-                response_time=elapsed_s * 1000.0, response_length=m.rows,
-                exception=m.error, context={},
-            )
+        if events is not None:
+            # start_time (epoch seconds), as Locust's own clients give it: the event itself comes later.
+            events.append({"request_type": s.request_type, "name": series.operation,
+                           "response_time": elapsed_s * 1000.0, "response_length": m.rows, "exception": m.error,
+                           "context": {}, "start_time": wall - elapsed_s})
 
     def add_missing(self, series: Series, count: int) -> None:
         """Missing rows are known only after the timed read, against what was written."""
-        self.stats[series].missing += count
+        self._stats[series].missing += count
 
     # the write ledger
     def attempt(self, write_id: str) -> None:
@@ -213,8 +266,8 @@ class Collector:
             fresh.register(series, access)
         for snapshot in (self._own, *snapshots):
             fresh.absorb(snapshot)
-        self.stats, self.seconds, self.ledger = fresh.stats, fresh.seconds, fresh.ledger
-        self.first_op, self.last_op = fresh.first_op, fresh.last_op
+        self._stats, self._seconds, self.ledger = fresh.stats, fresh.seconds, fresh.ledger
+        self._first_op, self._last_op = fresh.first_op, fresh.last_op
         self.absorbed_seconds, self.key_stream = fresh.absorbed_seconds, fresh.key_stream
 
     def absorb(self, snapshot: dict) -> None:

@@ -143,27 +143,35 @@ def test_inserts_go_on_while_a_reader_runs_a_slow_full_scan(emulator_hosts):
     locust_stage = LocustStage(StageSpec.of(strategy, settings, seed=3))
     stage = locust_stage.stage
     assert stage.plans["latest_n"].access == "full_scan"
-    done = []  # (operation, started, ended) of every operation the users completed, monotonic seconds
+    done = []  # (operation, started, ended) of every operation the users completed, epoch seconds
     try:
         stage.setup()
         filler = UserWorkload(settings, "bigtable", seed=3, index=1000, role=WRITER)  # none of the Locust users
         for _ in range(SLOW_SCAN_ROWS // FILL_BATCH):
             stage.insert(filler)
-        locust_stage.env.events.request.add_listener(
-            lambda name, response_time, **_kw: done.append((name, time.monotonic() - response_time / 1000,
-                                                            time.monotonic())))
+        locust_stage.env.events.request.add_listener(  # events go out in batches: timed by start_time
+            lambda name, response_time, start_time, **_kw: done.append((name, start_time,
+                                                                        start_time + response_time / 1000)))
         ep = emulators.Endpoint("bigtable", emulator_hosts["bigtable"], "environment")
+        filled = sum(s.requests for s in stage.collector.stats.values())  # before Locust's runner listened
         locust_stage.drive(LoadPlan(users=3, spawn_rate=0.0, duration_s=2.0), "roles", ep)
         # The heap the load froze, once a second, is collectable again once the stage is over.
         assert gc.get_freeze_count() == 0
+        # Locust's statistics, fed in batches, hold every operation the collector recorded.
+        recorded = sum(s.requests for s in stage.collector.stats.values()) - filled
+        assert locust_stage.env.stats.total.num_requests == recorded > 0
     finally:
         stage.teardown()
     scans = [(start, end) for name, start, end in done if name == "latest_n"]
     assert scans, "the reader ran no latest_n"
-    start, end = max(scans, key=lambda s: s[1] - s[0])
-    assert end - start > 0.1, f"the slowest full scan took only {end - start:.3f} s"
-    inserts_meanwhile = sum(1 for name, _, ended in done if name == INSERT and start < ended < end)
-    assert inserts_meanwhile >= 3, f"{inserts_meanwhile} inserts completed during a {end - start:.3f} s scan"
+    slow = [(start, end) for start, end in scans if end - start > 0.1]
+    assert slow, f"the slowest full scan took only {max(e - s for s, e in scans):.3f} s"
+    # Summed over the slow scans: how many inserts land inside one scan depends on how the
+    # emulator interleaves a long scan's stream with writes (one CI run saw 2 in a 0.74 s scan).
+    inserts_meanwhile = sum(1 for name, _, ended in done if name == INSERT
+                            and any(start < ended < end for start, end in slow))
+    scanning = sum(end - start for start, end in slow)
+    assert inserts_meanwhile >= 3, f"{inserts_meanwhile} inserts completed during {scanning:.3f} s of full scans"
 
 
 def test_a_zipf_skew_makes_a_few_entities_heavy_and_each_worker_keeps_to_its_own():

@@ -35,10 +35,42 @@ def test_every_operation_is_also_a_locust_request_event_named_by_strategy_and_op
     events.request.add_listener(lambda **kw: seen.append(kw))
     c = Collector(events)
     c.register(SERIES, "write")
+    before = time.time()
     with c.timed(SERIES) as m:
         m.rows = 1
+    c.settle()
     assert seen[0]["request_type"] == "spanner:timestamp_first" and seen[0]["name"] == "insert"
     assert seen[0]["exception"] is None and seen[0]["response_length"] == 1
+    assert before <= seen[0]["start_time"] <= time.time()
+
+
+def test_operations_are_recorded_in_batches_with_their_locust_events_and_none_is_lost():
+    from loadtests.measure import collector
+
+    events, seen = Events(), []
+    events.request.add_listener(lambda **kw: seen.append(kw))
+    c = Collector(events)
+    c.register(SERIES, "write")
+    with c.timed(SERIES):
+        pass  # the first operation: the batch's clock starts
+    fired_first = len(seen)
+    for _ in range(collector.RECORD_BATCH - 1):
+        with c.timed(SERIES):
+            pass
+    assert len(seen) == fired_first, "fired before the batch was full or old"
+    with c.timed(SERIES) as m:
+        m.error = RuntimeError("refused")
+    assert len(seen) == fired_first + collector.RECORD_BATCH  # a full batch goes out at once
+    time.sleep(collector.RECORD_EVERY_S)
+    with c.timed(SERIES):
+        pass  # an old batch goes out with the next operation
+    assert len(seen) == c.stats[SERIES].requests
+    with c.timed(SERIES):
+        pass
+    assert len(seen) == fired_first + collector.RECORD_BATCH + 1
+    # Reading the statistics settles what was kept aside, and fires its events.
+    assert c.stats[SERIES].requests == fired_first + collector.RECORD_BATCH + 2 == len(seen)
+    assert [type(kw["exception"]).__name__ for kw in seen].count("RuntimeError") == 1
 
 
 def test_ledger_moves_writes_from_attempted_to_acknowledged_or_failed():
