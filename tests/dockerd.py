@@ -127,16 +127,20 @@ def start_engine(folder: Path) -> Engine | str:
             stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
         )
     engine = Engine(host, config, process, folder, log)
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            engine.stop()
-            tail = log.read_text(errors="replace").strip().splitlines()[-1:] or ["(no output)"]
-            return f"dockerd exited at start (code {process.returncode}): {tail[0][:200]}"
-        if ping(host) is None:
-            engine.notes.append(f"started dockerd pid {process.pid} at {host} (log {log})")
-            return engine
-        time.sleep(0.2)
+    try:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                engine.stop()
+                tail = log.read_text(errors="replace").strip().splitlines()[-1:] or ["(no output)"]
+                return f"dockerd exited at start (code {process.returncode}): {tail[0][:200]}"
+            if ping(host) is None:
+                engine.notes.append(f"started dockerd pid {process.pid} at {host} (log {log})")
+                return engine
+            time.sleep(0.2)
+    except BaseException:  # interrupted (Ctrl-C) before the fixture holds it: stop it here
+        engine.stop()
+        raise
     engine.stop()
     return f"dockerd did not answer within {START_TIMEOUT_S:.0f} s; see {log}"
 
