@@ -141,7 +141,7 @@ def attach_worker(environment, slot: StageSlot) -> None:
             environment.runner.stop()
         stage: Stage | None = state.get("stage")
         if stage is not None:
-            stage.collector.settle()  # users cut off in flight never reached their on_stop
+            stage.collector.settle()  # a backstop before the final report: each user's on_stop settles too
         environment.runner._send_stats()  # the report_to_master path, now rather than in up to 3 s
 
     def on_report(client_id: str, data: dict, **_kw) -> None:

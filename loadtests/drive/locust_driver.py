@@ -154,7 +154,7 @@ class LocustStage:
                 ended_early = self._stop(runner) or ended_early
                 per_worker = {}
             elapsed = time.monotonic() - started
-            stage.collector.settle()  # a user cut off in flight never reached its on_stop
+            stage.collector.settle()  # a backstop: each user's on_stop settles, even when it is killed
             runner.quit()
         finally:
             gc.unfreeze()  # collectable again, cycles included
