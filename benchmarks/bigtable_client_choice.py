@@ -11,7 +11,7 @@ and the medians of the rounds are printed with the min and max, with the client 
 CPU time per row.
 """
 
-import loadtests.infra.runtime  # noqa: F401  (gevent and gRPC set-up, before any client exists)
+import keybench.infra.runtime  # noqa: F401  (gevent and gRPC set-up, before any client exists)
 
 import argparse
 import itertools
@@ -26,9 +26,9 @@ from google.cloud.bigtable import column_family
 from google.cloud.bigtable.data import BigtableDataClient, RowMutationEntry, SetCell
 
 from _common import cpu_seconds, spread
-from loadtests.infra import emulators
-from loadtests.backends.base import DEFAULT_TIMEOUT_S
-from loadtests.backends.bigtable import MutateRowCall
+from keybench.infra import emulators
+from keybench.backends.base import DEFAULT_TIMEOUT_S
+from keybench.backends.bigtable import MutateRowCall
 
 warnings.filterwarnings("ignore", message="Connecting to Bigtable emulator")
 PROJECT, INSTANCE = "keybench-bench", "bench"

@@ -16,7 +16,7 @@ Two no-op measurements, each repeated and printed as min/median/max:
 Target (issue 7): under 50 us per operation for the collector. Needs no emulator.
 """
 
-import loadtests.infra.runtime  # noqa: F401  (the same process set-up as a keybench run)
+import keybench.infra.runtime  # noqa: F401  (the same process set-up as a keybench run)
 
 import argparse
 import time
@@ -25,14 +25,14 @@ from locust.env import Environment
 from locust.event import Events
 
 from _common import spread
-from loadtests.design import strategies
-from loadtests.backends.base import Backend
-from loadtests.measure.collector import Collector, Series
-from loadtests.design.keys import WriteEvent
-from loadtests.design.byteorder import KeyEncoder
-from loadtests.drive.users import StageSlot, user_class
-from loadtests.drive.stage import Stage
-from loadtests.drive.workload import INSERT, WorkloadSettings
+from keybench.design import strategies
+from keybench.backends.base import Backend
+from keybench.measure.collector import Collector, Series
+from keybench.design.keys import WriteEvent
+from keybench.design.byteorder import KeyEncoder
+from keybench.drive.users import StageSlot, user_class
+from keybench.drive.stage import Stage
+from keybench.drive.workload import INSERT, WorkloadSettings
 
 SERIES = Series("bigtable", "reverse_timestamp", "", INSERT)
 

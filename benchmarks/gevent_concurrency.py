@@ -14,7 +14,7 @@ the same moment, 1 when each call blocked the event loop until it returned.
 
 Three process set-ups, each in its own subprocess, alternated round by round:
 
-- keybench: `import loadtests.infra.runtime`, as every keybench entry point does (gevent
+- keybench: `import keybench.infra.runtime`, as every keybench entry point does (gevent
   monkey-patching, then `grpc.experimental.gevent.init_gevent()`);
 - patched, no init_gevent: gevent monkey-patching only;
 - unpatched: plain gevent greenlets, no monkey-patching, no init_gevent.
@@ -26,13 +26,13 @@ not retried in later rounds.
 import os
 import sys
 
-os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")  # before grpc is imported: see loadtests.infra.runtime
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")  # before grpc is imported: see keybench.infra.runtime
 CHILD_FLAG = "--child"
 SETUPS = ("keybench", "patched_no_init_gevent", "unpatched")
 if CHILD_FLAG in sys.argv:
     _setup = sys.argv[sys.argv.index(CHILD_FLAG) + 1]
     if _setup == "keybench":
-        import loadtests.infra.runtime  # noqa: F401
+        import keybench.infra.runtime  # noqa: F401
     elif _setup == "patched_no_init_gevent":
         from gevent import monkey
 
@@ -47,7 +47,7 @@ import time  # noqa: E402
 from _common import spread  # noqa: E402
 
 KINDS = ("spanner snapshot.read (streaming)", "bigtable mutate_row (unary)", "bigtable read_rows (streaming)")
-PROJECT, INSTANCE = "keybench-local", "keybench"  # as loadtests.drive.stage, without importing it in the child
+PROJECT, INSTANCE = "keybench-local", "keybench"  # as keybench.drive.stage, without importing it in the child
 ROWS = 200
 SPANNER_STRATEGY, BIGTABLE_STRATEGY = "desc_timestamp", "reverse_timestamp"
 
@@ -117,13 +117,13 @@ def child(kind: str, location: str, calls: int, repeats: int = 3) -> dict:
 
 def prepare() -> tuple[dict, list]:
     """A Spanner database and a Bigtable table with ROWS rows each, made by keybench."""
-    import loadtests.infra.runtime  # noqa: F401  (the orchestrator is a keybench process)
-    from loadtests.design import strategies
-    from loadtests.infra import emulators
-    from loadtests.drive.stage import Stage
-    from loadtests.infra.target import location_name, run_tag
-    from loadtests.backends import open_backend
-    from loadtests.drive.workload import WorkloadSettings
+    import keybench.infra.runtime  # noqa: F401  (the orchestrator is a keybench process)
+    from keybench.design import strategies
+    from keybench.infra import emulators
+    from keybench.drive.stage import Stage
+    from keybench.infra.target import location_name, run_tag
+    from keybench.backends import open_backend
+    from keybench.drive.workload import WorkloadSettings
 
     endpoints = [emulators.resolve(b) for b in ("spanner", "bigtable")]
     for ep in endpoints:

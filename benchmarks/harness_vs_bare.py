@@ -4,7 +4,7 @@
         [--cases all] [--users 8] [--seconds 5] [--rounds 3] [--batch-size 1] [--client-cpu last]
 
 For each backend and operation (every one the backend has: insert, point_read, latest_n,
-prefix_scan, time_window, number_range; see loadtests.design.plans.READ_OPERATIONS), the same
+prefix_scan, time_window, number_range; see keybench.design.plans.READ_OPERATIONS), the same
 concurrency is driven several ways on the same emulator, each case's process pinned to one CPU
 (the last; the emulators still run where the OS puts them) unless `--client-cpu none`:
 
@@ -49,10 +49,10 @@ import os
 import sys
 
 GEVENT_CASES = ("keybench", "bare_gevent", "bare_rpc_gevent")  # processes set up as keybench's
-os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")  # before grpc is imported: see loadtests.infra.runtime
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")  # before grpc is imported: see keybench.infra.runtime
 CHILD_FLAG = "--child"
 if CHILD_FLAG in sys.argv and sys.argv[sys.argv.index(CHILD_FLAG) + 1] in GEVENT_CASES:
-    import loadtests.infra.runtime  # noqa: F401  (gevent and gRPC set-up, before any client exists)
+    import keybench.infra.runtime  # noqa: F401  (gevent and gRPC set-up, before any client exists)
 
 import argparse  # noqa: E402
 import itertools  # noqa: E402
@@ -64,16 +64,16 @@ import threading  # noqa: E402
 import time  # noqa: E402
 
 from _common import cpu_seconds, spread  # noqa: E402
-from loadtests.design import strategies  # noqa: E402
-from loadtests.design.byteorder import bigtable_row_range  # noqa: E402
-from loadtests.design.plans import DEFAULT_WINDOW_S, DEFAULT_NUMBER_SPAN, READ_OPERATIONS  # noqa: E402
-from loadtests.infra import emulators  # noqa: E402
-from loadtests.infra.target import INSTANCE, PROJECT  # noqa: E402
-from loadtests.backends.base import DEFAULT_TIMEOUT_S  # noqa: E402
-from loadtests.backends.spanner import retrying_aborts  # noqa: E402
-from loadtests.design.keys import WriteEvent, timestamp  # noqa: E402
-from loadtests.drive.stage import Stage, StageSpec  # noqa: E402
-from loadtests.drive.workload import INSERT, UserWorkload, WorkloadSettings  # noqa: E402
+from keybench.design import strategies  # noqa: E402
+from keybench.design.byteorder import bigtable_row_range  # noqa: E402
+from keybench.design.plans import DEFAULT_WINDOW_S, DEFAULT_NUMBER_SPAN, READ_OPERATIONS  # noqa: E402
+from keybench.infra import emulators  # noqa: E402
+from keybench.infra.target import INSTANCE, PROJECT  # noqa: E402
+from keybench.backends.base import DEFAULT_TIMEOUT_S  # noqa: E402
+from keybench.backends.spanner import retrying_aborts  # noqa: E402
+from keybench.design.keys import WriteEvent, timestamp  # noqa: E402
+from keybench.drive.stage import Stage, StageSpec  # noqa: E402
+from keybench.drive.workload import INSERT, UserWorkload, WorkloadSettings  # noqa: E402
 
 STRATEGIES = {"spanner": "desc_timestamp", "bigtable": "reverse_timestamp"}
 POPULATION = 100  # users or devices: a prefilled table then holds ~PREFILL_ROWS/POPULATION rows each
@@ -250,7 +250,7 @@ class BareBigtable(BareClient):
     def __init__(self, stage: Stage, batch_size: int, rpc: bool):
         super().__init__(stage, batch_size)
         from google.cloud.bigtable.data import BigtableDataClient, ReadRowsQuery, RowRange
-        from loadtests.backends import bigtable
+        from keybench.backends import bigtable
 
         self.bigtable, self.rpc = bigtable, rpc
         self.client = BigtableDataClient(project=PROJECT)
@@ -356,7 +356,7 @@ def run_bare(bare: BareClient, operation: str, users: int, seconds: float) -> di
 
 
 def run_keybench(locust_stage, operation: str, users: int, seconds: float) -> dict:
-    from loadtests.drive.locust_driver import LoadPlan
+    from keybench.drive.locust_driver import LoadPlan
 
     stage = locust_stage.stage
     backend = stage.strategy.backend
@@ -391,7 +391,7 @@ def prefill_keybench(stage: Stage, users: int) -> None:
 def child(case: str, backend: str, operation: str, users: int, seconds: float, batch_size: int) -> dict:
     if case == "keybench":
         # Importing Locust monkey-patches the process for gevent: only in keybench's own case.
-        from loadtests.drive.locust_driver import LocustStage
+        from keybench.drive.locust_driver import LocustStage
 
         locust_stage = LocustStage(_spec(backend, operation, batch_size, users))
         stage = locust_stage.stage

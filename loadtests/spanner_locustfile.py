@@ -4,8 +4,8 @@
     locust -f loadtests/spanner_locustfile.py --strategy hash_shard --headless -u 8 -r 8 -t 30s --csv out
 """
 
-import loadtests.infra.runtime  # noqa: F401  (gevent and gRPC set-up, before any client exists)
+import keybench.infra.runtime  # noqa: F401  (gevent and gRPC set-up, before any client exists)
 
-from loadtests.drive.scenario import scenario
+from keybench.drive.scenario import scenario
 
 SpannerUser = scenario("spanner")

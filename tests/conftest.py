@@ -1,5 +1,5 @@
 """Shared fixtures. The emulators are real, and are keybench's pytest plugin's fixtures
-(loadtests/pytest_plugin.py): found through the `*_EMULATOR_HOST` variables, else started
+(src/keybench/pytest_plugin.py): found through the `*_EMULATOR_HOST` variables, else started
 in Docker through testcontainers (on the engine of tests/dockerd.py, which starts a private
 dockerd where it can, for the tests that use `emulator_hosts`), else started from the
 native google-cloud-cli binaries on free ports; only when none of these exists is a test
@@ -7,7 +7,7 @@ that needs them skipped, with the reason (pyproject.toml sets keybench_missing_e
 
 from __future__ import annotations
 
-import loadtests.infra.runtime  # noqa: F401  (gevent and gRPC set-up before any client exists)
+import keybench.infra.runtime  # noqa: F401  (gevent and gRPC set-up before any client exists)
 
 import os
 import subprocess
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from loadtests.infra import emulators, images
+from keybench.infra import emulators, images
 from tests import dockerd
 
 REPO = Path(__file__).resolve().parent.parent
@@ -108,6 +108,6 @@ def no_emulator_env(monkeypatch, state_dir):
 def keybench(*args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
     """The keybench command as a user runs it."""
     return subprocess.run(
-        [sys.executable, "-m", "loadtests.cli", *args], cwd=REPO, capture_output=True, text=True,
+        [sys.executable, "-m", "keybench.cli", *args], cwd=REPO, capture_output=True, text=True,
         timeout=timeout, env={**os.environ, **(env or {})},
     )

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from loadtests.infra.containers import DEFAULT_DOCKER_SOCKET
+from keybench.infra.containers import DEFAULT_DOCKER_SOCKET
 
 START_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 30.0

@@ -10,7 +10,7 @@ import time
 import gevent
 import pytest
 
-from loadtests.children import PlainProcess, PlainProcessError, how_it_ended
+from keybench.children import PlainProcess, PlainProcessError, how_it_ended
 
 
 def product(a: int, b: int) -> int:

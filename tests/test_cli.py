@@ -163,14 +163,14 @@ def test_a_piped_command_ends_quietly_when_its_reader_closes():
     import subprocess
     import sys
 
-    done = subprocess.run(f"{sys.executable} -m loadtests.cli strategies | head -1", shell=True, cwd=REPO,
+    done = subprocess.run(f"{sys.executable} -m keybench.cli strategies | head -1", shell=True, cwd=REPO,
                           capture_output=True, text=True, timeout=60)
     assert done.stdout.startswith("spanner ") and len(done.stdout.splitlines()) == 1
     assert done.stderr == "", done.stderr
 
 
 def test_a_truncated_or_foreign_key_stream_is_one_line_and_exit_2(tmp_path):
-    from loadtests.model.keystream import KeyStream
+    from keybench.model.keystream import KeyStream
 
     stream = KeyStream()
     stream.add_write("table", 1.0, b"k1")

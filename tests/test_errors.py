@@ -2,7 +2,7 @@
 
 from google.api_core import exceptions as gexc
 
-from loadtests.errors import KeybenchError, one_line, readable
+from keybench.errors import KeybenchError, one_line, readable
 
 
 def test_the_bigtable_clients_timeout_text_is_made_readable():

@@ -3,7 +3,7 @@
 Whatever hypothesis makes up, keybench answers with its documented exit code, at most one
 line on stderr (exactly one, `keybench: error: ...`, when it refuses), never a traceback,
 and writes nothing outside the results directory. `keybench run` always has `--dry-run`, so
-an accepted input starts nothing. The CLI runs in-process (`loadtests.cli.main`): an
+an accepted input starts nothing. The CLI runs in-process (`keybench.cli.main`): an
 exception that escapes it fails the example, and hypothesis shrinks it to the smallest input.
 Whole file: well under 30 s (CI is near its limit), hence the small example counts.
 """
@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from loadtests.cli import main
+from keybench.cli import main
 from tests.conftest import REPO
 
 # KEYBENCH_FUZZ_EXAMPLES=1000 digs deeper by hand; CI keeps the default.
@@ -161,10 +161,10 @@ def test_simulate_refuses_bad_numbers_in_one_line(sandbox, data):
 
 
 def _summary_text() -> str:
-    from loadtests.design.strategies import catalogue
-    from loadtests.measure.audit import Integrity
-    from loadtests.measure.collector import OperationStats, Series
-    from loadtests.measure.summary import provenance_columns, summary_row, to_csv
+    from keybench.design.strategies import catalogue
+    from keybench.measure.audit import Integrity
+    from keybench.measure.collector import OperationStats, Series
+    from keybench.measure.summary import provenance_columns, summary_row, to_csv
 
     rows = []
     for operation in ("insert", "point_read"):
@@ -178,7 +178,7 @@ def _summary_text() -> str:
 
 
 def _timeseries_text() -> str:
-    from loadtests.measure.summary import SCHEMA_VERSION, to_csv
+    from keybench.measure.summary import SCHEMA_VERSION, to_csv
 
     columns = ("schema_version", "second", "elapsed_s", "backend", "strategy", "dialect", "operation", "ops",
                "failures", "p50_ms", "p99_ms")
@@ -188,7 +188,7 @@ def _timeseries_text() -> str:
 
 
 def _keystream_bytes() -> bytes:
-    from loadtests.model.keystream import KeyStream
+    from keybench.model.keystream import KeyStream
 
     stream = KeyStream()
     for i in range(200):
@@ -337,7 +337,7 @@ def test_every_reader_meets_a_damaged_file_with_one_line(sandbox, data):
     ["simulate", "--backend", "spanner", "--skew", "zipf:nan"],
 ])
 def test_a_real_process_refuses_in_one_line_without_a_traceback(tmp_path, argv):
-    done = subprocess.run([sys.executable, "-m", "loadtests.cli", *argv, *(["--results-dir", "results"]
+    done = subprocess.run([sys.executable, "-m", "keybench.cli", *argv, *(["--results-dir", "results"]
                                                                           if argv[0] == "run" else [])],
                           cwd=tmp_path, capture_output=True, text=True, timeout=60, env={**os.environ,
                                                                                         "PYTHONPATH": str(REPO)})

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from tests.conftest import REPO
 
+PACKAGE = REPO / "src" / "keybench"
 ORCHESTRATION = ("cli", "run")  # packages that only translate or sequence the others
 ORCHESTRATION_MAX_LINES = 250
 
@@ -18,7 +19,7 @@ def lint_imports(root: Path) -> subprocess.CompletedProcess:
     """lint-imports on the package under `root`, with the contracts in `root`/pyproject.toml."""
     return subprocess.run([sys.executable, "-c", "import sys; from importlinter.cli import lint_imports_command;"
                            "sys.exit(lint_imports_command())", "--no-cache"],
-                          cwd=root, env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"},
+                          cwd=root, env={"PYTHONPATH": str(root / "src"), "PATH": "/usr/bin:/bin"},
                           capture_output=True, text=True, timeout=300)
 
 
@@ -30,19 +31,19 @@ def test_the_layers_contract_holds():
 
 def planted(tmp_path: Path, module: str, line: str) -> Path:
     copy = tmp_path / "copy"
-    shutil.copytree(REPO / "loadtests", copy / "loadtests", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(PACKAGE, copy / "src" / "keybench", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(REPO / "pyproject.toml", copy / "pyproject.toml")
-    target = copy / "loadtests" / module
+    target = copy / "src" / "keybench" / module
     target.write_text(target.read_text() + f"\n{line}\n")
     return copy
 
 
 def test_an_upward_import_breaks_the_layers_contract(tmp_path):
-    copy = planted(tmp_path, "design/keys.py", "from loadtests.run import options  # an upward import")
+    copy = planted(tmp_path, "design/keys.py", "from keybench.run import options  # an upward import")
     result = lint_imports(copy)
     assert result.returncode != 0
     assert "each layer imports only the layers below it BROKEN" in result.stdout
-    assert "loadtests.design.keys -> loadtests.run" in result.stdout
+    assert "keybench.design.keys -> keybench.run" in result.stdout
 
 
 def test_a_database_client_in_the_model_breaks_the_purity_contract(tmp_path):
@@ -53,7 +54,7 @@ def test_a_database_client_in_the_model_breaks_the_purity_contract(tmp_path):
 
 
 def test_orchestration_modules_stay_short():
-    package = REPO / "loadtests"
+    package = PACKAGE
     paths = [p for name in ORCHESTRATION for p in sorted((package / name).glob("*.py"))]
     long = {str(p.relative_to(package)): n for p in paths if (n := len(p.read_text().splitlines())) > ORCHESTRATION_MAX_LINES}
     assert paths and not long, f"over {ORCHESTRATION_MAX_LINES} lines: {long}"

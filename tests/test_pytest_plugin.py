@@ -12,7 +12,7 @@ from importlib.metadata import entry_points
 
 import pytest
 
-from loadtests.infra import emulators
+from keybench.infra import emulators
 
 pytest_plugins = ["pytester"]
 
@@ -54,7 +54,7 @@ def test_the_index_spreads(keybench_check):
 
 def test_pytest_finds_the_plugin_through_its_entry_point():
     [plugin] = [e for e in entry_points(group="pytest11") if e.name == "keybench"]
-    assert plugin.value == "loadtests.pytest_plugin"
+    assert plugin.value == "keybench.pytest_plugin"
     assert {"spanner_emulator", "bigtable_emulator", "keybench_check"} <= set(vars(plugin.load()))
 
 

@@ -1,1 +1,1 @@
-"""Tests of loadtests/backends/."""
+"""Tests of keybench/backends/."""

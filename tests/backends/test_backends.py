@@ -8,13 +8,13 @@ import uuid
 import pytest
 from google.cloud import spanner
 
-from loadtests.design import strategies
-from loadtests.backends.bigtable import gc_rule
-from loadtests.errors import KeybenchError
-from loadtests.design.keys import WriteEvent
-from loadtests.design.plans import Span, read_plans
-from loadtests.infra.target import INSTANCE, PROJECT, location_name
-from loadtests.backends import open_backend
+from keybench.design import strategies
+from keybench.backends.bigtable import gc_rule
+from keybench.errors import KeybenchError
+from keybench.design.keys import WriteEvent
+from keybench.design.plans import Span, read_plans
+from keybench.infra.target import INSTANCE, PROJECT, location_name
+from keybench.backends import open_backend
 
 
 def backend_for(strategy):
@@ -222,7 +222,7 @@ def test_mutate_row_call_retries_an_unreachable_server_until_its_deadline_then_r
     from google.api_core import exceptions as gexc
     from google.cloud.bigtable.data import BigtableDataClient
 
-    from loadtests.backends.bigtable import MutateRowCall
+    from keybench.backends.bigtable import MutateRowCall
 
     with socket.socket() as s:  # a port nothing listens on
         s.bind(("127.0.0.1", 0))
@@ -333,7 +333,7 @@ def _chunk(**fields):
 def test_read_rows_call_merges_split_values_and_drops_reset_rows_and_other_families():
     from google.cloud.bigtable_v2.types import bigtable as bigtable_types
 
-    from loadtests.backends.bigtable import _merge_rows
+    from keybench.backends.bigtable import _merge_rows
 
     Response = bigtable_types.ReadRowsResponse.pb()
     stream = [
@@ -354,7 +354,7 @@ def test_read_rows_call_resumes_after_the_last_row_with_the_limit_reduced():
     from google.cloud.bigtable_v2.types import bigtable as bigtable_types
     from google.cloud.bigtable_v2.types import data as data_types
 
-    from loadtests.backends.bigtable import _resumed
+    from keybench.backends.bigtable import _resumed
 
     Request, RowRange = bigtable_types.ReadRowsRequest.pb(), data_types.RowRange.pb()
     ranged = Request(table_name="t", rows_limit=10, rows={"row_ranges": [
@@ -376,8 +376,8 @@ def test_bigtable_reads_return_what_the_data_clients_read_rows_returns(emulator_
     same order, versions included (single_row_counter rewrites one row per device)."""
     from google.cloud.bigtable.data import ReadRowsQuery, RowRange
 
-    from loadtests.backends.bigtable import READ_CELLS, scan_filter
-    from loadtests.design.byteorder import bigtable_row_range
+    from keybench.backends.bigtable import READ_CELLS, scan_filter
+    from keybench.design.byteorder import bigtable_row_range
 
     strategy = strategies.catalogue("bigtable")["single_row_counter"]
     db = backend_for(strategy)

@@ -8,9 +8,9 @@ import textwrap
 
 import pytest
 
-from loadtests.check.command import check
-from loadtests.check.request import CheckRequest
-from loadtests.errors import KeybenchError
+from keybench.check.command import check
+from keybench.check.request import CheckRequest
+from keybench.errors import KeybenchError
 from tests.conftest import keybench
 
 pytestmark = pytest.mark.emulator

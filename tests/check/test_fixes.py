@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from loadtests.check.fixes import fixed_statements
-from loadtests.check.schema import POSTGRESQL, Column, Index, KeyColumn, Schema, Table
+from keybench.check.fixes import fixed_statements
+from keybench.check.schema import POSTGRESQL, Column, Index, KeyColumn, Schema, Table
 
 EVENTS = Table("events", (Column("eventid", "STRING(36)", nullable=False), Column("createdat", "TIMESTAMP")),
                (KeyColumn("eventid"),))

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from loadtests.check.command import check, check_result
-from loadtests.check.request import CheckRequest
-from loadtests.check.result import CheckResult, SpaceResult, SpaceVerdict, UnknownSpace
-from loadtests.model.verdict import Verdict
+from keybench.check.command import check, check_result
+from keybench.check.request import CheckRequest
+from keybench.check.result import CheckResult, SpaceResult, SpaceVerdict, UnknownSpace
+from keybench.model.verdict import Verdict
 
 
 def space(kind: str, name: str, verdict: str) -> SpaceResult:

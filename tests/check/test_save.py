@@ -10,21 +10,21 @@ from pathlib import Path
 
 import pytest
 
-from loadtests.backends import open_backend
-from loadtests.check.command import check
-from loadtests.check.inference import Distribution, infer
-from loadtests.check.keyspaces import key_distributions, table_strategy
-from loadtests.check.reader import load_schema
-from loadtests.check.request import CheckRequest
-from loadtests.check.save import spanner_design, template_design
-from loadtests.check.schema import POSTGRESQL, Column, Index, KeyColumn, Schema, Table
-from loadtests.check.template import parse_template, template_strategy
-from loadtests.design.folders import save_designs
-from loadtests.design.keys import WriteEvent
-from loadtests.design.plans import Span
-from loadtests.design.strategies import load_strategy, split_ddl, user_designs
-from loadtests.errors import KeybenchError
-from loadtests.infra.target import INSTANCE, PROJECT, location_name
+from keybench.backends import open_backend
+from keybench.check.command import check
+from keybench.check.inference import Distribution, infer
+from keybench.check.keyspaces import key_distributions, table_strategy
+from keybench.check.reader import load_schema
+from keybench.check.request import CheckRequest
+from keybench.check.save import spanner_design, template_design
+from keybench.check.schema import POSTGRESQL, Column, Index, KeyColumn, Schema, Table
+from keybench.check.template import parse_template, template_strategy
+from keybench.design.folders import save_designs
+from keybench.design.keys import WriteEvent
+from keybench.design.plans import Span
+from keybench.design.strategies import load_strategy, split_ddl, user_designs
+from keybench.errors import KeybenchError
+from keybench.infra.target import INSTANCE, PROJECT, location_name
 from tests.conftest import keybench
 
 DDL = """-- a shop

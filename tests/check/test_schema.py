@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from loadtests.check.schema import (
+from keybench.check.schema import (
     POSTGRESQL, Column, Index, KeyColumn, Sequence, Table, from_postgresql_type, sequence_of, to_postgresql_type)
 
 

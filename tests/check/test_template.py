@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from loadtests.check.command import check
-from loadtests.check.request import CheckRequest
-from loadtests.errors import KeybenchError
+from keybench.check.command import check
+from keybench.check.request import CheckRequest
+from keybench.errors import KeybenchError
 from tests.conftest import keybench
 
 

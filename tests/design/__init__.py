@@ -1,1 +1,1 @@
-"""Tests of loadtests/design/."""
+"""Tests of keybench/design/."""

@@ -10,12 +10,12 @@ import random
 import numpy as np
 import pytest
 
-from loadtests.design import strategies
-from loadtests.design.keys import EPOCH, TIME, WriteEvent, Part, bit_reversed, never_accessed
-from loadtests.design.byteorder import TABLE_SPACE, KeyEncoder, encode_int64, bit_reversed_array, generated_values, sequence_options, spanner_key_bytes
-from loadtests.model.keystream import KeyStream
-from loadtests.design.plans import StoredRow, strategy_plans
-from loadtests.model.simulate import encode_events, make_events, per_event_keys
+from keybench.design import strategies
+from keybench.design.keys import EPOCH, TIME, WriteEvent, Part, bit_reversed, never_accessed
+from keybench.design.byteorder import TABLE_SPACE, KeyEncoder, encode_int64, bit_reversed_array, generated_values, sequence_options, spanner_key_bytes
+from keybench.model.keystream import KeyStream
+from keybench.design.plans import StoredRow, strategy_plans
+from keybench.model.simulate import encode_events, make_events, per_event_keys
 
 
 def _part(descending: bool) -> Part:

@@ -4,7 +4,7 @@ import uuid
 
 import pytest
 
-from loadtests.design.keys import (
+from keybench.design.keys import (
     BUCKET, DERIVED, ENTITY, OPAQUE, TIME, WriteEvent, KeyGenerator, bigtable_part, bucket_hash, device_id,
     device_number, device_type,
     spanner_part, stable_hash, timestamp, ts_us_of,
@@ -209,7 +209,7 @@ def test_sequential_int_counts_up():
 
 
 def test_spanner_timestamp_text_matches_cast_as_string():
-    from loadtests.design.keys import spanner_timestamp_text
+    from keybench.design.keys import spanner_timestamp_text
 
     base = 1_795_330_800_000_000  # 2026-11-22 07:00:00 UTC, winter: UTC-8 in Los Angeles
     assert spanner_timestamp_text(base + 123_456) == "2026-11-21 23:00:00.123456-08"
@@ -219,7 +219,7 @@ def test_spanner_timestamp_text_matches_cast_as_string():
 
 
 def test_farm_fingerprint_shards_span_both_signs_within_2048():
-    from loadtests.design.keys import farm_fingerprint_shard
+    from keybench.design.keys import farm_fingerprint_shard
 
     shards = [farm_fingerprint_shard(1_795_590_000_000_000 + i * 997, 2048) for i in range(3000)]
     assert all(-2048 < s < 2048 for s in shards)
@@ -227,7 +227,7 @@ def test_farm_fingerprint_shards_span_both_signs_within_2048():
 
 
 def test_a_preload_holds_the_keys_a_scenario_needs_and_no_more_rows():
-    from loadtests.design.keys import preload_keys
+    from keybench.design.keys import preload_keys
 
     keys = preload_keys("uint32", 2000, seed=1, with_keys=(2**31,))
     assert keys[0] == 2**31 and len(keys) == len(set(keys)) == 2000
@@ -237,9 +237,9 @@ def test_a_preload_holds_the_keys_a_scenario_needs_and_no_more_rows():
 def test_the_skip_range_fixture_starts_where_the_unskipped_sequence_would_hit_a_source_key():
     import numpy as np
 
-    from loadtests.design.keys import bit_reversed
-    from loadtests.design.byteorder import generated_values, sequence_options
-    from loadtests.design.strategies import catalogue
+    from keybench.design.keys import bit_reversed
+    from keybench.design.byteorder import generated_values, sequence_options
+    from keybench.design.strategies import catalogue
 
     unit = catalogue("spanner")["migrate_skip_range"]
     start, skip_min, skip_max = sequence_options(unit.ddl)
@@ -248,7 +248,7 @@ def test_the_skip_range_fixture_starts_where_the_unskipped_sequence_would_hit_a_
 
 
 def test_a_uuid_pair_of_int64_carries_a_version_4_uuid():
-    from loadtests.design.keys import uuid4_high, uuid4_low
+    from keybench.design.keys import uuid4_high, uuid4_low
 
     rng = random.Random(3)
     for _ in range(200):
@@ -259,7 +259,7 @@ def test_a_uuid_pair_of_int64_carries_a_version_4_uuid():
 
 
 def test_raw_byte_row_keys_are_the_device_id_and_time_as_bytes():
-    from loadtests.design.keys import KeyGenerator, WriteEvent, bigtable_part, device_id
+    from keybench.design.keys import KeyGenerator, WriteEvent, bigtable_part, device_id
 
     generator = KeyGenerator((bigtable_part("device_bytes"), bigtable_part("ts_bytes")), separator="")
     key = generator.row_key(generator.key(WriteEvent(42, 1_700_000_000_000_000, "w")))
@@ -267,7 +267,7 @@ def test_raw_byte_row_keys_are_the_device_id_and_time_as_bytes():
 
 
 def test_few_domains_are_shared_by_all_devices():
-    from loadtests.design.keys import WriteEvent, bigtable_part
+    from keybench.design.keys import WriteEvent, bigtable_part
 
     part = bigtable_part({"value": "reverse_domain", "domains": 2})
     assert len({part.compute(WriteEvent(e, 0, ""), None) for e in range(1, 1001)}) == 2 == len(part.buckets)
@@ -279,7 +279,7 @@ def test_few_domains_are_shared_by_all_devices():
     ("tenant_prefix", rb"tenant\d\d#(phone|tablet|watch)#[0-9a-f]{8}#20\d{6}\d{12}"),
 ])
 def test_generated_row_keys_look_like_the_documents_examples(name, form):
-    from loadtests.design.strategies import catalogue
+    from keybench.design.strategies import catalogue
 
     strategy = catalogue("bigtable")[name]
     generator = strategy.key_generator(1)
@@ -290,7 +290,7 @@ def test_generated_row_keys_look_like_the_documents_examples(name, form):
 
 
 def test_an_interval_part_puts_one_devices_writes_of_one_interval_on_one_row():
-    from loadtests.design.strategies import catalogue
+    from keybench.design.strategies import catalogue
 
     generator = catalogue("bigtable")["aggregated_counter"].key_generator(1)
     start = 1_795_000_000_000_000  # a whole second
@@ -308,8 +308,8 @@ def test_an_interval_part_needs_a_length_in_whole_seconds(seconds):
 
 
 def test_a_time_window_over_interval_rows_counts_the_rest_of_their_intervals_as_in_range():
-    from loadtests.design.keys import KeyGenerator
-    from loadtests.design.plans import StoredRow, bounded_plan
+    from keybench.design.keys import KeyGenerator
+    from keybench.design.plans import StoredRow, bounded_plan
 
     parts = (bigtable_part({"value": "interval", "seconds": 10}), bigtable_part("device"))
     lo, hi = 1_795_000_003_000_000, 1_795_000_012_000_000  # 3 s into one interval, 2 s into the next

@@ -1,6 +1,6 @@
-from loadtests.design.keys import bigtable_part, spanner_part
-from loadtests.design import strategies
-from loadtests.design.plans import (FULL_SCAN, MULTI_PREFIX, MULTI_RANGE, POINT, PREFIX, RANGE, ReadRequest, StoredRow,
+from keybench.design.keys import bigtable_part, spanner_part
+from keybench.design import strategies
+from keybench.design.plans import (FULL_SCAN, MULTI_PREFIX, MULTI_RANGE, POINT, PREFIX, RANGE, ReadRequest, StoredRow,
                                     read_plans, strategy_plans)
 
 
@@ -70,8 +70,8 @@ def test_full_scan_answers_filter_and_range_answers_count_strays():
 
 
 def test_indexes_serve_what_the_table_key_cannot():
-    from loadtests.design.plans import strategy_plans
-    from loadtests.design.strategies import catalogue
+    from keybench.design.plans import strategy_plans
+    from keybench.design.strategies import catalogue
 
     spanner_catalogue = catalogue("spanner")
     access = {name: {op: p.access for op, p in strategy_plans(spanner_catalogue[name], 10).items()}
@@ -85,8 +85,8 @@ def test_indexes_serve_what_the_table_key_cannot():
 
 
 def test_interleaved_designs_read_the_parent_row_with_its_newest_children():
-    from loadtests.design.plans import strategy_plans
-    from loadtests.design.strategies import catalogue
+    from keybench.design.plans import strategy_plans
+    from keybench.design.strategies import catalogue
 
     spanner_catalogue = catalogue("spanner")
     desc = strategy_plans(spanner_catalogue["interleaved"], 10)["latest_n"]

@@ -2,10 +2,10 @@ import shutil
 
 import pytest
 
-from loadtests.design import strategies
-from loadtests.errors import KeybenchError
-from loadtests.design.strategies import catalogue, check_rules, load_strategy, schemas_root, select, split_ddl, user_designs
-from tests.conftest import test_strategy_toml
+from keybench.design import strategies
+from keybench.errors import KeybenchError
+from keybench.design.strategies import catalogue, check_rules, load_strategy, schemas_root, select, split_ddl, user_designs
+from tests.conftest import REPO, test_strategy_toml
 
 CANONICAL = {
     "spanner": {
@@ -79,9 +79,9 @@ def test_a_strategy_without_true_provenance_is_refused_in_one_line(copy_of, sour
 
 def test_the_project_points_nowhere_outside_itself():
     """A user who clones keybench has only the repository: no notes beside it, no "seed" files."""
-    root = strategies.schemas_root().parent
+    root = REPO
     outside = ("../" + "shared", "seed " + "00", "emulator-" + "facts")
-    files = [root / "README.md", *(p for d in ("results", "benchmarks", "schemas", "loadtests", "tests")
+    files = [root / "README.md", *(p for d in ("results", "benchmarks", "schemas", "loadtests", "src", "tests", "docs")
                                    for p in (root / d).rglob("*") if p.is_file() and "__pycache__" not in p.parts)]
     found = [f"{p.relative_to(root)}: {word}" for p in files for word in outside
              if word in p.read_text(errors="replace")]

@@ -1,10 +1,10 @@
 """What a read should return: a read through a NULL_FILTERED index expects only the rows
 that have an entry in it."""
 
-from loadtests.design import strategies
-from loadtests.design.keys import WriteEvent, never_accessed
-from loadtests.design.plans import StoredRow, strategy_plans
-from loadtests.design.truth import WrittenRows
+from keybench.design import strategies
+from keybench.design.keys import WriteEvent, never_accessed
+from keybench.design.plans import StoredRow, strategy_plans
+from keybench.design.truth import WrittenRows
 
 
 def test_a_time_window_through_a_null_filtered_index_expects_only_the_rows_with_a_last_access():

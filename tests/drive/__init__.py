@@ -1,1 +1,1 @@
-"""Tests of loadtests/drive/."""
+"""Tests of keybench/drive/."""

@@ -3,8 +3,8 @@
 import csv
 import json
 
-from loadtests.measure.summary import read_summary
-from loadtests.run import RunOptions, run
+from keybench.measure.summary import read_summary
+from keybench.run import RunOptions, run
 
 
 def test_two_workers_add_up_to_the_summary_and_to_the_rows_read_back(emulator_hosts, tmp_path):

@@ -50,7 +50,7 @@ def test_plain_locust_finds_emulators_started_by_keybench_emulators_up(native_bi
 
 def test_plain_locust_master_and_two_workers_audit_every_write_the_workers_made(emulator_hosts, tmp_path):
     """As across machines: `--master` on one host, `--worker --master-host` on the others."""
-    from loadtests.infra.emulators import free_port
+    from keybench.infra.emulators import free_port
 
     port = str(free_port())
     workers = [subprocess.Popen(

@@ -9,11 +9,11 @@ import uuid
 import pytest
 from google.cloud.bigtable.data import ReadRowsQuery
 
-from loadtests.design import strategies
-from loadtests.infra.target import INSTANCE, PROJECT
-from loadtests.drive.stage import Stage
-from loadtests.backends import open_backend
-from loadtests.drive.workload import WorkloadSettings
+from keybench.design import strategies
+from keybench.infra.target import INSTANCE, PROJECT
+from keybench.drive.stage import Stage
+from keybench.backends import open_backend
+from keybench.drive.workload import WorkloadSettings
 
 
 @pytest.fixture
@@ -187,7 +187,7 @@ def spanner_stage(stage_of, name):
 def test_a_row_lost_behind_the_ledger_is_a_mismatch_that_fails_the_run(stage_of):
     from google.cloud import spanner
 
-    from loadtests.measure.summary import stage_problems, stage_rows
+    from keybench.measure.summary import stage_problems, stage_rows
 
     stage = spanner_stage(stage_of, "swapped_order")
     fill(stage, 20)
@@ -220,7 +220,7 @@ def test_index_reads_go_through_the_index_and_join_back_only_without_storing(sta
 
 
 def test_the_shard_keybench_computes_is_the_one_the_database_stores(stage_of):
-    from loadtests.design.keys import farm_fingerprint_shard, ts_us_of
+    from keybench.design.keys import farm_fingerprint_shard, ts_us_of
 
     stage = spanner_stage(stage_of, "hash_shard_generated")
     fill(stage, 50)
@@ -252,7 +252,7 @@ def calls_of(obj, name):
 
 
 def test_bigtable_batch_writes_n_rows_per_mutate_rows_call_and_the_audit_counts_every_row(stage_of):
-    from loadtests.measure.summary import stage_rows
+    from keybench.measure.summary import stage_rows
 
     stage = batched(stage_of("reverse_timestamp"), 5)
     bulk, single = calls_of(stage.backend.table, "bulk_mutate_rows"), calls_of(stage.backend.table, "mutate_row")
@@ -306,8 +306,8 @@ def test_a_refused_spanner_batch_leaves_each_of_its_rows_to_the_audit(stage_of):
 
 
 def test_batch_size_must_be_positive_and_needs_keys_keybench_makes():
-    from loadtests.errors import KeybenchError
-    from loadtests.run import RunOptions, plan_stages
+    from keybench.errors import KeybenchError
+    from keybench.run import RunOptions, plan_stages
 
     with pytest.raises(KeybenchError, match="--batch-size must be between 1 and"):
         RunOptions(settings=WorkloadSettings(batch_size=0)).validate()
@@ -321,7 +321,7 @@ def test_batch_size_must_be_positive_and_needs_keys_keybench_makes():
 def test_a_stage_spec_travels_as_plain_types_and_builds_the_same_stage(emulator_hosts):
     import json
 
-    from loadtests.drive.stage import StageSpec
+    from keybench.drive.stage import StageSpec
 
     strategy = strategies.catalogue("bigtable")["salted"]
     settings = WorkloadSettings(population=50, payload_bytes=7, timeout_s=3.0, mix={"insert": 1})
@@ -361,7 +361,7 @@ class _SilentBackend:
 @pytest.mark.parametrize("enforces_deadline", [False, True])
 def test_a_silent_database_ends_an_insert_at_the_backstop_unless_the_backend_enforces_its_own_deadline(
         enforces_deadline):
-    from loadtests.drive.stage import DEADLINE_GRACE_S
+    from keybench.drive.stage import DEADLINE_GRACE_S
 
     strategy = strategies.catalogue("bigtable")["reverse_timestamp"]
     settings = WorkloadSettings(timeout_s=0.1)

@@ -13,8 +13,8 @@ import urllib.request
 
 import pytest
 
-from loadtests.drive.webui import HEATMAP_BUCKETS, HEATMAP_BINS, SHADES, TAB_KEY
-from loadtests.infra import emulators
+from keybench.drive.webui import HEATMAP_BUCKETS, HEATMAP_BINS, SHADES, TAB_KEY
+from keybench.infra import emulators
 from tests.browser import chromium, console_messages
 from tests.conftest import REPO
 

@@ -3,10 +3,10 @@ heatmap's shape follow the keys written."""
 
 import random
 
-from loadtests.design.byteorder import TABLE_SPACE
-from loadtests.drive.webui import HEATMAP_BINS, HEATMAP_BUCKETS, SHADES, heatmap_rows, model_rows
-from loadtests.measure.collector import Collector
-from loadtests.model.splitmodel import SplitParams
+from keybench.design.byteorder import TABLE_SPACE
+from keybench.drive.webui import HEATMAP_BINS, HEATMAP_BUCKETS, SHADES, heatmap_rows, model_rows
+from keybench.measure.collector import Collector
+from keybench.model.splitmodel import SplitParams
 
 WRITES = 4000
 

@@ -7,15 +7,15 @@ import time
 
 import pytest
 
-from loadtests.design import strategies
-from loadtests.design.plans import READ_OPERATIONS
-from loadtests.drive.locust_driver import LoadPlan, LocustStage
-from loadtests.drive.stage import StageSpec
-from loadtests.drive.workload import (DEFAULT_READERS, INSERT, READER, SOLE, WRITER, Partition, Roles, UserWorkload,
+from keybench.design import strategies
+from keybench.design.plans import READ_OPERATIONS
+from keybench.drive.locust_driver import LoadPlan, LocustStage
+from keybench.drive.stage import StageSpec
+from keybench.drive.workload import (DEFAULT_READERS, INSERT, READER, SOLE, WRITER, Partition, Roles, UserWorkload,
                                       WorkloadSettings)
-from loadtests.errors import KeybenchError
-from loadtests.infra import emulators
-from loadtests.run.options import RunOptions
+from keybench.errors import KeybenchError
+from keybench.infra import emulators
+from keybench.run.options import RunOptions
 
 
 def test_by_default_one_user_reads_and_the_rest_write():
@@ -175,7 +175,7 @@ def test_inserts_go_on_while_a_reader_runs_a_slow_full_scan(emulator_hosts):
 
 
 def test_a_zipf_skew_makes_a_few_entities_heavy_and_each_worker_keeps_to_its_own():
-    from loadtests.drive.workload import Partition, UserWorkload
+    from keybench.drive.workload import Partition, UserWorkload
 
     settings = WorkloadSettings(population=1000, skew="zipf:1.2")
     user = UserWorkload(settings, "spanner", seed=1, index=0)

@@ -1,1 +1,1 @@
-"""Tests of loadtests/infra/."""
+"""Tests of keybench/infra/."""

@@ -4,8 +4,8 @@ engine, one line says so."""
 
 import pytest
 
-from loadtests.errors import KeybenchError
-from loadtests.infra import containers, emulators
+from keybench.errors import KeybenchError
+from keybench.infra import containers, emulators
 from tests.dockerd import docker
 
 

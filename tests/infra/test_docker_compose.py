@@ -10,8 +10,8 @@ import re
 import pytest
 import yaml
 
-from loadtests.infra import emulators, images
-from loadtests.infra.containers import COMMANDS, IMAGES
+from keybench.infra import emulators, images
+from keybench.infra.containers import COMMANDS, IMAGES
 from tests.conftest import REPO, keybench
 from tests.dockerd import docker
 
@@ -66,7 +66,7 @@ def test_the_load_profile_runs_a_locust_master_and_scalable_workers_against_both
         assert service["environment"] == {"SPANNER_EMULATOR_HOST": "spanner:9010", "BIGTABLE_EMULATOR_HOST": "bigtable:8086"}
     assert master["depends_on"]["bigtable"]["condition"] == "service_healthy"
     dockerfile = (REPO / "Dockerfile").read_text()
-    assert "FROM ${BASE_IMAGE}" in dockerfile and "COPY loadtests loadtests" in dockerfile and "pip install" in dockerfile
+    assert "FROM ${BASE_IMAGE}" in dockerfile and "COPY src src" in dockerfile and "pip install" in dockerfile
 
 
 # ---------------------------------------------------------------- for real

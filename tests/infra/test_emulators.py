@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from loadtests.infra import emulators
-from loadtests.errors import KeybenchError
+from keybench.infra import emulators
+from keybench.errors import KeybenchError
 from tests.conftest import keybench
 
 

@@ -1,4 +1,4 @@
-"""`python -m loadtests.infra.images`: local stand-ins for the emulator images, built on the
+"""`python -m keybench.infra.images`: local stand-ins for the emulator images, built on the
 session's Docker engine, rebuilt only when their sources change."""
 
 import io
@@ -6,13 +6,13 @@ import subprocess
 import sys
 import tarfile
 
-from loadtests.infra import images
+from keybench.infra import images
 from tests.conftest import REPO
 from tests.dockerd import docker
 
 
 def test_a_second_build_with_the_same_sources_does_nothing_and_says_so(docker_engine):
-    result = subprocess.run([sys.executable, "-m", "loadtests.infra.images"], cwd=REPO, capture_output=True,
+    result = subprocess.run([sys.executable, "-m", "keybench.infra.images"], cwd=REPO, capture_output=True,
                             text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [
@@ -55,7 +55,7 @@ def test_an_image_keybench_did_not_build_is_left_alone(docker_engine):
 
 
 def test_no_docker_engine_is_one_line_and_exit_2(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "loadtests.infra.images"], cwd=REPO, capture_output=True,
+    result = subprocess.run([sys.executable, "-m", "keybench.infra.images"], cwd=REPO, capture_output=True,
                             text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "DOCKER_HOST": f"unix://{tmp_path}/none.sock"})
     assert result.returncode == 2
     assert result.stderr.startswith("images: error: docker version failed:") and result.stderr.count("\n") == 1

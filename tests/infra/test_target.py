@@ -9,13 +9,13 @@ import sys
 
 import pytest
 
-from loadtests.design import strategies
-from loadtests.infra import target
-from loadtests.backends import spanner as spanner_backend
-from loadtests.errors import KeybenchError
-from loadtests.run import RunOptions
-from loadtests.infra.target import location_name
-from loadtests.drive.workload import WorkloadSettings
+from keybench.design import strategies
+from keybench.infra import target
+from keybench.backends import spanner as spanner_backend
+from keybench.errors import KeybenchError
+from keybench.run import RunOptions
+from keybench.infra.target import location_name
+from keybench.drive.workload import WorkloadSettings
 from tests.conftest import REPO, keybench
 
 SECRET = "/tmp/keybench-test-secret-adc.json"
@@ -98,7 +98,7 @@ class FakeBackend:
 
 
 def test_only_what_this_stage_created_is_dropped():
-    from loadtests.drive.stage import Stage
+    from keybench.drive.stage import Stage
 
     salted = strategies.catalogue("bigtable")["salted"]
     taken = FakeBackend("kb-tag-salted", fail_create=True)  # the name is someone else's
@@ -153,7 +153,7 @@ def test_two_runs_at_once_on_one_emulator_do_not_collide(emulator_hosts, tmp_pat
     env = {"GOOGLE_APPLICATION_CREDENTIALS": SECRET}
     runs = []
     for name, extra in (("a", ["--mix", "insert=5,point_read=1,latest_n=1"]), ("b", [])):
-        cmd = [sys.executable, "-m", "loadtests.cli", "run", "--backend", "bigtable", "--strategies", "salted",
+        cmd = [sys.executable, "-m", "keybench.cli", "run", "--backend", "bigtable", "--strategies", "salted",
                "--duration", "2s", "--users", "2", "--no-report", "--run-id", "same", *extra,
                "--results-dir", str(tmp_path / name)]
         runs.append(subprocess.Popen(cmd, cwd=REPO, env={**os.environ, **env}, text=True,

@@ -1,1 +1,1 @@
-"""Tests of loadtests/measure/."""
+"""Tests of keybench/measure/."""

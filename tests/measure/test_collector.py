@@ -3,7 +3,7 @@ import time
 
 from locust.event import Events
 
-from loadtests.measure.collector import Collector, Series
+from keybench.measure.collector import Collector, Series
 
 SERIES = Series("spanner", "timestamp_first", "googlesql", "insert")
 
@@ -45,7 +45,7 @@ def test_every_operation_is_also_a_locust_request_event_named_by_strategy_and_op
 
 
 def test_operations_are_recorded_in_batches_with_their_locust_events_and_none_is_lost():
-    from loadtests.measure import collector
+    from keybench.measure import collector
 
     events, seen = Events(), []
     events.request.add_listener(lambda **kw: seen.append(kw))
@@ -92,9 +92,9 @@ def _busy(seconds: float) -> None:
 def test_summary_percentiles_match_known_latencies_where_locust_rounds_them_away():
     from locust.stats import RequestStats
 
-    from loadtests.design.strategies import catalogue
-    from loadtests.measure.summary import provenance_columns, summary_row
-    from loadtests.measure.audit import Integrity
+    from keybench.design.strategies import catalogue
+    from keybench.measure.summary import provenance_columns, summary_row
+    from keybench.measure.audit import Integrity
 
     events, locust_stats = Events(), RequestStats()
     events.request.add_listener(lambda request_type, name, response_time, response_length, **kw:

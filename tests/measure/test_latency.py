@@ -4,8 +4,8 @@ import random
 
 import pytest
 
-from loadtests.measure.collector import new_histogram
-from loadtests.measure.latency import latency_figures
+from keybench.measure.collector import new_histogram
+from keybench.measure.latency import latency_figures
 
 
 @pytest.mark.parametrize("seed", range(20))

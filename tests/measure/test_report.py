@@ -4,8 +4,8 @@ import subprocess
 
 import pytest
 
-from loadtests.measure.summary import read_summary
-from loadtests.run import RunOptions, run
+from keybench.measure.summary import read_summary
+from keybench.run import RunOptions, run
 from tests.browser import chromium, console_messages
 from tests.conftest import keybench
 

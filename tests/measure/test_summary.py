@@ -1,12 +1,12 @@
 import pytest
 
-from loadtests.measure.collector import OperationStats, Series
-from loadtests.errors import KeybenchError
-from loadtests.design.strategies import catalogue
-from loadtests.measure.summary import SUMMARY_COLUMNS, provenance_columns, read_summary, summary_row, to_csv
-from loadtests.measure.rundir import RunDirectory
-from loadtests.measure.console import side_by_side
-from loadtests.measure.audit import Integrity
+from keybench.measure.collector import OperationStats, Series
+from keybench.errors import KeybenchError
+from keybench.design.strategies import catalogue
+from keybench.measure.summary import SUMMARY_COLUMNS, provenance_columns, read_summary, summary_row, to_csv
+from keybench.measure.rundir import RunDirectory
+from keybench.measure.console import side_by_side
+from keybench.measure.audit import Integrity
 
 OK = Integrity(acknowledged=10, stored=10, lost=0, duplicates=0, unexpected=0, unknown=0, unknown_stored=0)
 SPREAD = provenance_columns(catalogue("spanner")["hash_shard"])
@@ -70,8 +70,8 @@ def test_results_directory_blocked_by_a_file_is_reported(tmp_path):
 
 
 def test_a_stage_that_completed_nothing_or_whose_operation_always_failed_fails_the_run():
-    from loadtests.design import strategies
-    from loadtests.measure.summary import stage_problems
+    from keybench.design import strategies
+    from keybench.measure.summary import stage_problems
 
     salted = strategies.catalogue("bigtable")["salted"]
     idle = [summary_row(Series("bigtable", "salted", "", op), stats_with([]), 1.0, OK, True, SPREAD)

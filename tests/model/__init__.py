@@ -1,1 +1,1 @@
-"""Tests of loadtests/model/."""
+"""Tests of keybench/model/."""

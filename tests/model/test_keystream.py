@@ -1,10 +1,10 @@
 """The key stream a stage records: inserts recorded during the load are encoded when the
 stream is first read, in the order they were recorded."""
 
-from loadtests.design import strategies
-from loadtests.design.byteorder import TABLE_SPACE, KeyEncoder
-from loadtests.design.keys import WriteEvent
-from loadtests.model.keystream import KeyStream
+from keybench.design import strategies
+from keybench.design.byteorder import TABLE_SPACE, KeyEncoder
+from keybench.design.keys import WriteEvent
+from keybench.model.keystream import KeyStream
 
 
 def test_recorded_inserts_are_encoded_when_read_in_recording_order_with_direct_writes():
@@ -31,7 +31,7 @@ def test_recorded_inserts_are_encoded_when_read_in_recording_order_with_direct_w
 
 
 def test_recorded_reads_are_encoded_when_read_in_recording_order_with_direct_reads():
-    from loadtests.design.plans import strategy_plans
+    from keybench.design.plans import strategy_plans
 
     strategy = strategies.catalogue("bigtable")["reverse_timestamp"]
     encoder, plans = KeyEncoder(strategy), strategy_plans(strategy, 10)

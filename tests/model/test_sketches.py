@@ -4,7 +4,7 @@ small enough to compute them."""
 import numpy as np
 import pytest
 
-from loadtests.model.sketches import (DistinctSample, RowSample, common_prefix, key_hashes, order_statistics,
+from keybench.model.sketches import (DistinctSample, RowSample, common_prefix, key_hashes, order_statistics,
                                       quantile_positions, range_counts)
 
 

@@ -9,14 +9,14 @@ import math
 import numpy as np
 import pytest
 
-from loadtests.design import strategies
-from loadtests.cli import main
-from loadtests.design.byteorder import TABLE_SPACE
-from loadtests.model.keystream import KeyStream
-from loadtests.model.simulate import simulate_stream, simulate_strategy
-from loadtests.model.splitmodel import (ROW_SAMPLE, SpaceModel, SplitParams, assign_greedy, interval_ranks, model_space,
+from keybench.design import strategies
+from keybench.cli import main
+from keybench.design.byteorder import TABLE_SPACE
+from keybench.model.keystream import KeyStream
+from keybench.model.simulate import simulate_stream, simulate_strategy
+from keybench.model.splitmodel import (ROW_SAMPLE, SpaceModel, SplitParams, assign_greedy, interval_ranks, model_space,
                                        model_stream, rank_keys)
-from loadtests.model.verdict import judge, standard_error
+from keybench.model.verdict import judge, standard_error
 
 ROWS, NODES = 20_000, 8
 NODE_COUNTS = (3, 8, 32)
@@ -157,10 +157,10 @@ def test_ranks_and_intervals_in_rank_space():
 
 
 def test_a_recorded_stream_models_like_the_simulated_one(tmp_path):
-    from loadtests.design.byteorder import KeyEncoder
-    from loadtests.design.plans import strategy_plans
-    from loadtests.model.simulate import make_events
-    from loadtests.model.splitmodel import analyze_file
+    from keybench.design.byteorder import KeyEncoder
+    from keybench.design.plans import strategy_plans
+    from keybench.model.simulate import make_events
+    from keybench.model.splitmodel import analyze_file
 
     strategy = strategies.catalogue("spanner")["index_monotonic"]
     generator, encoder, stream = strategy.key_generator(1), KeyEncoder(strategy), KeyStream()
@@ -178,8 +178,8 @@ def test_a_recorded_stream_models_like_the_simulated_one(tmp_path):
 
 
 def test_heatmap_counts_every_write_and_says_it_is_modelled(tmp_path):
-    from loadtests.model.heatmap import PROVENANCE, intensity, render_heatmap
-    from loadtests.model.simulate import simulate_stream
+    from keybench.model.heatmap import PROVENANCE, intensity, render_heatmap
+    from keybench.model.simulate import simulate_stream
 
     stream = simulate_stream(strategies.catalogue("spanner")["hash_shard"], 5000, reads_per_operation=10)
     writes, _, _ = intensity(stream, TABLE_SPACE, "writes", buckets=100, time_bins=20)
@@ -192,8 +192,8 @@ def test_heatmap_counts_every_write_and_says_it_is_modelled(tmp_path):
 
 
 def test_a_read_whose_intervals_share_a_heatmap_bucket_still_weighs_one():
-    from loadtests.model.heatmap import intensity
-    from loadtests.model.keystream import KeyStream
+    from keybench.model.heatmap import intensity
+    from keybench.model.keystream import KeyStream
 
     stream = KeyStream()
     for i, letter in enumerate(b"abcdefgh"):
@@ -296,8 +296,8 @@ def _figures(result) -> list[dict]:
 def test_a_saved_stream_is_analysed_a_block_at_a_time_with_the_figures_of_the_whole(tmp_path, monkeypatch, workers):
     from dataclasses import replace
 
-    from loadtests.model import keystream
-    from loadtests.model.splitmodel import analyze_file
+    from keybench.model import keystream
+    from keybench.model.splitmodel import analyze_file
 
     strategy = strategies.catalogue("spanner")["index_monotonic"]  # a table and an index, reads in both
     stream = KeyStream()
@@ -328,9 +328,9 @@ def test_a_saved_stream_is_analysed_a_block_at_a_time_with_the_figures_of_the_wh
 def test_a_saved_stream_cut_short_is_one_clear_error(tmp_path, monkeypatch):
     import zipfile
 
-    from loadtests.errors import KeybenchError
-    from loadtests.model import keystream
-    from loadtests.model.splitmodel import analyze_file
+    from keybench.errors import KeybenchError
+    from keybench.model import keystream
+    from keybench.model.splitmodel import analyze_file
 
     good = simulate_stream(strategies.catalogue("spanner")["timestamp_first"], 2000, reads_per_operation=0)
     arrays = {}

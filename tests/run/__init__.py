@@ -1,1 +1,1 @@
-"""Tests of loadtests/run/."""
+"""Tests of keybench/run/."""

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from loadtests.infra import emulators
-from loadtests.measure.summary import read_summary
+from keybench.infra import emulators
+from keybench.measure.summary import read_summary
 from tests.conftest import REPO
 
 
@@ -25,7 +25,7 @@ class Run:
 
     def __init__(self, *args: str):
         self.started = time.monotonic()
-        self.proc = subprocess.Popen([sys.executable, "-m", "loadtests.cli", "run", *args], cwd=REPO,
+        self.proc = subprocess.Popen([sys.executable, "-m", "keybench.cli", "run", *args], cwd=REPO,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
         self.lines: list[tuple[float, str]] = []
 
@@ -316,7 +316,7 @@ def test_a_worker_that_dies_is_named_and_its_share_unverified_without_stretching
               "--results-dir", str(own_emulators), "--run-id", "lost", "--no-report")
     started = run.wait_for("[1/1] bigtable:salted:")
     time.sleep(3)
-    workers = children(run.proc.pid, "loadtests.drive.worker")
+    workers = children(run.proc.pid, "keybench.drive.worker")
     assert len(workers) == 2, workers
     os.kill(workers[0], signal.SIGKILL)
     ended = run.wait_for("[1/1] bigtable:salted  done", timeout=60)

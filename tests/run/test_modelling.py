@@ -8,12 +8,12 @@ import signal
 
 import pytest
 
-from loadtests.design import strategies
-from loadtests.measure.rundir import RunDirectory
-from loadtests.model.params import SplitParams
-from loadtests.model.simulate import simulate_stream
-from loadtests.run.modelling import Modeller
-from loadtests.run.state import unit_name
+from keybench.design import strategies
+from keybench.measure.rundir import RunDirectory
+from keybench.model.params import SplitParams
+from keybench.model.simulate import simulate_stream
+from keybench.run.modelling import Modeller
+from keybench.run.state import unit_name
 
 PARAMS = SplitParams(nodes=8)
 UNITS = [strategies.catalogue("spanner", "googlesql")["timestamp_first"], strategies.catalogue("bigtable")["salted"]]

@@ -9,10 +9,10 @@ import time
 
 import pytest
 
-from loadtests.infra import emulators
-from loadtests.measure.summary import read_summary
-from loadtests.run import RunOptions, run
-from loadtests.drive.workload import WorkloadSettings
+from keybench.infra import emulators
+from keybench.measure.summary import read_summary
+from keybench.run import RunOptions, run
+from keybench.drive.workload import WorkloadSettings
 from tests.conftest import REPO
 
 INSERTS_ONLY = {"insert": 1}
@@ -62,7 +62,7 @@ def pausable_bigtable(native_binaries, state_dir):
 def test_a_paused_emulator_shows_in_intended_latency_and_not_in_service_time(pausable_bigtable, tmp_path):
     env = {**os.environ, "BIGTABLE_EMULATOR_HOST": pausable_bigtable.address}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "loadtests.cli", "run", "--backend", "bigtable", "--strategies", "salted",
+        [sys.executable, "-m", "keybench.cli", "run", "--backend", "bigtable", "--strategies", "salted",
          "--users", "2", "--rate", "60", "--duration", "8s", "--results-dir", str(tmp_path), "--run-id", "stall",
          "--no-report"], cwd=REPO, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     try:

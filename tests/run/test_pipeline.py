@@ -3,9 +3,9 @@
 import json
 import time
 
-from loadtests.measure.summary import read_summary
-from loadtests.run import RunOptions, parse_duration, plan_stages, run
-from loadtests.drive.workload import WorkloadSettings
+from keybench.measure.summary import read_summary
+from keybench.run import RunOptions, parse_duration, plan_stages, run
+from keybench.drive.workload import WorkloadSettings
 from tests.conftest import keybench
 
 OPERATIONS = {
@@ -108,7 +108,7 @@ def test_unreachable_emulator_fails_fast_with_one_line_and_no_run_directory(tmp_
 def test_smoke_fails_on_failed_operations_where_a_full_run_reports_them(emulator_hosts, tmp_path, monkeypatch):
     import shutil
 
-    from loadtests.design import strategies
+    from keybench.design import strategies
 
     root = tmp_path / "schemas"
     shutil.copytree(strategies.schemas_root(), root)
@@ -129,8 +129,8 @@ def test_smoke_fails_on_failed_operations_where_a_full_run_reports_them(emulator
 def test_a_stage_that_fails_after_creating_its_table_still_drops_it(emulator_hosts, tmp_path, monkeypatch, capsys):
     from google.cloud import bigtable
 
-    from loadtests.infra.target import INSTANCE, PROJECT
-    from loadtests.drive.stage import Stage
+    from keybench.infra.target import INSTANCE, PROJECT
+    from keybench.drive.stage import Stage
 
     def tables():
         return {t.table_id for t in bigtable.Client(project=PROJECT, admin=True).instance(INSTANCE).list_tables()}
@@ -182,7 +182,7 @@ def test_fail_on_verdict_gates_ci_on_the_modelled_verdict_and_the_answer_prints_
 
 
 def test_run_json_says_where_the_wall_time_went(tmp_path):
-    from loadtests.run.timing import PHASES, WallClock
+    from keybench.run.timing import PHASES, WallClock
 
     clock = WallClock()
     with clock.phase("setup"):

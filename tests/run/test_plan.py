@@ -7,9 +7,9 @@ import shutil
 
 import pytest
 
-from loadtests.design.strategies import schemas_root
-from loadtests.errors import FixtureError, KeybenchError
-from loadtests.run import RunOptions, plan_stages
+from keybench.design.strategies import schemas_root
+from keybench.errors import FixtureError, KeybenchError
+from keybench.run import RunOptions, plan_stages
 
 
 @pytest.mark.parametrize("saved_in, left_out", [("googlesql", "postgresql"), ("postgresql", "googlesql")])

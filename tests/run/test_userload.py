@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from loadtests.check.command import check
-from loadtests.check.request import CheckRequest
-from loadtests.measure.summary import read_summary
-from loadtests.run import RunOptions, run
+from keybench.check.command import check
+from keybench.check.request import CheckRequest
+from keybench.measure.summary import read_summary
+from keybench.run import RunOptions, run
 from tests.conftest import keybench
 
 pytestmark = pytest.mark.emulator

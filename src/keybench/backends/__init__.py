@@ -1,0 +1,19 @@
+"""The database bindings behind one small interface (`base.Backend`), and the one factory
+that opens the right one for a strategy. No timing in here: the collector times calls."""
+
+from __future__ import annotations
+
+from keybench.backends.base import DEFAULT_PAYLOAD_BYTES, DEFAULT_TIMEOUT_S, Backend
+from keybench.design.strategies import Strategy
+
+
+def open_backend(strategy: Strategy, location: str, project: str, instance: str,
+                 payload_bytes: int = DEFAULT_PAYLOAD_BYTES, timeout_s: float = DEFAULT_TIMEOUT_S) -> Backend:
+    """The binding of the strategy's backend for one database (Spanner) or table (Bigtable)."""
+    if strategy.backend == "spanner":
+        from keybench.backends.spanner import SpannerBackend
+
+        return SpannerBackend(strategy, location, project, instance, payload_bytes, timeout_s)
+    from keybench.backends.bigtable import BigtableBackend
+
+    return BigtableBackend(strategy, location, project, instance, payload_bytes, timeout_s)

@@ -1,0 +1,139 @@
+"""`keybench check`, in order: read the inputs, let the emulator read the DDL, judge every
+key space, propose the documented fixes, check the fixed DDL the same way, report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from keybench.check.fixes import Fix, fixed_statements, propose
+from keybench.check.inference import Distribution, infer, read_columns_file
+from keybench.check.keyspaces import check_schema
+from keybench.check.report import check_lines, failure_lines
+from keybench.check.request import AUTO_DIALECT, MAX_CHECK_ROWS, CheckRequest
+from keybench.check.result import CheckResult, spanner_result
+from keybench.check.save import spanner_design, template_design
+from keybench.check.schema import POSTGRESQL, Schema
+from keybench.check.template import parse_template
+from keybench.design.folders import Design, check_save_folder, save_designs
+from keybench.design.strategies import DIALECTS, split_ddl
+from keybench.errors import KeybenchError, check_range
+from keybench.model.params import MAX_NODES
+from keybench.model.verdict import VERDICTS
+
+@dataclass
+class CheckReport:
+    lines: list[str] = field(default_factory=list)
+    exit_code: int = 0
+    designs: list[Design] = field(default_factory=list)  # each checked table or template, as a strategy folder
+
+
+def check(request: CheckRequest) -> CheckReport:
+    """The check as `keybench check` prints it; with --save-strategy, the designs saved."""
+    if request.save_to is not None:
+        check_save_folder(request.save_to)  # before any work: a folder that is taken is bad input
+    result, designs = findings(request)
+    lines = list(result.lines)
+    if request.save_to is not None:
+        lines += ["", *save_designs(designs, request.save_to)]
+    failures = failure_lines(result.spaces, request.fail_on)
+    return CheckReport(lines + failures, 1 if failures else 0, designs)
+
+
+def check_result(request: CheckRequest) -> CheckResult:
+    """The check's findings as values (the pytest plugin's keybench_check)."""
+    return findings(request)[0]
+
+
+def findings(request: CheckRequest) -> tuple[CheckResult, list[Design]]:
+    """The check's findings, and each checked table or template as a strategy folder's
+    content when the request wants them (--save-strategy, --load)."""
+    check_range("--nodes", request.nodes, 1, MAX_NODES)
+    check_range("--rows", request.rows, 1_000, MAX_CHECK_ROWS)
+    unknown = [v for v in request.fail_on if v not in VERDICTS]
+    if unknown:
+        raise KeybenchError(f"--fail-on-verdict: unknown verdict {', '.join(map(repr, unknown))}; "
+                            f"valid: {', '.join(VERDICTS)}")
+    if request.dialect not in (AUTO_DIALECT, *DIALECTS["spanner"]):
+        raise KeybenchError(f"--dialect: unknown dialect {request.dialect!r}; valid: "
+                            f"{', '.join((AUTO_DIALECT, *DIALECTS['spanner']))}")
+    if (request.schema is None) == (request.bigtable is None):
+        raise KeybenchError("keybench check takes a Spanner DDL file or --bigtable TEMPLATE (one of them)")
+    if request.bigtable is not None:
+        from keybench.check.template import check_template
+
+        if request.dialect != AUTO_DIALECT:
+            raise KeybenchError("--dialect applies to Spanner DDL only")
+        result = check_template(request.bigtable, request.reads, request.rows, request.nodes)
+        designs = [template_design(request.bigtable, [s.spec for s in parse_template(request.bigtable)])
+                   ] if request.designs_wanted else []
+    else:
+        if request.reads:
+            raise KeybenchError("--read applies to --bigtable templates only")
+        result, designs = check_spanner(request)
+    return result, designs
+
+
+def read_statements(path: Path) -> list[str]:
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise KeybenchError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise KeybenchError(f"{path}: cannot be read: {exc}") from None
+    statements = split_ddl(text)
+    if not statements:
+        raise KeybenchError(f"{path}: no DDL statement in it")
+    return statements
+
+
+def _check_stated(stated: dict[str, Distribution], schema: Schema, path: Path | None) -> dict[str, Distribution]:
+    """Every column the --columns file names exists: a typo would otherwise leave a column unknown.
+    In PostgreSQL an unquoted name is stored in lower case, so CustomerId names customerid there."""
+    names = {c.name for t in schema.tables for c in t.columns}
+    names |= {f"{t.name}.{c.name}" for t in schema.tables for c in t.columns}
+    folded = {n: n.lower() if n not in names and schema.dialect == POSTGRESQL else n for n in stated}
+    missing = [n for n, name in folded.items() if name not in names]
+    if missing:
+        raise KeybenchError(f"--columns file {path}: no such column in the schema: {', '.join(missing)}")
+    return {folded[n]: d for n, d in stated.items()}
+
+
+def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[Design]]:
+    from keybench.check.reader import apply_ddl, load_schema, read_schema, scratch_database
+    from keybench.infra import emulators
+
+    path = request.schema
+    statements = read_statements(path)
+    stated = read_columns_file(request.columns) if request.columns else {}
+    endpoint = emulators.resolve("spanner")
+    saved_env = emulators.environment()
+    emulators.use(endpoint)
+    try:
+        schema = load_schema(statements, path, request.dialect)
+        stated = _check_stated(stated, schema, request.columns)
+        checks = check_schema(schema, stated, path, request.rows, request.nodes)
+        designs = [spanner_design(schema, t, path.read_text(), path, lambda t, c: infer(schema, t, c, stated))
+                   for t in schema.tables] if request.designs_wanted else []
+        fixes: dict[str, Fix] = {}
+        fixed_schema, changed, superseded = schema, [], set()
+        for space in checks:
+            if space.verdict.verdict in ("hotspot", "hot_row"):
+                fix = propose(space, fixed_schema, request.nodes, request.shards)
+                if fix is not None:
+                    fixes[space.name] = fix
+                    fixed_schema, changed = fix.schema, changed + list(fix.changed)
+                    superseded |= set(fix.superseded) | {s.split(".", 1)[1] for s in fix.superseded}
+        fixed_checks = None
+        if fixes:
+            fixed_path = path.with_name(f"{path.name} (fixed)")
+            with scratch_database(schema.dialect) as database:
+                apply_ddl(database, fixed_statements(statements, fixed_schema, changed), fixed_path, schema.dialect)
+                refixed = read_schema(database, schema.dialect)
+            kept = {k: v for k, v in stated.items() if k not in superseded}
+            fixed_checks = check_schema(refixed, kept, fixed_path, request.rows, request.nodes)
+    finally:
+        endpoint.stop()
+        emulators.restore_environment(saved_env)  # a later run (--load) must not find the stopped one
+    lines = check_lines(str(path), statements, checks, fixes, request.rows, request.nodes, fixed_checks, schema.dialect)
+    return spanner_result(str(path), lines, statements, checks, fixes, fixed_checks), designs

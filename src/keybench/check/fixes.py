@@ -1,0 +1,206 @@
+"""The documented rule a hotspot breaks, and the documented fix written as DDL.
+
+Each rule and fix is a catalogue strategy's: its provenance (document title, section and
+phrase) is printed as it is, so the check cites exactly what the side-by-side comparison
+cites. A fix changes the schema's facts (schema.py) and writes the changed tables and
+indexes out as DDL; the original file's other statements stay as the user wrote them."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+
+from keybench.check.inference import MONOTONIC, SPREAD, WITH_VALUES, Distribution
+from keybench.check.keyspaces import SpaceCheck
+from keybench.check.request import DEFAULT_SHARDS
+from keybench.check.schema import (
+    POSTGRESQL, Column, Index, KeyColumn, Schema, Sequence, Table, fingerprint_shard, key_ddl, new_name,
+    sequence_default, uuid_default)
+
+# A leading column with at least this many values per node spreads the monotonic one behind it.
+SPREADING_VALUES_PER_NODE = 4
+
+# The catalogue strategy whose provenance states the rule a cause breaks.
+PROBLEM_RULES = {"time": "timestamp_first", "sequential": "sequential_int", "uuid1": "uuid1",
+                 "uuid7": "timestamp_first"}
+INDEX_PROBLEM_RULE = "index_monotonic"
+
+
+@dataclass(frozen=True)
+class Fix:
+    space: str  # Table or Table.Index
+    problem_rule: str  # catalogue strategy whose source states the rule broken
+    fix_rule: str  # catalogue strategy whose source documents the fix
+    what: str  # the change in one line
+    schema: Schema  # the schema with the fix applied
+    changed: tuple[str, ...]  # tables, indexes and sequences whose DDL the fix adds or rewrites
+    superseded: tuple[str, ...] = ()  # column statements (--columns) the fix makes wrong: Table.Column
+
+    def statements(self, original: list[str]) -> list[str]:
+        """The DDL the fix adds or rewrites, in the order it applies: the statements of the
+        user's (original) it changes, as fixed_statements rewrites them, and the ones it adds."""
+        return [s for s in fixed_statements(original, self.schema, list(self.changed)) if s not in original]
+
+
+def cause(check: SpaceCheck) -> tuple[str, Distribution] | None:
+    """The key column that piles writes at one end: the first monotonic one."""
+    return next(((c, d) for c, d in check.assumptions if d.name in MONOTONIC), None)
+
+
+def spreads(distribution: Distribution, nodes: int) -> bool:
+    """Whether a column in front of a monotonic one spreads its writes over the nodes."""
+    if distribution.name in SPREAD:
+        return True
+    return distribution.name in WITH_VALUES and distribution.values >= SPREADING_VALUES_PER_NODE * nodes
+
+
+def propose(check: SpaceCheck, schema: Schema, nodes: int, shards: int = DEFAULT_SHARDS) -> Fix | None:
+    """The documented fix for a hotspot, or None when no key column explains it."""
+    found = cause(check)
+    if found is None:
+        return None
+    column, distribution = found
+    table = schema.table(check.table)
+    if check.index:
+        return _fix_index(check, schema, table, column, shards)
+    problem = PROBLEM_RULES[distribution.name]
+    if distribution.name == "sequential" and table.column(column).base_type == "INT64":
+        return _bit_reversed(check, schema, table, column, problem)
+    if distribution.name in ("uuid1", "uuid7") and table.column(column).base_type == "STRING":
+        changed = _with_column(table, dataclasses.replace(table.column(column), default=uuid_default(schema.dialect)))
+        return Fix(check.name, problem, "uuid4_string",
+                   f"make {column} a version-4 UUID: DEFAULT ({uuid_default(schema.dialect)})",
+                   _replace_table(schema, changed), (table.name,), (f"{table.name}.{column}",))
+    position = [k.name for k in table.key].index(column)
+    behind = [(k, d) for k, (_, d) in zip(table.key, check.assumptions, strict=True)][position + 1:]
+    leader = next((k for k, d in behind if spreads(d, nodes)), None)
+    if leader is not None:
+        # The key columns keep their order (ASC or DESC): a PostgreSQL key is ascending throughout,
+        # as the emulator refuses DESC there, so the swap never writes one.
+        key = list(table.key)
+        key.remove(leader)
+        key.insert(position, leader)
+        return Fix(check.name, problem, "swapped_order",
+                   f"swap the key order: {leader.name} before {column}, PRIMARY KEY "
+                   f"({key_ddl(key, schema.dialect)})",
+                   _replace_table(schema, dataclasses.replace(table, key=tuple(key))), (table.name,))
+    return _shard_table(check, schema, table, column, problem, shards)
+
+
+def _bit_reversed(check: SpaceCheck, schema: Schema, table: Table, column: str, problem: str) -> Fix:
+    name = _free_name(new_name(f"{table.name}{column}Sequence", schema.dialect), {s.name for s in schema.sequences})
+    sequence = Sequence(name, {"sequence_kind": "bit_reversed_positive"})
+    changed = _with_column(table, dataclasses.replace(table.column(column),
+                                                      default=sequence_default(name, schema.dialect)))
+    fixed = dataclasses.replace(_replace_table(schema, changed), sequences=(*schema.sequences, sequence))
+    return Fix(check.name, problem, "bit_reversed_sequence",
+               f"draw {column} from a bit_reversed_positive sequence", fixed, (name, table.name),
+               (f"{table.name}.{column}",))
+
+
+def _shard_source(table: Table, column: str) -> Column | None:
+    """What a shard column hashes: the monotonic column itself, unless it is a commit
+    timestamp (a generated column may not read one); then another key column."""
+    candidates = [column] + [k.name for k in table.key if k.name != column]
+    return next((table.column(c) for c in candidates if not table.column(c).commit_timestamp), None)
+
+
+def _shard_column(source: Column, shards: int, name: str, dialect: str) -> Column:
+    return Column(name, "INT64", nullable=source.nullable, generated=fingerprint_shard(source, shards, dialect),
+                  stored=True)
+
+
+def _shard_table(check: SpaceCheck, schema: Schema, table: Table, column: str, problem: str, shards: int) -> Fix:
+    source = _shard_source(table, column)
+    taken = {c.name for c in table.columns}
+    dialect = schema.dialect
+    if source is None:  # only commit timestamps in the key: a random key column in front instead
+        name = _free_name(new_name(f"{table.name}Id", dialect), taken)
+        uuid = Column(name, "STRING(36)", nullable=False, default=uuid_default(dialect))
+        changed = dataclasses.replace(table, columns=(uuid, *table.columns), key=(KeyColumn(name), *table.key))
+        return Fix(check.name, problem, "uuid4_string",
+                   f"put a version-4 UUID column {name} first in the key: PRIMARY KEY "
+                   f"({key_ddl(changed.key, dialect)})",
+                   _replace_table(schema, changed), (table.name,))
+    name = _free_name(new_name("ShardId", dialect), taken)
+    shard = _shard_column(source, shards, name, dialect)
+    columns = list(table.columns)
+    columns.insert([c.name for c in columns].index(column), shard)
+    changed = dataclasses.replace(table, columns=tuple(columns), key=(KeyColumn(name), *table.key))
+    return Fix(check.name, problem, "hash_shard_generated",
+               f"put a shard column first in the key: {shard.ddl(dialect)}, PRIMARY KEY "
+               f"({key_ddl(changed.key, dialect)})",
+               _replace_table(schema, changed), (table.name,))
+
+
+def _fix_index(check: SpaceCheck, schema: Schema, table: Table, column: str, shards: int) -> Fix:
+    index = next(i for i in schema.indexes_of(table.name) if i.name == check.index)
+    if table.parent and not index.interleaved_in:
+        parent_key = schema.table(table.parent).key
+        lead = tuple(KeyColumn(k.name) for k in parent_key if k.name not in {c.name for c in index.key})
+        changed = dataclasses.replace(index, key=lead + index.key, interleaved_in=table.parent)
+        return Fix(check.name, INDEX_PROBLEM_RULE, "index_interleaved",
+                   f"interleave the index in {table.parent}: key ({key_ddl(changed.key, schema.dialect)}), "
+                   f"INTERLEAVE IN {table.parent}",
+                   _replace_index(schema, changed), (index.name,))
+    source = _shard_source(table, column)
+    if source is None:
+        return None
+    name = _free_name(new_name("ShardId", schema.dialect), {c.name for c in table.columns})
+    shard = _shard_column(source, shards, name, schema.dialect)
+    fixed_table = dataclasses.replace(table, columns=(*table.columns, shard))
+    changed = dataclasses.replace(index, key=(KeyColumn(name), *index.key))
+    fixed = _replace_index(_replace_table(schema, fixed_table), changed)
+    return Fix(check.name, INDEX_PROBLEM_RULE, "index_sharded",
+               f"put a shard column first in the index: {shard.ddl(schema.dialect)}, index key "
+               f"({key_ddl(changed.key, schema.dialect)})",
+               fixed, (table.name, index.name))
+
+
+def _with_column(table: Table, column: Column) -> Table:
+    return dataclasses.replace(table, columns=tuple(column if c.name == column.name else c for c in table.columns))
+
+
+def _replace_table(schema: Schema, table: Table) -> Schema:
+    return dataclasses.replace(schema, tables=tuple(table if t.name == table.name else t for t in schema.tables))
+
+
+def _replace_index(schema: Schema, index: Index) -> Schema:
+    return dataclasses.replace(schema, indexes=tuple(index if i.name == index.name else i for i in schema.indexes))
+
+
+def _free_name(wanted: str, taken: set[str]) -> str:
+    name, n = wanted, 2
+    while name in taken:
+        name, n = f"{wanted}{n}", n + 1
+    return name
+
+
+def fixed_statements(statements: list[str], fixed: Schema, changed: list[str]) -> list[str]:
+    """The user's statements with the fixes applied: a rewritten table or index takes the place
+    of the statement that created it, a new sequence comes first, a new index last."""
+    dialect = fixed.dialect
+    by_name = {s.name: s.ddl(dialect) for s in fixed.sequences}
+    by_name |= {t.name: t.ddl(dialect) for t in fixed.tables} | {i.name: i.ddl(dialect) for i in fixed.indexes}
+    out = list(statements)
+    for name in dict.fromkeys(changed):
+        creates = re.compile(rf"^\s*CREATE\s+(TABLE|(UNIQUE\s+)?(NULL_FILTERED\s+)?INDEX|SEQUENCE)\s+[`\"]?"
+                             rf"{re.escape(name)}[`\"]?(?!\w)", re.IGNORECASE)
+        at = next((i for i, s in enumerate(out) if creates.match(s)), None)
+        if at is not None:
+            out[at] = by_name[name] + (_postgresql_filter(out[at]) if dialect == POSTGRESQL else "")
+        elif by_name[name].startswith("CREATE SEQUENCE"):
+            out.insert(0, by_name[name])
+        else:
+            out.append(by_name[name])
+    return out
+
+
+def _postgresql_filter(statement: str) -> str:
+    """A PostgreSQL index's WHERE clause (its NULL_FILTERED), which the emulator accepts but
+    keeps nowhere it can be read back: the rewritten index takes the user's own."""
+    if not re.match(r"^\s*CREATE\s+(UNIQUE\s+)?INDEX\b", statement, re.IGNORECASE):
+        return ""
+    found = re.search(r"\sWHERE\s.*$", statement, re.IGNORECASE | re.DOTALL)
+    return " " + " ".join(found.group(0).split()) if found else ""

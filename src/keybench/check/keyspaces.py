@@ -1,0 +1,158 @@
+"""A user's table and its indexes as keybench key spaces: each key column becomes a part of
+keybench's key-part vocabulary (design/keys.py) by its distribution, the table becomes an
+in-memory Strategy, and the existing simulator and split model judge every space.
+
+A key column whose distribution is unknown is modelled twice, as sequential and as random:
+a verdict that holds either way is given, one that does not is `inconclusive` and names
+the column."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from keybench.check.inference import Distribution
+from keybench.check.schema import Column, KeyColumn, Schema, Table
+from keybench.design.byteorder import TABLE_SPACE
+from keybench.design.keys import DEFAULT_SEED, spanner_part
+from keybench.design.strategies import Index, Strategy
+from keybench.model.params import SplitParams
+from keybench.model.simulate import simulate_stream
+from keybench.model.splitmodel import ModelResult, model_stream
+from keybench.model.verdict import INCONCLUSIVE, judge
+
+# What an unknown column is modelled as: its worst case and its best.
+UNKNOWN_CASES = ("sequential", "random")
+
+
+@dataclass(frozen=True)
+class SpaceCheck:
+    """The verdict on one key space: a table's primary key, or one of its indexes."""
+
+    table: str
+    index: str | None  # None: the table's own key
+    key: tuple[KeyColumn, ...]  # the space's key columns (an index: its own, then the table key's others)
+    verdict: Verdict
+    assumptions: tuple[tuple[str, Distribution], ...]  # each key column and what keybench takes it to be
+    # An unknown column's cases: {case: verdict}, e.g. {"sequential": hotspot, "random": spread}.
+    cases: dict[str, Verdict] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return f"{self.table}.{self.index}" if self.index else self.table
+
+    @property
+    def kind(self) -> str:
+        return "index" if self.index else "table"
+
+    @property
+    def unknown(self) -> tuple[str, ...]:
+        return tuple(c for c, d in self.assumptions if not d.known)
+
+
+def part_spec(column: Column, distribution: Distribution, descending: bool, schema: Schema,
+              typed: bool = False) -> dict:
+    """A key column as a spanner_part declaration of keybench's vocabulary; `typed`: with the
+    column's type, to which the values are converted when rows are written (a saved design)."""
+    spec = {"column": column.name, "order": "desc" if descending else "asc"} | ({"type": column.type} if typed else {})
+    name, base = distribution.name, column.base_type
+    if name == "time":
+        return {**spec, "value": "ts"}
+    if name == "sequential":
+        return {**spec, "value": "sequence"}
+    if name == "bit_reversed":
+        # A sequence's own start and skip range set its values (byteorder.generated_values).
+        return {**spec, "value": "generated" if distribution.sequence else "bit_reversed_sequence"}
+    if name in ("uuid4", "random"):
+        random_value = {"INT64": "uuid4_high", "BYTES": "uuid4_bytes"}.get(base, "uuid4_string")
+        return {**spec, "value": random_value}
+    if name in ("uuid1", "uuid7"):
+        return {**spec, "value": name}
+    if name == "categorical":
+        return {**spec, "value": "category", "values": distribution.values}
+    if name == "zipf":
+        extra = {} if distribution.exponent is None else {"exponent": distribution.exponent}
+        return {**spec, "value": "zipf", "values": distribution.values, **extra}
+    raise ValueError(f"no key part for distribution {name!r}")
+
+
+def key_specs(schema: Schema, table: Table, key: tuple[KeyColumn, ...], distributions: dict[str, Distribution],
+              typed: bool = False) -> list[dict]:
+    """A table's or an index's key as spanner_part declarations: what the in-memory Strategy
+    is built from, and what a saved design's strategy.toml declares."""
+    return [part_spec(table.column(k.name), distributions[k.name], k.descending, schema, typed) for k in key]
+
+
+def table_strategy(schema: Schema, table: Table, distributions: dict[str, Distribution], source: Path) -> Strategy:
+    """The table and its indexes as an in-memory Strategy (no strategy.toml: nothing is claimed)."""
+    def parts(key: tuple[KeyColumn, ...]):
+        return tuple(spanner_part(spec) for spec in key_specs(schema, table, key, distributions))
+
+    indexes = tuple(Index(i.name, parts(i.key), i.storing, i.null_filtered) for i in schema.indexes_of(table.name))
+    sequences = {d.sequence for d in distributions.values() if d.sequence}
+    ddl = tuple(s.ddl() for s in schema.sequences if s.name in sequences)
+    return Strategy(backend="spanner", name=table.name, dialect="googlesql", directory=source,
+                    summary=f"{table.name} as {source.name} declares it", claim="", table=table.name,
+                    parts=parts(table.key), ddl=ddl, parent_table=table.parent, indexes=indexes)
+
+
+def model_table(strategy: Strategy, rows: int, nodes: int, seed: int = DEFAULT_SEED) -> dict[str, Verdict]:
+    """Every key space of the table (its key, then its indexes) judged: {space: verdict}."""
+    result = model_stream(simulate_stream(strategy, rows, seed=seed, reads_per_operation=0), SplitParams(nodes=nodes))
+    return {space: judge(ModelResult(nodes=result.nodes, spaces={space: metrics}))
+            for space, metrics in result.spaces.items()}
+
+
+def key_of(schema: Schema, table: Table, index_name: str | None) -> tuple[KeyColumn, ...]:
+    if index_name is None:
+        return table.key
+    index = next(i for i in schema.indexes_of(table.name) if i.name == index_name)
+    held = {k.name for k in index.key}
+    return index.key + tuple(k for k in table.key if k.name not in held)
+
+
+def check_table(schema: Schema, table: Table, distributions: dict[str, Distribution], source: Path,
+                rows: int, nodes: int) -> list[SpaceCheck]:
+    """The table's spaces, each with its verdict and the assumptions behind it."""
+    unknown = [c for c, d in distributions.items() if not d.known]
+    runs = {}
+    for case in UNKNOWN_CASES if unknown else ("",):
+        assumed = {c: Distribution(case, "unknown") if not d.known else d for c, d in distributions.items()}
+        runs[case] = model_table(table_strategy(schema, table, assumed, source), rows, nodes)
+    checks = []
+    for space in runs[next(iter(runs))]:
+        index = None if space == TABLE_SPACE else space
+        key = key_of(schema, table, index)
+        by_case = {case: verdicts[space] for case, verdicts in runs.items()}
+        first = next(iter(by_case.values()))
+        mentioned = [k.name for k in key if not distributions[k.name].known]
+        agree = len({v.verdict for v in by_case.values()}) == 1
+        verdict = first if agree or not mentioned else dataclasses.replace(
+            first, verdict=INCONCLUSIVE, reason=f"{', '.join(mentioned)}: the verdict depends on a distribution "
+                                                "keybench cannot infer; state it with --columns")
+        checks.append(SpaceCheck(table.name, index, key, verdict,
+                                 tuple((k.name, distributions[k.name]) for k in key),
+                                 by_case if mentioned else {}))
+    return checks
+
+
+def key_distributions(schema: Schema, table: Table, infer) -> dict[str, Distribution]:
+    """Every column in the table's key or an index key: {column: distribution}."""
+    names = [k.name for k in table.key]
+    for index in schema.indexes_of(table.name):
+        names += [k.name for k in index.key if k.name not in names]
+    return {n: infer(table, table.column(n)) for n in dict.fromkeys(names)}
+
+
+def check_schema(schema: Schema, stated: dict[str, Distribution], source: Path, rows: int,
+                 nodes: int) -> list[SpaceCheck]:
+    """Every table's key spaces, parents first, each table's key before its indexes."""
+    from keybench.check.inference import infer
+
+    checks = []
+    for table in schema.tables:
+        distributions = key_distributions(schema, table, lambda t, c: infer(schema, t, c, stated))
+        checks += check_table(schema, table, distributions, source, rows, nodes)
+    return checks

@@ -1,0 +1,198 @@
+"""The user's DDL applied to a fresh database on the Spanner emulator, which is the parser,
+and the schema read back from INFORMATION_SCHEMA. The one module of the check that talks
+to a database. The emulator also tells the dialect: DDL it refuses as GoogleSQL is tried
+as PostgreSQL."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from contextlib import contextmanager
+from pathlib import Path
+
+from google.api_core import exceptions as gexc
+from google.cloud.spanner_admin_database_v1 import DatabaseDialect
+
+from keybench.backends.spanner import DDL_TIMEOUT_S, client_for, ensure_instance
+from keybench.check.request import AUTO_DIALECT
+from keybench.check.schema import (
+    DIALECT_TITLES, GOOGLESQL, POSTGRESQL, Column, Index, KeyColumn, Schema, Sequence, Table, from_postgresql_type)
+from keybench.errors import KeybenchError
+from keybench.infra.target import INSTANCE, PROJECT
+
+DATABASE_PREFIX = "kb-check-"
+
+DATABASE_DIALECTS = {GOOGLESQL: DatabaseDialect.GOOGLE_STANDARD_SQL, POSTGRESQL: DatabaseDialect.POSTGRESQL}
+# The schema a user's objects live in: unnamed in GoogleSQL, public in PostgreSQL. Unquoted
+# names fold to lower case in PostgreSQL, so the same queries read either dialect.
+USER_SCHEMA = {GOOGLESQL: "", POSTGRESQL: "public"}
+
+TABLES = ("SELECT TABLE_NAME, PARENT_TABLE_NAME, ON_DELETE_ACTION FROM INFORMATION_SCHEMA.TABLES "
+          "WHERE TABLE_SCHEMA = '{schema}' AND TABLE_TYPE = 'BASE TABLE'")
+COLUMNS = ("SELECT TABLE_NAME, COLUMN_NAME, SPANNER_TYPE, IS_NULLABLE, COLUMN_DEFAULT, GENERATION_EXPRESSION, "
+           "IS_STORED FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA = '{schema}' ORDER BY TABLE_NAME, ORDINAL_POSITION")
+COMMIT_TIMESTAMPS = ("SELECT TABLE_NAME, COLUMN_NAME FROM INFORMATION_SCHEMA.COLUMN_OPTIONS WHERE TABLE_SCHEMA = '{schema}' "
+                     "AND OPTION_NAME = 'allow_commit_timestamp' AND OPTION_VALUE = 'TRUE'")
+INDEXES = ("SELECT TABLE_NAME, INDEX_NAME, INDEX_TYPE, PARENT_TABLE_NAME, IS_UNIQUE, IS_NULL_FILTERED "
+           "FROM INFORMATION_SCHEMA.INDEXES WHERE TABLE_SCHEMA = '{schema}'")
+INDEX_COLUMNS = ("SELECT TABLE_NAME, INDEX_NAME, COLUMN_NAME, ORDINAL_POSITION, COLUMN_ORDERING "
+                 "FROM INFORMATION_SCHEMA.INDEX_COLUMNS WHERE TABLE_SCHEMA = '{schema}' "
+                 "ORDER BY TABLE_NAME, INDEX_NAME, ORDINAL_POSITION")
+SEQUENCE_OPTIONS = {
+    GOOGLESQL: "SELECT NAME, OPTION_NAME, OPTION_VALUE FROM INFORMATION_SCHEMA.SEQUENCE_OPTIONS",
+    # PostgreSQL has no SEQUENCE_OPTIONS: the same facts are columns of SEQUENCES, named here as
+    # GoogleSQL names the options.
+    POSTGRESQL: "SELECT sequence_name, sequence_kind, counter_start_value AS start_with_counter, skip_range_min, "
+                "skip_range_max FROM information_schema.sequences WHERE sequence_schema = 'public'",
+}
+
+
+# A column line of the emulator's own DDL (GetDatabaseDdl) with an identity: INFORMATION_SCHEMA
+# on the emulator says IS_IDENTITY = NO for it in both dialects, the DDL it writes back does not.
+CREATE_TABLE = re.compile(r"^\s*CREATE\s+TABLE\s+[`\"]?(\w+)[`\"]?", re.IGNORECASE)
+IDENTITY_COLUMN = re.compile(r"^\s*[`\"]?(\w+)[`\"]?\s.*?\b(GENERATED\s+(?:BY\s+DEFAULT|ALWAYS)\s+AS\s+IDENTITY"
+                             r"(?:\s*\([^)]*\))?)", re.IGNORECASE | re.MULTILINE)
+
+
+class DdlRefused(KeybenchError):
+    """The emulator refused statement `number` of the DDL in `dialect`."""
+
+    def __init__(self, message: str, number: int, dialect: str, detail: str):
+        super().__init__(message)
+        self.number, self.dialect, self.detail = number, dialect, detail
+
+
+@contextmanager
+def scratch_database(dialect: str = GOOGLESQL):
+    """A new, empty database of the dialect on the emulator SPANNER_EMULATOR_HOST names, dropped afterwards."""
+    client = client_for(PROJECT)
+    try:
+        database = ensure_instance(client, INSTANCE).database(DATABASE_PREFIX + uuid.uuid4().hex[:12],
+                                                              database_dialect=DATABASE_DIALECTS[dialect])
+        database.create().result(DDL_TIMEOUT_S)
+    except gexc.GoogleAPICallError as exc:
+        client.close()
+        raise KeybenchError(f"cannot create a scratch database on the Spanner emulator: {exc.message}") from None
+    try:
+        yield database
+    finally:
+        try:
+            database.drop()
+        except gexc.GoogleAPICallError:
+            pass  # the emulator went away: nothing is left to drop
+        client.close()
+
+
+def apply_ddl(database, statements: list[str], source: Path, dialect: str = GOOGLESQL) -> None:
+    """One statement at a time (a PostgreSQL database takes DDL only so, after its creation),
+    so a refusal names the statement the emulator refused."""
+    for number, statement in enumerate(statements, 1):
+        try:
+            database.update_ddl([statement]).result(DDL_TIMEOUT_S)
+        except gexc.GoogleAPICallError as exc:
+            raise DdlRefused(f"{source}: statement {number} refused by the Spanner emulator ({DIALECT_TITLES[dialect]}): "
+                             f"{exc.message} (statement: {_shown(statement)})", number, dialect, exc.message) from None
+
+
+def load_schema(statements: list[str], source: Path, dialect: str = AUTO_DIALECT) -> Schema:
+    """The schema the emulator reads from the statements, in the dialect asked for; auto:
+    GoogleSQL, else PostgreSQL when GoogleSQL refuses a statement (not only the first: a
+    CREATE SEQUENCE s BIT_REVERSED_POSITIVE reads in both). When both refuse, the refusal of
+    the dialect that got further (both at the same statement: both messages)."""
+    refusals: list[DdlRefused] = []
+    for tried in (GOOGLESQL, POSTGRESQL) if dialect == AUTO_DIALECT else (dialect,):
+        with scratch_database(tried) as database:
+            try:
+                apply_ddl(database, statements, source, tried)
+            except DdlRefused as refused:
+                refusals.append(refused)
+                continue
+            return read_schema(database, tried)
+    furthest = max(refusals, key=lambda r: r.number)
+    if len(refusals) == 2 and refusals[0].number == refusals[1].number:
+        raise KeybenchError(f"{source}: statement {furthest.number} refused by the Spanner emulator in both dialects: "
+                            + "; ".join(f"{DIALECT_TITLES[r.dialect]}: {r.detail}" for r in refusals)
+                            + f" (statement: {_shown(statements[furthest.number - 1])})")
+    raise furthest
+
+
+def _shown(statement: str) -> str:
+    return statement if len(statement) <= 200 else statement[:197] + "..."
+
+
+def read_schema(database, dialect: str = GOOGLESQL) -> Schema:
+    """Tables, key columns, defaults, options, interleaving, indexes and sequences; a
+    PostgreSQL type as its GoogleSQL counterpart (schema.from_postgresql_type)."""
+    with database.snapshot(multi_use=True) as snapshot:
+        def rows(sql):
+            return [tuple(r) for r in snapshot.execute_sql(sql.format(schema=USER_SCHEMA[dialect]))]
+
+        tables, columns, commit_ts = rows(TABLES), rows(COLUMNS), set(rows(COMMIT_TIMESTAMPS))
+        indexes, index_columns = rows(INDEXES), rows(INDEX_COLUMNS)
+        sequence_options = _sequence_options(rows(SEQUENCE_OPTIONS[dialect]), dialect)
+    database.reload()
+    identities = _identities(database.ddl_statements)
+    columns_of: dict[str, list[Column]] = {}
+    for table, name, spanner_type, nullable, default, generated, stored in columns:
+        typed, commit_timestamp = (from_postgresql_type(spanner_type) if dialect == POSTGRESQL
+                                   else (spanner_type, (table, name) in commit_ts))
+        columns_of.setdefault(table, []).append(Column(
+            name, typed, nullable == "YES", default, generated, stored == "YES", commit_timestamp,
+            identities.get((table, name))))
+    keys: dict[tuple[str, str], list[KeyColumn]] = {}
+    storing: dict[tuple[str, str], list[str]] = {}
+    for table, index, column, position, ordering in index_columns:
+        if position is None:  # a STORING column: in the index, not in its key
+            storing.setdefault((table, index), []).append(column)
+        else:
+            keys.setdefault((table, index), []).append(KeyColumn(column, ordering == "DESC"))
+    found_tables = tuple(
+        Table(name, tuple(columns_of.get(name, ())), tuple(keys.get((name, "PRIMARY_KEY"), ())), parent or None,
+              on_delete or None)
+        for name, parent, on_delete in _parents_first(tables))
+    found_indexes = tuple(
+        Index(index, table, tuple(keys.get((table, index), ())), tuple(storing.get((table, index), ())),
+              _flag(null_filtered), _flag(unique), parent or None)
+        for table, index, kind, parent, unique, null_filtered in sorted(indexes) if kind == "INDEX")
+    options: dict[str, dict[str, str]] = {}
+    for name, option, value in sequence_options:
+        options.setdefault(name, {})[option] = value
+    return Schema(found_tables, found_indexes, tuple(Sequence(n, o) for n, o in sorted(options.items())), dialect)
+
+
+def _identities(statements) -> dict[tuple[str, str], str]:
+    """{(table, column): its GENERATED ... AS IDENTITY (...) clause} from the emulator's DDL."""
+    found = {}
+    for statement in statements:
+        table = CREATE_TABLE.match(statement)
+        if table:
+            found |= {(table.group(1), m.group(1)): m.group(2) for m in IDENTITY_COLUMN.finditer(statement)}
+    return found
+
+
+def _flag(value) -> bool:
+    """GoogleSQL answers a BOOL, PostgreSQL 'YES' or 'NO'."""
+    return value is True or value == "YES"
+
+
+def _sequence_options(found: list[tuple], dialect: str) -> list[tuple[str, str, str]]:
+    """(sequence, option, value) rows, from PostgreSQL's one row per sequence too."""
+    if dialect == GOOGLESQL:
+        return found
+    names = ("sequence_kind", "start_with_counter", "skip_range_min", "skip_range_max")
+    return [(row[0], option, str(value)) for row in found for option, value in zip(names, row[1:], strict=True)
+            if value is not None]
+
+
+def _parents_first(tables: list[tuple]) -> list[tuple]:
+    """Tables in the order they can be created: a parent before its interleaved children."""
+    done, ordered, pending = set(), [], sorted(tables)
+    while pending:
+        ready = [t for t in pending if not t[1] or t[1] in done]
+        if not ready:  # a parent that is no base table: keep the rest as they are
+            ordered += pending
+            break
+        ordered += ready
+        done |= {t[0] for t in ready}
+        pending = [t for t in pending if t not in ready]
+    return ordered

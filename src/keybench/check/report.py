@@ -1,0 +1,75 @@
+"""The check's report as the user reads it: per table and index the verdict with its
+figures, every assumption behind it, the rule the documents state and the fix as DDL; then
+the same check of the fixed DDL. Every figure is modelled, and the header says so."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from keybench.check.fixes import Fix
+from keybench.check.keyspaces import SpaceCheck
+from keybench.check.schema import DIALECT_TITLES, GOOGLESQL, key_ddl
+from keybench.design import strategies
+
+INDENT = "  "
+
+
+@cache
+def rule_text(strategy_name: str, backend: str = "spanner") -> str:
+    """A catalogue strategy's provenance, as `keybench strategies` prints it."""
+    return strategies.catalogue(backend)[strategy_name].source.text()
+
+
+def figures(verdict) -> str:
+    return f"hot_node_share {verdict.hot_node_share:.3f}, effective_nodes {verdict.effective_nodes:.2f}"
+
+
+def verdict_line(check: SpaceCheck) -> str:
+    v = check.verdict
+    if not check.cases:
+        return f"{v.verdict} ({figures(v)} of {v.nodes} nodes)"
+    unknown = ", ".join(check.unknown)
+    cases = "; ".join(f"as {case}: {c.verdict} ({figures(c)})" for case, c in check.cases.items())
+    if v.verdict != "inconclusive":
+        return f"{v.verdict} whatever {unknown} holds ({cases})"
+    return (f"inconclusive: it depends on {unknown}, which keybench cannot infer ({cases}); "
+            f"state it with --columns, e.g. {check.unknown[0]} = {{ distribution = \"categorical\", values = 100000 }}")
+
+
+def space_lines(check: SpaceCheck, fix: Fix | None, statements: list[str], dialect: str = GOOGLESQL) -> list[str]:
+    lines = [f"{check.kind} {check.name}: key ({key_ddl(check.key, dialect)})",
+             f"{INDENT}verdict: {verdict_line(check)}"]
+    for column, distribution in check.assumptions:
+        lines.append(f"{INDENT}assumes {column} = {distribution.describe()}")
+    if check.verdict.verdict in ("spread", "inconclusive"):
+        return lines
+    if fix is None:
+        lines.append(f"{INDENT}fix: none known: no key column of a documented hotspot pattern explains it")
+        return lines
+    lines.append(f"{INDENT}rule: {rule_text(fix.problem_rule)}")
+    lines.append(f"{INDENT}fix: {fix.what}")
+    lines.append(f"{INDENT}{INDENT}per {rule_text(fix.fix_rule)}")
+    for statement in fix.statements(statements):
+        lines += [f"{INDENT}{INDENT}{line}" for line in (statement + ";").splitlines()]
+    return lines
+
+
+def check_lines(source: str, statements: list[str], checks: list[SpaceCheck], fixes: dict[str, Fix], rows: int,
+                nodes: int, fixed_checks: list[SpaceCheck] | None, dialect: str = GOOGLESQL) -> list[str]:
+    tables = len({c.table for c in checks})
+    lines = [f"keybench check {source}: {DIALECT_TITLES[dialect]} DDL, {tables} table(s), {len(checks) - tables} index(es); "
+             f"verdicts from the split model over {rows:,} simulated inserts per table on {nodes} nodes "
+             "(modelled, not measured)", ""]
+    for check in checks:
+        lines += space_lines(check, fixes.get(check.name), statements, dialect)
+    if fixed_checks is not None:
+        lines += ["", "after the fixes (the fixed DDL applied to the emulator and checked again):"]
+        for check in fixed_checks:
+            lines.append(f"{INDENT}{check.kind} {check.name}: key ({key_ddl(check.key, dialect)}): "
+                         f"{verdict_line(check)}")
+    return lines
+
+
+def failure_lines(spaces, fail_on: tuple[str, ...]) -> list[str]:
+    """One line per key space (a check result's SpaceResult) whose verdict is one the caller fails on."""
+    return [f"FAIL {s.kind} {s.name}: {s.verdict} ({figures(s)})" for s in spaces if s.verdict in fail_on]

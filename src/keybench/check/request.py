@@ -1,0 +1,34 @@
+"""What `keybench check` is asked, with its defaults: light to import (no numpy, no
+database client), so the CLI reads its defaults from here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from keybench.model.params import SplitParams
+
+DEFAULT_CHECK_ROWS = 50_000  # inserts per table the check models: 50 windows of 1,000 at 8 nodes
+DEFAULT_SHARDS = 16  # a proposed shard column's modulus: 31 values (MOD keeps the sign), as index_sharded's 16 shards
+MAX_CHECK_ROWS = 10_000_000
+AUTO_DIALECT = "auto"  # GoogleSQL first; PostgreSQL when the emulator refuses the first statement as GoogleSQL
+
+
+@dataclass(frozen=True)
+class CheckRequest:
+    schema: Path | None = None  # a Spanner DDL file
+    dialect: str = AUTO_DIALECT  # the DDL's Spanner dialect: auto, or one of strategies.DIALECTS["spanner"]
+    bigtable: str | None = None  # a Bigtable row-key template
+    reads: tuple[str, ...] = ()  # Bigtable: prefix:... / range:...
+    columns: Path | None = None  # the --columns file
+    nodes: int = SplitParams.nodes
+    rows: int = DEFAULT_CHECK_ROWS
+    shards: int = DEFAULT_SHARDS
+    fail_on: tuple[str, ...] = ()  # verdicts that make the check exit 1
+    save_to: Path | None = None  # --save-strategy: write each checked design as a strategy folder here
+    load_s: float | None = None  # --load: run the design under keybench run's load for this long, after the check
+
+    @property
+    def designs_wanted(self) -> bool:
+        """Whether the checked designs are turned into strategy folders (to save or to load)."""
+        return self.save_to is not None or self.load_s is not None

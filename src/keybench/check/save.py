@@ -1,0 +1,150 @@
+"""`keybench check --save-strategy DIR`: each checked table (or the row-key template) as a
+keybench strategy folder, DIR/<backend>/<name>/, in the catalogue's own format (strategy.toml
+and googlesql.sql or postgresql.sql, or table.toml), so that `keybench run --designs DIR` runs
+it beside the catalogue, in the dialect it was saved from. The key parts are the ones the check
+judged (keyspaces.key_specs, template.py); the fixture is the user's own DDL, which the emulator
+has accepted, plus the columns keybench keeps its bookkeeping in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from keybench.check.inference import Distribution
+from keybench.check.keyspaces import UNKNOWN_CASES, key_distributions, key_specs
+from keybench.check.schema import POSTGRESQL, Column, Schema, Table, new_name, quoted
+from keybench.design.folders import Design, folder_name, toml_table_list, toml_value
+from keybench.design.strategies import USER_DESIGN_COLUMNS, split_ddl
+from keybench.design.typed import parse_type
+from keybench.errors import KeybenchError
+
+# The types of keybench's bookkeeping columns in a user's table (see strategies.USER_DESIGN_COLUMNS).
+BOOKKEEPING_TYPES = {"time_column": "TIMESTAMP", "user_column": "INT64", "write_id_column": "STRING(64)",
+                     "payload_column": "STRING(MAX)"}
+
+
+def _resolved(distributions: dict[str, Distribution]) -> tuple[dict[str, Distribution], list[str]]:
+    """A column the check could not infer is modelled both ways; a saved design writes rows,
+    so it takes the worst case (sequential) and says so."""
+    case = UNKNOWN_CASES[0]
+    unknown = [c for c, d in distributions.items() if not d.known]
+    resolved = {c: d if d.known else Distribution(case, "unknown, taken as the worst case") for c, d in distributions.items()}
+    notes = [f"{', '.join(unknown)}: distribution unknown, written as {case} (the worst case); state it with --columns "
+             "and save again"] if unknown else []
+    return resolved, notes
+
+
+def spanner_design(schema: Schema, table: Table, ddl_text: str, source: Path, infer) -> Design:
+    """A table of the user's DDL as a strategy folder; `infer(table, column)` is the check's
+    inference (with --columns)."""
+    name, what = folder_name(table.name), f"table {table.name}"
+    parent = schema.table(table.parent) if table.parent else None
+    cased = _cased_names(schema, table, parent)
+    if cased:
+        return Design("spanner", name, what, skipped=f"quoted name(s) {', '.join(cased)} are not lower case: keybench "
+                                                     "writes PostgreSQL names as PostgreSQL folds unquoted ones")
+    if parent is not None and parent.parent:
+        return Design("spanner", name, what, skipped=f"interleaved in {parent.name}, itself interleaved in "
+                                                     f"{parent.parent}: keybench writes one level of parent rows")
+    taken = [c for c in USER_DESIGN_COLUMNS.values() if any(col.name.lower() == c.lower() for col in table.columns)]
+    if taken:
+        return Design("spanner", name, what, skipped=f"has column(s) {', '.join(taken)}, which keybench keeps its "
+                                                     "bookkeeping in")
+    distributions, notes = _resolved(key_distributions(schema, table, infer))
+    computed = [c for c in distributions if table.column(c).generated is not None]
+    if computed:
+        return Design("spanner", name, what, skipped=f"key column(s) {', '.join(computed)} generated AS (...) by the "
+                                                     "database: keybench cannot know the keys of the rows it writes")
+    keyed = {k.name for k in table.key}
+    indexes, extra = [], {}
+    for index in schema.indexes_of(table.name):
+        specs = key_specs(schema, table, index.key, distributions, typed=True)
+        indexes.append({"name": index.name, "key": specs, **({"stores": list(index.storing)} if index.storing else {})})
+        # An index column outside the table key gets the value the index part computes, so the
+        # index's key space is the one the check judged.
+        extra.update((spec["column"], spec) for spec in specs if spec["column"] not in keyed)
+    key = key_specs(schema, table, table.key, distributions, typed=True)
+    extra.update((spec["column"], spec) for spec in _fills(table, keyed | set(extra), source))
+    parent_rows = {}
+    if parent is not None:
+        if any(spec["value"] in ("generated", "generated_uuid") for spec in key):
+            return Design("spanner", name, what, skipped=f"interleaved in {parent.name} with a key the database "
+                                                         "generates: keybench inserts such keys by DML, without parent rows")
+        parent_rows = {"table": parent.name, "key_columns": len(parent.key),
+                       "column": _fills(parent, {k.name for k in parent.key}, source)}
+        notes.append(f"each insert upserts its parent row in {parent.name}, in the same commit")
+    if any(spec["value"] == "fill" for spec in (*extra.values(), *parent_rows.get("column", ()))):
+        notes.append("NOT NULL columns outside the key get a value of their type from each write's insert number "
+                     "or time")
+    meta = "".join([
+        f"# Saved by keybench check from {source.name}: table {table.name} as its DDL declares it.\n",
+        f"summary = {toml_value(f'{table.name} as {source.name} declares it')}\n",
+        f"table = {toml_value(table.name)}\n",
+        *(f"{k} = {toml_value(v)}\n" for k, v in USER_DESIGN_COLUMNS.items()),
+        f"note = {toml_value('; '.join(notes))}\n" if notes else "",
+        toml_table_list("key", key),
+        toml_table_list("column", list(extra.values())),
+        toml_table_list("index", indexes),
+        _parent_rows_table(parent_rows),
+        f"\n[source]\nuser = {toml_value(f'saved by keybench check from {source.name}')}\n",
+    ])
+    dialect = schema.dialect
+    bookkeeping = [f"ALTER TABLE {quoted(table.name, dialect)} ADD COLUMN "
+                   + Column(new_name(USER_DESIGN_COLUMNS[k], dialect), t).ddl(dialect) for k, t in BOOKKEEPING_TYPES.items()]
+    text = ddl_text.rstrip() + ("" if _closed(ddl_text) else ";")
+    ddl = (f"-- {source.name} as the Spanner emulator accepted it:\n{text}\n\n"
+           "-- The columns keybench keeps each write's time, user, WriteId and payload in (nullable, outside every key).\n"
+           + "".join(f"{s};\n" for s in bookkeeping))
+    return Design("spanner", name, what, {"strategy.toml": meta, f"{dialect}.sql": ddl}, notes=tuple(notes))
+
+
+def _cased_names(schema: Schema, table: Table, parent: Table | None) -> list[str]:
+    """PostgreSQL names keybench cannot write: a run writes every name in lower case, as an
+    unquoted name is stored (the catalogue's fixtures rely on it), so a quoted "OrderId" is missed."""
+    if schema.dialect != POSTGRESQL:
+        return []
+    names = [t.name for t in (table, parent) if t is not None]
+    names += [c.name for t in (table, parent) if t is not None for c in t.columns]
+    names += [i.name for i in schema.indexes_of(table.name)]
+    return [n for n in dict.fromkeys(names) if n != n.lower()]
+
+
+def _parent_rows_table(parent_rows: dict) -> str:
+    if not parent_rows:
+        return ""
+    return (f"\n[parent_rows]\ntable = {toml_value(parent_rows['table'])}\nkey_columns = {parent_rows['key_columns']}\n"
+            + toml_table_list("column", parent_rows["column"]))
+
+
+def _fills(table: Table, given: set[str], source: Path) -> list[dict]:
+    """A `fill` part for each NOT NULL column of the table that is not in `given` and has no
+    default: the database refuses a row without it. A type keybench cannot write is one line."""
+    fills = []
+    for column in table.columns:
+        if column.nullable or column.name in given or column.default or column.generated:
+            continue
+        try:
+            parse_type(column.type)
+        except ValueError as exc:
+            raise KeybenchError(f"{source}: {table.name}.{column.name} is NOT NULL and keybench {exc}") from None
+        fills.append({"column": column.name, "value": "fill", "type": column.type})
+    return fills
+
+
+def _closed(ddl_text: str) -> bool:
+    """Whether the file's last statement ends with its `;` (a statement appended after it is its own)."""
+    marker = "SELECT 1"
+    return split_ddl(f"{ddl_text}\n{marker}")[-1] == marker
+
+
+def template_design(template: str, specs: list[dict]) -> Design:
+    """A row-key template as a Bigtable strategy folder: its segments' bigtable_part declarations."""
+    from keybench.check.template import SEPARATOR
+
+    name = folder_name(template.replace(SEPARATOR, "_"))
+    meta = (f"# Saved by keybench check --bigtable {template}\n"
+            f"summary = {toml_value(f'row key {template}')}\n"
+            f"separator = {toml_value(SEPARATOR)}\n"
+            + toml_table_list("key", specs)
+            + f"\n[source]\nuser = {toml_value(f'saved by keybench check --bigtable {template}')}\n")
+    table = "# One column family; a row is one write, so one version is all it needs.\n[column_families.cf]\ngc = { max_versions = 1 }\n"
+    return Design("bigtable", name, f"row key {template}", {"strategy.toml": meta, "table.toml": table})

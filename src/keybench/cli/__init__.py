@@ -1,0 +1,33 @@
+"""The `keybench` command: it translates arguments into the library's calls
+(`arguments.py` declares them, `commands.py` makes the calls). The defaults and the
+validation live with the options they belong to (`run.options.RunOptions`,
+`drive.workload.WorkloadSettings`, `model.params.SplitParams`, ...)."""
+
+from __future__ import annotations
+
+import keybench.infra.runtime  # noqa: F401  (gevent and gRPC set-up, before any client exists)
+
+import os
+import sys
+
+from keybench.errors import KeybenchError
+
+
+def main(argv: list[str] | None = None) -> int:
+    from keybench.cli.arguments import parser
+
+    args = parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except KeybenchError as exc:
+        print(f"keybench: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("keybench: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader went away (`keybench strategies | head`): end quietly, as a pipe expects.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+
+

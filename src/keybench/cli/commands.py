@@ -1,0 +1,153 @@
+"""The `keybench` subcommands: each turns its parsed arguments into one library call and
+prints what it returns. Defaults and validation live with the options they belong to."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from keybench.design import strategies
+from keybench.drive.workload import DEFAULT_MIX, WorkloadSettings
+from keybench.errors import KeybenchError
+from keybench.infra import emulators
+from keybench.model.params import SplitParams
+from keybench.run.options import RunOptions, parse_duration
+
+
+def backends(choice: str) -> tuple[str, ...]:
+    return strategies.BACKENDS if choice == "all" else (choice,)
+
+
+def names(text: str | None) -> tuple[str, ...]:
+    return tuple(n.strip() for n in (text or "").split(",") if n.strip())
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from keybench.drive.workload import parse_mix
+    from keybench.run.pipeline import run
+
+    options = RunOptions(
+        backends=backends(args.backend),
+        strategies=None if args.strategies is None else names(args.strategies),
+        designs=tuple(Path(d) for d in args.designs),
+        users=args.users,
+        spawn_rate=args.spawn_rate,
+        duration_s=parse_duration(args.duration) if args.duration is not None else None,
+        results_dir=Path(args.results_dir),
+        smoke=args.smoke,
+        seed=args.seed,
+        settings=WorkloadSettings(population=args.population, skew=args.skew, payload_bytes=args.payload_bytes,
+                                  mix=parse_mix(args.mix) if args.mix is not None else dict(DEFAULT_MIX),
+                                  timeout_s=parse_duration(args.op_timeout),
+                                  batch_size=args.batch_size, readers=args.readers, read_rate=args.read_rate,
+                                  read_share=args.read_share),
+        run_id=args.run_id,
+        buckets=args.buckets,
+        dialects=names(args.dialects),
+        repeat=args.repeat,
+        rate=args.rate,
+        workers=args.workers,
+        report=not args.no_report,
+        overlap=not args.no_overlap,
+        model=model_params(args),
+        target=args.target,
+        project=args.project,
+        instance=args.instance,
+        dry_run=args.dry_run,
+        fail_on_verdict=names(args.fail_on_verdict),
+    )
+    return run(options)
+
+
+def compare_command(args: argparse.Namespace) -> int:
+    from keybench.measure.compare import Rule, compare
+
+    rules = [Rule.parse(text) for text in args.fail_on]
+    text, broken = compare(args.run_a, args.run_b, rules)
+    print(text)
+    for line in broken:
+        print(f"REGRESSION {line}")
+    return 1 if broken else 0
+
+
+def report_command(args: argparse.Namespace) -> int:
+    from keybench.measure.report import status_of, write_report
+
+    print(write_report(Path(args.run)))
+    status = status_of(Path(args.run))
+    if status != "complete":
+        print(f"keybench: note: {args.run} is an incomplete run ({status}); the report says so", file=sys.stderr)
+    return 0
+
+
+def emulators_command(args: argparse.Namespace) -> int:
+    if args.any_port and args.action != "up":
+        raise KeybenchError("--any-port applies to `keybench emulators up` only")
+    action = {"up": lambda: emulators.up(any_port=args.any_port), "down": emulators.down,
+              "status": emulators.status}[args.action]
+    for line in action():
+        print(line)
+    return 0
+
+
+def strategies_command(args: argparse.Namespace) -> int:
+    from keybench.measure.console import catalogue_lines
+
+    for backend in backends(args.backend):
+        print("\n".join(catalogue_lines(strategies.catalogue(backend).values(), WorkloadSettings.latest_n)))
+    return 0
+
+
+def simulate_command(args: argparse.Namespace) -> int:
+    """The split model over simulated key streams: no database, every figure modelled. One
+    strategy's metrics, or every strategy's verdict as a table."""
+    from keybench.design.keys import Skew
+    from keybench.measure.console import metrics_text, simulation_table
+    from keybench.model.simulate import simulate_verdicts
+
+    chosen = strategies.select(args.backend, [args.strategy] if args.strategy else None, args.dialect)
+    rows = simulate_verdicts(chosen, args.rows, seed=args.seed, population=args.population, params=model_params(args),
+                             reads_per_operation=args.reads, skew=Skew.parse(args.skew))
+    if args.strategy:
+        print(metrics_text(rows[0], args.format), end="")
+    else:
+        print(simulation_table(rows, args.format), end="")
+    return 0
+
+
+def analyze_command(args: argparse.Namespace) -> int:
+    """The split model again over a saved run's key streams, with other parameters."""
+    from keybench.measure.console import analysis_text
+    from keybench.model.splitmodel import analyze_run
+
+    params = model_params(args)
+    print(analysis_text(analyze_run(Path(args.run), params), params.nodes, args.format), end="")
+    return 0
+
+
+def check_command(args: argparse.Namespace) -> int:
+    """A user's own schema or row-key template: verdicts, rules, fixes; exit 1 on a listed verdict."""
+    from keybench.check.command import check
+    from keybench.check.request import CheckRequest
+
+    request = CheckRequest(
+        schema=Path(args.schema) if args.schema else None, dialect=args.dialect, bigtable=args.bigtable,
+        reads=tuple(args.read),
+        columns=Path(args.columns) if args.columns else None, nodes=args.nodes, rows=args.rows, shards=args.shards,
+        fail_on=names(args.fail_on_verdict), save_to=Path(args.save_strategy) if args.save_strategy else None,
+        load_s=parse_duration(args.load) if args.load is not None else None)
+    report = check(request)
+    print("\n".join(report.lines))
+    if request.load_s is None:
+        return report.exit_code
+    from keybench.run.userload import load_designs
+
+    return max(report.exit_code, load_designs(report.designs, request.load_s, Path(args.results_dir)))
+
+
+def model_params(args: argparse.Namespace) -> SplitParams:
+    params = SplitParams(nodes=args.nodes, window_writes=args.window_writes, ranges_per_node=args.ranges_per_node)
+    return params
+
+

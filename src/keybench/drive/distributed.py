@@ -1,0 +1,168 @@
+"""Locust's distributed mode for keybench: one master, N workers, one stage.
+
+The master creates the stage's database or table and runs no users. When the test
+starts it sends every connected worker a `keybench_stage` message: what to load (the
+strategy and where its table is) and the worker's partition (index of count), so workers
+write disjoint keys. Each worker builds its own Stage against that table.
+
+Workers ship their collector's whole state in every `report_to_master` (histograms
+encoded), and the master keeps the latest one per worker in `worker_report`; at the end
+it asks for one more report after the users have stopped, then merges them all. A
+snapshot replaces the one before it, so a late or repeated report never counts an
+operation twice.
+
+A worker that dies (its process exits, or Locust stops hearing its heartbeat) is lost: the
+stage goes on with the others, the final gather does not wait for it, and the audit leaves
+its writes out (its ledger died with it) and says the stage is unverified for its share,
+with the cause "worker N died".
+
+`keybench run --workers N` starts the worker processes itself (`python -m
+keybench.drive.worker`); across machines, `locust -f loadtests/<backend>_locustfile.py
+--worker --master-host HOST` joins a `--master` started with the same locustfile.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+import logging
+import os
+import time
+from collections.abc import Callable
+
+import gevent
+
+from keybench.drive.stage import Stage, StageSpec
+from keybench.drive.users import StageSlot
+from keybench.drive.workload import Partition
+
+STAGE_MESSAGE, FLUSH_MESSAGE, JOINED_MESSAGE = "keybench_stage", "keybench_flush", "keybench_joined"
+FINAL_REPORT_TIMEOUT_S = 30.0
+log = logging.getLogger("keybench")
+
+
+class MasterSide:
+    """The master's half: hand out the stage, gather the workers' snapshots, merge them."""
+
+    def __init__(self, environment, stage: Stage, spec: StageSpec,
+                 exited: Callable[[], dict[int, str]] | None = None):
+        """`exited`, when this process started the workers: pid -> how it exited, for those
+        that did; workers elsewhere are lost when Locust misses their heartbeats."""
+        self.environment = environment
+        self.stage = stage
+        self.spec = spec
+        self.exited = exited or dict
+        self.latest: dict[str, dict] = {}  # client id -> its newest report
+        self.index_of: dict[str, int] = {}  # client id -> its partition index
+        self.pid_of: dict[int, int] = {}  # partition index -> the worker's pid, once it joined the stage
+        self.lost: dict[int, str] = {}  # partition index -> why it is lost
+        self.flushed_at = float("inf")
+        environment.events.test_start.add_listener(self._hand_out)
+        environment.events.worker_report.add_listener(self._keep)
+        environment.runner.register_message(JOINED_MESSAGE, self._joined)
+
+    def _hand_out(self, environment, **_kw) -> None:
+        runner = environment.runner
+        workers = runner.clients.ready + runner.clients.running + runner.clients.spawning
+        for index, client in enumerate(sorted(workers, key=lambda c: c.id)):
+            self.index_of[client.id] = index
+            runner.send_message(STAGE_MESSAGE, {"spec": dataclasses.asdict(self.spec),
+                                                "partition": [index, len(workers)]}, client_id=client.id)
+
+    def _joined(self, environment, msg, **_kw) -> None:
+        self.pid_of[msg.data["index"]] = msg.data["pid"]
+
+    def newly_lost(self) -> list[str]:
+        """Workers lost since the last call, each as its cause: its process exited, or
+        Locust marked it missing (no heartbeat for a few seconds)."""
+        found: dict[int, str] = {}
+        exited = self.exited()
+        for index, pid in self.pid_of.items():
+            if pid in exited:
+                found[index] = f"worker {index} died (pid {pid}, {exited[pid]})"
+        for client in self.environment.runner.clients.missing:
+            index = self.index_of.get(client.id)
+            if index is not None and index not in found:
+                found[index] = f"worker {index} died (no heartbeat from {client.id})"
+        fresh = {i: why for i, why in found.items() if i not in self.lost}
+        self.lost.update(fresh)
+        return [fresh[i] for i in sorted(fresh)]
+
+    def _keep(self, client_id: str, data: dict, **_kw) -> None:
+        report = data.get("keybench")
+        if report is not None:
+            report["received"] = time.monotonic()
+            self.latest[client_id] = report
+
+    def gather(self) -> dict[int, int]:
+        """After the users stopped: ask every worker for a final report, wait for it, and
+        merge all into the master's stage, replacing what an earlier gather merged (a web-UI
+        test may stop and gather more than once). Returns each worker's operation count."""
+        self.flushed_at = time.monotonic()
+        self.environment.runner.send_message(FLUSH_MESSAGE)
+        deadline = self.flushed_at + FINAL_REPORT_TIMEOUT_S
+        while time.monotonic() < deadline and not self._all_final():
+            gevent.sleep(0.1)
+            for cause in self.newly_lost():
+                log.warning(f"keybench: {cause}: merging its last report; its writes are not audited")
+        if not self._all_final():
+            log.warning("keybench: not every worker sent its final report; merging the latest ones")
+        reports = list(self.latest.values())
+        self.stage.collector.absorb_all([r["snapshot"] for r in reports])
+        counts = {r["index"]: sum(s[4]["requests"] for s in r["snapshot"]["stats"]) for r in reports}
+        return dict(sorted(counts.items()))
+
+    def _all_final(self) -> bool:
+        """Every worker still alive sent a report after the flush, with its users stopped."""
+        alive = [r for r in self.latest.values() if r["index"] not in self.lost]
+        return bool(alive or self.lost) and all(r["final"] and r["received"] >= self.flushed_at for r in alive)
+
+
+def attach_worker(environment, slot: StageSlot) -> None:
+    """The worker's half, once its runner exists: build the stage on request into the users'
+    slot, and report its collector's state to the master."""
+    state: dict = {}
+
+    def on_stage(environment, msg, **_kw) -> None:
+        index, count = msg.data["partition"]
+        old = slot.clear()
+        if old is not None:
+            old.teardown(drop=False)
+        stage = StageSpec(**msg.data["spec"]).build(Partition(index, count), environment.events)
+        state.update(stage=stage, index=index)
+        slot.put(stage)
+        gc.freeze()  # what exists now outlives the load (see LocustStage.drive); a worker exits after its stage
+        environment.runner.send_message(JOINED_MESSAGE, {"index": index, "pid": os.getpid()})
+
+    def on_flush(environment, **_kw) -> None:
+        # A plain `locust --master` that hits its run time stops its own users but not the
+        # workers' before the test_stop event: stop them here, so the report is final.
+        if environment.runner.user_count:
+            environment.runner.stop()
+        stage: Stage | None = state.get("stage")
+        if stage is not None:
+            stage.collector.settle()  # a backstop before the final report: each user's on_stop settles too
+        environment.runner._send_stats()  # the report_to_master path, now rather than in up to 3 s
+
+    def on_report(client_id: str, data: dict, **_kw) -> None:
+        stage: Stage | None = state.get("stage")
+        if stage is None:
+            return
+        final = environment.runner.user_count == 0
+        gc.freeze()  # what the load kept since the last report, as LocustStage.drive does each second
+        data["keybench"] = {
+            "index": state["index"],
+            "final": final,
+            "snapshot": stage.collector.snapshot(with_keys=final),  # the key stream only once it is whole
+        }
+
+    def on_quit(**_kw) -> None:
+        state.pop("stage", None)
+        stage = slot.clear()
+        if stage is not None:
+            stage.teardown(drop=False)  # the master owns the table
+
+    environment.runner.register_message(STAGE_MESSAGE, on_stage)
+    environment.runner.register_message(FLUSH_MESSAGE, on_flush, concurrent=True)
+    environment.events.report_to_master.add_listener(on_report)
+    environment.events.quitting.add_listener(on_quit)

@@ -1,0 +1,227 @@
+"""Locust users against one stage for the stage's duration: in this process, or spread over
+worker processes under a master. The stage ends early if its emulator goes away, and on
+Ctrl-C; either way the users stop and the collector keeps what they did."""
+
+from __future__ import annotations
+
+import csv
+import gc
+import io
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+
+import gevent
+from locust.env import Environment
+from locust.stats import PERCENTILES_TO_REPORT, StatsCSV
+
+from keybench.children import die_with_parent, how_it_ended
+from keybench.drive.distributed import MasterSide
+from keybench.drive.stage import Stage, StageSpec
+from keybench.drive.users import StageSlot, user_class
+from keybench.errors import KeybenchError
+from keybench.infra import emulators
+from keybench.infra.interrupt import INTERRUPT
+from keybench.infra.progress import progress
+from keybench.infra.watchdog import Unanswered, Watchdog
+
+PROGRESS_EVERY_S = 5.0
+# Users finish the operation in flight before a stage ends, for at most this long: then it is
+# cut off (counted in cut_off; an insert's outcome is unknown and the audit settles it). Short
+# enough that a stalled database, whose operations wait out --op-timeout, still ends the stage
+# (with the audit's own watchdog) within 10 s of its end; long enough for a Spanner abort's
+# retry backoff, which rarely passes a few seconds.
+STOP_TIMEOUT_S = 5.0
+FORCED_STOP_S = 3.0  # ... unless the stage was cut short: then operations still in flight are cut off
+
+
+@dataclass(frozen=True)
+class LoadPlan:
+    """How hard and how long one stage is driven."""
+
+    users: int
+    spawn_rate: float  # users started per second; 0: all at once
+    duration_s: float
+    workers: int = 0  # Locust worker processes; 0 runs the users in this process
+
+
+@dataclass
+class Driven:
+    seconds: float  # from the users' start until the last of them stopped
+    per_worker: dict[int, int]
+    locust_csvs: dict[str, str]  # "stats" / "failures" -> Locust's own CSV text
+    ended_early: str | None = None  # why the stage stopped before its time: its emulator went away
+    interrupted: bool = False  # Ctrl-C
+    stopping_s: float = 0.0  # of `seconds`, the time the users took to stop (operations in flight)
+    lost_workers: dict[int, str] = field(default_factory=dict)  # worker index -> why it is lost
+
+
+class Lifeline:
+    """Notices an emulator that has gone away: its port refuses connections. A paused
+    emulator still accepts them (the kernel does), so a stall never ends a stage."""
+
+    REFUSALS = 2  # in a row, a second apart
+
+    def __init__(self, ep: emulators.Endpoint):
+        self.address = ep.address if ep.target == "emulator" else None
+        self.refusals = 0
+
+    def gone(self) -> str | None:
+        if self.address is None:
+            return None
+        error = emulators.connect_error(self.address, timeout=1.0)
+        if error is None:
+            self.refusals = 0
+        elif isinstance(error, ConnectionRefusedError):
+            self.refusals += 1
+        else:
+            return None  # slow or unroutable: not proof that it is gone
+        if self.refusals >= self.REFUSALS:
+            return f"the emulator at {self.address} stopped accepting connections"
+        return None
+
+
+class LocustStage:
+    """One stage's Locust environment: the stage is built into it, so the collector reports
+    to Locust's events from the start."""
+
+    def __init__(self, spec: StageSpec):
+        self.spec = spec
+        self.slot = StageSlot()
+        self.env = Environment(user_classes=[user_class(self.slot)], stop_timeout=STOP_TIMEOUT_S)
+        self.stage: Stage = spec.build(events=self.env.events)
+        self.slot.put(self.stage)
+        self.watch = Watchdog(self.stage.backend.answers)  # the waits after the load: stop, audit, drop
+
+    def drive(self, plan: LoadPlan, label: str, ep: emulators.Endpoint) -> Driven:
+        env, stage = self.env, self.stage
+        stage.collector.settle()  # what was recorded before the load (a caller's own fill) is not Locust's
+        workers = None
+        if plan.workers:
+            port = emulators.free_port()
+            runner = env.create_master_runner("127.0.0.1", port)
+            workers = WorkerProcesses(plan.workers, port)
+            master = MasterSide(env, stage, self.spec, workers.exited)
+            workers.wait_connected(runner, label)
+        else:
+            runner = env.create_local_runner()
+        lifeline, ended_early, interrupted = Lifeline(ep), None, False
+        try:
+            # Everything alive now (the imported libraries, the stage, the prefill) outlives the
+            # load: kept out of the garbage collector's full passes, which would otherwise walk it
+            # again and again while the load runs (about 80 ms each, several per stage). So does
+            # what the load keeps (its ledger, the rows it wrote, their keys): frozen again each
+            # second below, so that a pass walks only the last second's objects, not every row
+            # written so far (3-7 % of the client's CPU per Bigtable insert in harness_vs_bare).
+            # Cycles that become garbage stay until the stage ends.
+            gc.freeze()
+            started = time.monotonic()
+            runner.start(plan.users, spawn_rate=plan.spawn_rate or plan.users)
+            next_report = started + PROGRESS_EVERY_S
+            try:
+                while (now := time.monotonic()) < started + plan.duration_s:
+                    gevent.sleep(min(1.0, next_report - now, started + plan.duration_s - now))
+                    gc.freeze()
+                    if INTERRUPT.requested:
+                        raise KeyboardInterrupt
+                    ended_early = lifeline.gone()
+                    if workers:
+                        for cause in master.newly_lost():
+                            progress(f"  {label}  {cause}: the stage goes on without it; its writes are not audited")
+                        if len(master.lost) == plan.workers:
+                            ended_early = "every worker died"
+                    if ended_early:
+                        progress(f"  {label}  {ended_early}: ending the stage")
+                        break
+                    if time.monotonic() >= next_report:
+                        ops, failures = runner.stats.total.num_requests, runner.stats.total.num_failures
+                        elapsed = time.monotonic() - started
+                        progress(f"  {label}  {elapsed:4.0f}s/{plan.duration_s:.0f}s  ops {ops:,}  "
+                                 f"failures {failures}  ({ops / elapsed:,.0f} ops/s)")
+                        next_report += PROGRESS_EVERY_S
+            except KeyboardInterrupt:
+                interrupted = True
+                progress(f"  {label}  interrupted: stopping the users, then auditing what they wrote")
+            stop_began = time.monotonic()
+            if ended_early or interrupted:
+                env.stop_timeout = FORCED_STOP_S  # operations stuck on a dead emulator would wait for minutes
+            if workers:
+                # Stops the workers' users and takes their final reports. Locust's own stop would
+                # also make each worker sleep for its stop timeout before it heeds the quit.
+                per_worker = master.gather()
+            else:
+                ended_early = self._stop(runner) or ended_early
+                per_worker = {}
+            elapsed = time.monotonic() - started
+            stage.collector.settle()  # a backstop: each user's on_stop settles, even when it is killed
+            runner.quit()
+        finally:
+            gc.unfreeze()  # collectable again, cycles included
+            if workers:
+                workers.close()
+        return Driven(elapsed, per_worker, locust_csvs(env), ended_early, interrupted,
+                      stopping_s=elapsed - (stop_began - started), lost_workers=dict(master.lost) if workers else {})
+
+
+    def _stop(self, runner) -> str | None:
+        """Stop the users, letting each finish its operation in flight (STOP_TIMEOUT_S at most)
+        while the database answers; one that has fallen silent (a paused emulator) ends the
+        wait at once: the users are cut off, and the reason is returned (None: a clean stop)."""
+        try:
+            self.watch.run(runner.stop, "the end of the load")
+        except Unanswered as exc:
+            runner.user_greenlets.kill(block=True, timeout=FORCED_STOP_S)
+            return str(exc)
+        return None
+
+
+def locust_csvs(env: Environment) -> dict[str, str]:
+    """Locust's own stats and failures CSVs of the stage, as text."""
+    stats = StatsCSV(env, PERCENTILES_TO_REPORT)
+    out = {}
+    for kind, write in (("stats", stats.requests_csv), ("failures", stats.failures_csv)):
+        buffer = io.StringIO()
+        write(csv.writer(buffer, lineterminator="\n"))
+        out[kind] = buffer.getvalue()
+    return out
+
+
+class WorkerProcesses:
+    """`python -m keybench.drive.worker` processes of one stage, started and stopped by PID."""
+
+    CONNECT_TIMEOUT_S = 60.0
+
+    def __init__(self, count: int, port: int):
+        cmd = [sys.executable, "-m", "keybench.drive.worker", "--master-port", str(port)]
+        # Own session (Ctrl-C is for keybench, which stops them in order), but gone with keybench.
+        self.procs = [subprocess.Popen(cmd, stdin=subprocess.DEVNULL, start_new_session=True,
+                                       preexec_fn=die_with_parent) for _ in range(count)]
+
+    def wait_connected(self, runner, label: str) -> None:
+        deadline = time.monotonic() + self.CONNECT_TIMEOUT_S
+        while runner.worker_count < len(self.procs):
+            dead = self.exited()
+            if dead:
+                pid, how = next(iter(dead.items()))
+                raise KeybenchError(f"{label}: worker pid {pid} exited ({how}) before joining the master")
+            if time.monotonic() > deadline:
+                raise KeybenchError(f"{label}: only {runner.worker_count} of {len(self.procs)} workers joined the "
+                                    f"master within {self.CONNECT_TIMEOUT_S:.0f} s")
+            gevent.sleep(0.2)
+
+    def exited(self) -> dict[int, str]:
+        """pid -> how it ended, for the workers that have exited."""
+        return {p.pid: how_it_ended(p.returncode) for p in self.procs if p.poll() is not None}
+
+    def close(self) -> None:
+        for p in self.procs:
+            try:
+                p.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                p.terminate()
+                try:
+                    p.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()

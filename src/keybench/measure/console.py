@@ -1,0 +1,187 @@
+"""What keybench prints: the summary as side-by-side tables, the catalogue, and the model's
+figures (simulate, analyze) as text or CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from keybench.design.plans import strategy_plans
+from keybench.model.params import ROW_LIMIT_MB, ROW_RECOMMENDED_MB
+
+
+def catalogue_lines(catalogue, latest_n: int) -> list[str]:
+    """`keybench strategies`: each design, its expected key distribution and whose expectation
+    that is, where it comes from, the documents' advice, and how it serves the reads."""
+    lines = []
+    indent = " " * 30
+    for s in catalogue:
+        plans = strategy_plans(s, latest_n)
+        reads = ", ".join(f"{op}={p.access}" + (f"x{p.fanout}" if p.fanout > 1 else "") for op, p in plans.items())
+        lines.append(f"{s.backend:8} {s.name:20} {s.summary}")
+        lines.append(f"{indent}expected: {s.expectation}")
+        lines.append(f"{indent}source: {s.source.text()}")
+        if s.advice:
+            lines.append(f"{indent}advice: {s.advice}")
+        lines.append(f"{indent}reads: {reads}")
+    return lines
+
+
+def metrics_text(metrics: dict, fmt: str) -> str:
+    """`keybench simulate`: one 'name: value' line per metric, or a CSV header and row."""
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(metrics)
+        writer.writerow(["" if v is None else v for v in metrics.values()])
+        return out.getvalue()
+    return "".join(f"{name}: {'' if value is None else value}\n" for name, value in metrics.items())
+
+
+SIMULATION_COLUMNS = ("strategy", "expected", "verdict", "agrees", "hot_node_share", "hot_node_share_se",
+                      "effective_nodes", "hot_unit_share", "rewrite_share", "read_ranges_touched")
+
+
+def simulation_table(rows: list[dict], fmt: str) -> str:
+    """`keybench simulate` over many strategies: one line each, the verdict first; or CSV of every figure."""
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows({k: "" if v is None else v for k, v in r.items()} for r in rows)
+        return out.getvalue()
+    first = rows[0]
+    text = [{c: (f"{r[c]:.3f}" if isinstance(r[c], float) else ("-" if r[c] is None else str(r[c])))
+             for c in SIMULATION_COLUMNS} | {"strategy": _unit_label(r)} for r in rows]
+    widths = {c: max(len(c), *(len(t[c]) for t in text)) for c in SIMULATION_COLUMNS}
+    agree = sum(r["agrees"] == "yes" for r in rows)
+    lines = [f"modelled, not measured: {first['rows']:,} simulated writes per strategy, {first['nodes']} nodes, "
+             f"skew {first['skew']}; {agree} of {len(rows)} verdicts agree with the expectation",
+             "  ".join(c.ljust(widths[c]) for c in SIMULATION_COLUMNS).rstrip()]
+    lines.extend("  ".join(t[c].ljust(widths[c]) for c in SIMULATION_COLUMNS).rstrip() for t in text)
+    return "\n".join(lines) + "\n"
+
+
+def analysis_text(rows: list[dict], nodes: int, fmt: str) -> str:
+    """`keybench analyze`: one line per unit, or CSV."""
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows({k: "" if v is None else (f"{v:.4g}" if isinstance(v, float) else v) for k, v in r.items()}
+                         for r in rows)
+        return out.getvalue()
+    lines = [f"modelled, not measured: the split model over each stage's recorded keys, {nodes} nodes",
+             f"{'unit':44} {'verdict':12} {'hot_space':24} {'hot_node_share':>14} {'effective_nodes':>15} {'vs_ideal':>8} "
+             f"{'read_ranges':>11} {'key_bytes':>9} {'windows':>7} {'table_rows':>10} {'index_entries':>13}"]
+    for r in rows:
+        touched = "" if r["read_ranges_touched"] is None else f"{r['read_ranges_touched']:.2f}"
+        lines.append(f"{r['unit']:44} {r['verdict']:12} {r['hot_space']:24} {r['hot_node_share']:14.3f} {r['effective_nodes']:15.2f} "
+                     f"{r['write_throughput_vs_ideal']:8.3f} {touched:>11} {r['mean_key_bytes']:9.1f} {r['windows']:7} "
+                     f"{r['table_rows']:10} {r['index_entries']:13}")
+    return "\n".join(lines) + "\n"
+
+
+def side_by_side(rows: list[dict]) -> str:
+    """The summary as a table per (backend, operation), one line per strategy."""
+    cols = ("strategy", "access", "requests", "failures", "aborts", "collisions", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms",
+            "rows_per_op", "fanout", "wrong_rows", "missing_rows", "integrity")
+    lines = []
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        groups.setdefault((r["backend"], r["operation"]), []).append(r)
+    for (backend, op), members in groups.items():
+        label = [dict(r, strategy=_unit_label(r)) for r in members]
+        widths = {c: max(len(c), *(len(str(r[c])) for r in label)) for c in cols}
+        lines.append(f"\n{backend} / {op}")
+        lines.append("  ".join(c.ljust(widths[c]) if c in ("strategy", "access", "integrity") else c.rjust(widths[c]) for c in cols))
+        for r in label:
+            lines.append("  ".join(
+                str(r[c]).ljust(widths[c]) if c in ("strategy", "access", "integrity") else str(r[c]).rjust(widths[c])
+                for c in cols
+            ))
+    return "\n".join(lines)
+
+
+def _unit_label(row: dict) -> str:
+    return row["strategy"] + (f"[{row['dialect']}]" if row["dialect"] not in ("", "googlesql") else "")
+
+
+def _units(rows: list[dict]) -> dict[tuple, list[dict]]:
+    """Summary rows grouped per unit (backend, strategy, dialect), in summary order."""
+    units: dict[tuple, list[dict]] = {}
+    for r in rows:
+        units.setdefault((r["backend"], r["strategy"], r["dialect"]), []).append(r)
+    return units
+
+
+VERDICT_TABLE_COLUMNS = ("design", "expected", "verdict", "agrees", "hot_node_share", "effective_nodes",
+                         "hot_row_share", "busiest_row", "insert_rps", "insert_p50_ms", "insert_p99_ms",
+                         "reads (access/ranges touched)")
+
+
+def _row_growth(row: dict) -> str:
+    """The busiest row's writes, and for a hot row (rewritten throughout) its growth against
+    the documented row sizes; '-' when every row was written once."""
+    writes = row.get("max_row_writes") or ""
+    if not writes or float(writes) <= 1:
+        return "-"
+    growth = float(row["row_mb_per_hour"]) if row.get("row_mb_per_hour") else 0.0
+    if growth <= 0 or row.get("verdict") != "hot_row":  # a row that stops taking writes stops growing
+        return f"{writes} writes"
+    return (f"{writes} writes, {growth:.2f} MB/h: {ROW_RECOMMENDED_MB} MB in {ROW_RECOMMENDED_MB / growth:,.0f} h, "
+            f"{ROW_LIMIT_MB} MB in {ROW_LIMIT_MB / growth:,.0f} h")
+
+
+def verdict_rows(rows: list[dict]) -> list[dict]:
+    """One row per design (backend, strategy, dialect) for the verdict table: its expected
+    distribution, the modelled verdict and whether they agree, the model's shares, then its
+    insert rate and latency and what each read costs (its access and the ranges it touches)."""
+    out = []
+    for (backend, _, dialect), members in _units(rows).items():
+        insert = next((r for r in members if r["operation"] == "insert"), None)
+        first = insert or members[0]
+        measured = (lambda c: insert[c] or "-") if insert else (lambda c: "-")
+        out.append({
+            "backend": backend, "dialect": dialect, "design": _unit_label(first),
+            "expected": first["expected"] + (" (documented)" if first["documented"] else " (keybench)")
+                        if first["expected"] else "- (your design)",
+            "verdict": first.get("verdict") or "-", "agrees": first.get("agrees") or "-",
+            "hot_node_share": first.get("hot_node_share") or "-", "effective_nodes": first.get("effective_nodes") or "-",
+            "hot_row_share": first.get("hot_row_share") or "-", "busiest_row": _row_growth(first),
+            "insert_rps": measured("rps"), "insert_p50_ms": measured("p50_ms"), "insert_p99_ms": measured("p99_ms"),
+            "reads (access/ranges touched)": " ".join(f"{r['operation']}={r['access']}/{r['read_ranges_touched'] or '-'}"
+                                                      for r in members if r["operation"] != "insert") or "-",
+            "nodes": first.get("model_nodes", ""), "reason": first.get("verdict_reason", ""),
+        })
+    return out
+
+
+def verdict_table(rows: list[dict]) -> str:
+    """The answer first: `verdict_rows` as a text table per backend."""
+    table: dict[str, list[dict]] = {}
+    for row in verdict_rows(rows):
+        table.setdefault(row["backend"], []).append(row)
+    nodes = sorted({str(r["nodes"]) for members in table.values() for r in members if r["nodes"] != ""})
+    lines = [f"verdicts: modelled from each stage's recorded keys at {', '.join(nodes) or '?'} nodes "
+             "(the emulators never split, so their latency cannot show a hotspot); latency follows below"]
+    cols = VERDICT_TABLE_COLUMNS
+    for backend, members in table.items():
+        widths = {c: max(len(c), *(len(str(m[c])) for m in members)) for c in cols}
+        lines.append(f"\n{backend} / verdict")
+        lines.append("  ".join(c.ljust(widths[c]) for c in cols).rstrip())
+        lines.extend("  ".join(str(m[c]).ljust(widths[c]) for c in cols).rstrip() for m in members)
+    return "\n".join(lines)
+
+
+def verdict_offenders(rows: list[dict], verdicts: tuple[str, ...]) -> list[str]:
+    """One line per design whose modelled verdict is among `verdicts` (`--fail-on-verdict`)."""
+    if not verdicts:
+        return []
+    out = []
+    for (backend, _, _), members in _units(rows).items():
+        row = members[0]
+        if row.get("verdict") in verdicts:
+            out.append(f"{backend}:{_unit_label(row)} verdict {row['verdict']} ({row.get('verdict_reason', '')}); "
+                       f"expected {row['expected']}")
+    return out

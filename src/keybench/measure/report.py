@@ -1,0 +1,266 @@
+"""`keybench report RUN`: one self-contained `report.html` in the run directory, with the
+PNGs it embeds written beside it. The answer comes first:
+
+- the verdicts: each design's expected distribution, its modelled verdict and whether they
+  agree, with its insert rate and latency and what each read costs; then a grid of the write
+  heatmaps, one per design and key space (modelled, see results/README.md);
+- latency percentiles per (backend, operation): one row per strategy, its p50, p90, p99
+  and max on a log scale (measured on the emulator);
+- throughput over time per backend and dialect: one line per strategy;
+- key-space heatmaps of reads;
+- each strategy's expected key distribution, its provenance and the documents' advice;
+- the summary table.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import math
+from collections import defaultdict
+from pathlib import Path
+
+from keybench.errors import KeybenchError
+from keybench.atomic import save_figure, write_atomically
+from keybench.measure.console import VERDICT_TABLE_COLUMNS, verdict_rows
+from keybench.measure.summary import read_summary, require_columns
+
+PERCENTILES = (("p50_ms", "p50", "o"), ("p90_ms", "p90", "s"), ("p99_ms", "p99", "^"), ("max_ms", "max", "x"))
+TABLE_COLUMNS = ("backend", "strategy", "dialect", "operation", "access", "requests", "failures", "rps", "p50_ms",
+                 "p99_ms", "p50_intended_ms", "p99_intended_ms", "fanout", "rows_scanned_per_op", "wrong_rows",
+                 "missing_rows", "integrity", "documented")
+# One row per strategy: these are the same in every row of a strategy's stage.
+DESIGN_COLUMNS = ("backend", "strategy", "dialect", "expected", "documented", "source", "advice")
+# What the page reads of each file by name: a file without one of them is refused, not half-drawn.
+SUMMARY_NEEDS = ("backend", "strategy", "dialect", "operation", "access", "rps", *(c for c, _, _ in PERCENTILES),
+                 "expected", "documented", "read_ranges_touched")
+TIMESERIES_NEEDS = ("backend", "strategy", "dialect", "elapsed_s", "ops")
+# Figures the page turns into numbers: finite (or empty), else one line naming the file and line.
+SUMMARY_NUMBERS = (*(c for c, _, _ in PERCENTILES), "max_row_writes", "row_mb_per_hour")
+
+
+def _label(row: dict) -> str:
+    return row["strategy"] + (f" [{row['dialect']}]" if row["dialect"] not in ("", "googlesql") else "")
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")  # no display: files only
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def latency_plot(rows: list[dict], title: str, path: Path) -> Path:
+    plt = _pyplot()
+    rows = [r for r in rows if r["p50_ms"] != ""]
+    rows.sort(key=lambda r: float(r["p50_ms"]))
+    fig, ax = plt.subplots(figsize=(9, 1.8 + 0.28 * len(rows)))
+    for y, r in enumerate(rows):
+        values = [float(r[c]) for c, _, _ in PERCENTILES]
+        ax.plot(values, [y] * len(values), color="0.75", zorder=1)
+        for (column, name, marker), value in zip(PERCENTILES, values):
+            ax.scatter([value], [y], marker=marker, label=name if y == 0 else None, zorder=2,
+                       color={"p50": "tab:blue", "p90": "tab:green", "p99": "tab:orange", "max": "tab:red"}[name])
+    ax.set_yticks(range(len(rows)), [_label(r) for r in rows], fontsize=8)
+    ax.set_xscale("log")
+    ax.set_xlabel("latency, ms (measured on the emulator; log scale)")
+    ax.set_title(title)
+    ax.grid(axis="x", which="both", alpha=0.3)
+    if rows:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+    else:
+        ax.text(0.5, 0.5, "no operation completed", ha="center", va="center", transform=ax.transAxes)
+    fig.tight_layout()
+    save_figure(fig, path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def throughput_plot(series: dict[str, list[tuple[int, int]]], title: str, path: Path) -> Path:
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    for label, points in sorted(series.items()):
+        points.sort()
+        ax.plot([p[0] for p in points], [p[1] for p in points], label=label, linewidth=1)
+    ax.set_xlabel("seconds into the stage")
+    ax.set_ylabel("operations per second (all operations)")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, ncol=2, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.tight_layout()
+    save_figure(fig, path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def _img(path: Path, css_class: str, alt: str) -> str:
+    data = base64.b64encode(path.read_bytes()).decode()
+    return f'<img class="{css_class}" alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
+
+
+def _table(rows: list[dict], columns=TABLE_COLUMNS, css_class: str = "summary") -> str:
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(r.get(c, '')))}</td>" for c in columns) + "</tr>"
+                   for r in rows)
+    return f'<table class="{css_class}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def _designs(rows: list[dict]) -> list[dict]:
+    """The first row of each (backend, strategy, dialect): its provenance columns."""
+    first = {}
+    for r in rows:
+        first.setdefault((r["backend"], r["strategy"], r["dialect"]), r)
+    return list(first.values())
+
+
+def _checked(rows: list[dict], path: Path, numeric: list[str]) -> list[dict]:
+    """Rows whose plotted figures are finite numbers (or empty), else one KeybenchError."""
+    for i, row in enumerate(rows, 2):
+        for column in numeric:
+            value = row.get(column, "")
+            try:
+                if value != "" and not math.isfinite(float(value)):
+                    raise ValueError
+            except ValueError:
+                raise KeybenchError(f"{path} line {i}: {column}={value!r} is not a finite number") from None
+    return rows
+
+
+def _run_json(path: Path) -> dict:
+    if not path.is_file():
+        return {}
+    try:
+        meta = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError):
+        raise KeybenchError(f"{path} is not a readable run.json") from None
+    if not isinstance(meta, dict) or not isinstance(meta.get("settings", {}), dict):
+        raise KeybenchError(f"{path} is not a readable run.json (not an object, or its settings are not one)")
+    return meta
+
+
+def status_of(run_dir: Path) -> str:
+    """What a run directory holds: complete, interrupted, running (cut off) or failed."""
+    run_dir = Path(run_dir)
+    return run_status(run_dir, _run_json(run_dir / "run.json"))
+
+
+def run_status(run_dir: Path, meta: dict) -> str:
+    """complete, interrupted, running (a run cut off while running) or failed."""
+    if run_dir.name.endswith(".failed"):
+        return "failed"
+    status = str(meta.get("status", "complete" if not run_dir.name.endswith(".partial") else "running"))
+    return "running" if status == "complete" and run_dir.name.endswith(".partial") else status
+
+
+def _status_note(status: str) -> str:
+    if status == "complete":
+        return ""
+    return (f'<p class="partial"><b>Incomplete run ({html.escape(status)})</b>: the figures cover only the '
+            "stages it finished.</p>")
+
+
+def write_report(run_dir: Path) -> Path:
+    """Build report.html (and its PNGs) from a finished run directory."""
+    run_dir = Path(run_dir)
+    summary = run_dir / "summary.csv"
+    if not summary.is_file():
+        raise KeybenchError(f"{run_dir} is not a keybench run directory (no summary.csv)")
+    rows = _checked(require_columns(read_summary(summary), summary, SUMMARY_NEEDS), summary, SUMMARY_NUMBERS)
+    timeseries_path = run_dir / "timeseries.csv"
+    timeseries = (_checked(require_columns(read_summary(timeseries_path), timeseries_path, TIMESERIES_NEEDS, "timeseries.csv"),
+                           timeseries_path, ["elapsed_s", "ops"])
+                  if timeseries_path.is_file() else [])
+    meta = _run_json(run_dir / "run.json")
+    status = run_status(run_dir, meta)
+    out = run_dir / "report"
+    out.mkdir(exist_ok=True)
+
+    by_operation: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for r in rows:
+        by_operation[(r["backend"], r["operation"])].append(r)
+    latency = []
+    for (backend, operation), members in by_operation.items():
+        png = latency_plot(members, f"{backend} / {operation}: latency by key strategy",
+                           out / f"latency-{backend}-{operation}.png")
+        latency.append(f'<figure>{_img(png, "latency", f"{backend} {operation} latency")}'
+                       f"<figcaption>{backend} / {operation}</figcaption></figure>")
+
+    per_second: dict[tuple[str, str], dict[str, dict[int, int]]] = defaultdict(lambda: defaultdict(dict))
+    for t in timeseries:
+        group = per_second[(t["backend"], t["dialect"])][_label(t)]
+        second = int(float(t["elapsed_s"]))  # finite (checked above), whole or not
+        group[second] = group.get(second, 0) + int(float(t["ops"]))
+    throughput = []
+    for (backend, dialect), strategies in per_second.items():
+        name = backend + (f"-{dialect}" if dialect else "")
+        png = throughput_plot({k: list(v.items()) for k, v in strategies.items()},
+                              f"{backend}{f' ({dialect})' if dialect else ''}: throughput over time",
+                              out / f"throughput-{name}.png")
+        throughput.append(f"<figure>{_img(png, 'throughput', f'{name} throughput')}</figure>")
+
+    pngs = sorted((run_dir / "heatmaps").glob("*.png")) if (run_dir / "heatmaps").is_dir() else []
+    grid = [f"<figure>{_img(p, 'heatmap', p.stem)}<figcaption>{html.escape(p.stem)}</figcaption></figure>"
+            for p in pngs if p.stem.endswith("-writes")]
+    heatmaps = [f"<figure>{_img(p, 'heatmap', p.stem)}<figcaption>{html.escape(p.stem)} (modelled)</figcaption></figure>"
+                for p in pngs if not p.stem.endswith("-writes")]
+    designs = verdict_rows(rows)
+    nodes = sorted({str(d["nodes"]) for d in designs if d["nodes"] != ""})
+
+    settings = meta.get("settings", {})
+    facts = ", ".join(f"{k} {settings[k]}" for k in ("users", "duration_s", "rate", "workers", "repeat", "seed")
+                      if k in settings)
+    page = f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>keybench report {html.escape(str(meta.get('run_id', run_dir.name)))}</title>
+<style>
+body {{ font-family: sans-serif; margin: 1.5em; }}
+figure {{ margin: 1em 0; }}
+img {{ max-width: 100%; }}
+table {{ border-collapse: collapse; font-size: 12px; }}
+td, th {{ border: 1px solid #ccc; padding: 2px 6px; text-align: right; }}
+td:nth-child(-n+5) {{ text-align: left; }}
+table.designs td {{ text-align: left; max-width: 40em; }}
+table.verdicts td {{ text-align: left; }}
+.grid {{ display: grid; grid-template-columns: repeat(auto-fill, minmax(22em, 1fr)); gap: 0.5em; }}
+.grid figure {{ margin: 0; font-size: 11px; }}
+.note {{ background: #fff8e0; padding: 0.6em; border-left: 4px solid #e0b000; }}
+.partial {{ background: #ffe8e8; padding: 0.6em; border-left: 4px solid #c00000; }}
+</style></head><body>
+<h1>keybench run {html.escape(str(meta.get('run_id', run_dir.name)))}</h1>
+{_status_note(status)}
+<section id="verdicts">
+<h2>Verdicts: which designs hotspot (modelled at {html.escape(', '.join(nodes) or '?')} nodes)</h2>
+<p>Each design's verdict (hotspot, hot_row, spread or inconclusive) from the split model over the keys its stage
+wrote, and whether it agrees with what the design is expected to do; then what it cost on the emulator.</p>
+{_table(designs, ("backend", *VERDICT_TABLE_COLUMNS), "verdicts")}
+<div class="grid">{''.join(grid)}</div>
+</section>
+<p>{html.escape(str(meta.get('started', '')))} to {html.escape(str(meta.get('finished', '')))}; {html.escape(facts)}.</p>
+<p class="note">Latency and throughput are <b>measured</b> on the emulators, which never split data: they show the
+cost of each operation and read fan-out, not a hotspot. Hotspot figures (heatmaps, split model) are
+<b>modelled</b> from the recorded key stream; see results/README.md.</p>
+<h2>Latency percentiles per operation</h2>
+{''.join(latency)}
+<h2>Throughput over time</h2>
+{''.join(throughput)}
+{'<h2>Read heatmaps (modelled)</h2>' + ''.join(heatmaps) if heatmaps else ''}
+<h2>Expected behaviour and where it comes from</h2>
+<p>"documented" is filled where a source document states the distribution; "source" quotes the
+document's phrase, or says the design is keybench's own addition and why.</p>
+{_table(_designs(rows), DESIGN_COLUMNS, "designs")}
+<h2>Summary</h2>
+{_table(rows)}
+<script>
+// A plot that fails to decode is a console error, so a browser check can see it.
+window.addEventListener("load", () => {{
+  for (const img of document.images) {{
+    if (!img.complete || img.naturalWidth === 0) console.error("plot failed to load: " + img.alt);
+  }}
+}});
+</script>
+</body></html>
+"""
+    return write_atomically(run_dir / "report.html", page)

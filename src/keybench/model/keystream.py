@@ -1,0 +1,488 @@
+"""The key stream a stage records: every acknowledged write's key and every read's byte
+intervals, per key space (see `design/byteorder.py` for the byte order). The split model
+and the heatmaps read it; a run directory keeps one `.npz` per unit.
+
+Each write also carries the length of its split unit: the leading bytes of its key between
+which the database may split. That is the whole key, except in an interleaved table or
+index, whose rows split only between root rows (their parent's key). Initial rows (a
+migration's source data) are kept apart: they shape the first splits, but they are not load."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import re
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from keybench.design.byteorder import TABLE_SPACE, KeyEncoder
+from keybench.design.keys import WriteEvent
+from keybench.design.plans import ReadRequest
+from keybench.atomic import write_atomically
+from keybench.errors import KeybenchError
+
+
+def _check_values(name: str, array: np.ndarray) -> None:
+    """Times must be finite, counts and indexes not negative (ValueError naming the array)."""
+    if array.dtype.kind == "f" and not np.isfinite(array).all():
+        raise ValueError(f"array {name!r} holds a non-finite number")
+    if array.dtype.kind == "i" and len(array) and array.min() < 0:
+        raise ValueError(f"array {name!r} holds a negative number")
+
+
+def _check_lengths(names, keys, widths) -> None:
+    """A key's true length is at most its array's width."""
+    if any(len(w) and w.max() > keys.dtype.itemsize for w in widths):
+        raise ValueError(f"arrays {', '.join(names)}: a length exceeds the key width")
+
+
+def _as_key_array(keys) -> tuple[np.ndarray, np.ndarray]:
+    """Fixed-width bytes array and true lengths: numpy drops trailing NUL bytes when it
+    hands an item back, so the lengths keep what the width cannot."""
+    if isinstance(keys, np.ndarray) and keys.dtype.kind == "S":
+        # Without lengths, a key is taken to end at its last non-NUL byte.
+        return keys, np.char.str_len(keys).astype(np.uint16)
+    keys = list(keys)
+    lengths = np.fromiter((len(k) for k in keys), dtype=np.uint16, count=len(keys))
+    return np.array(keys, dtype=f"S{max(1, int(lengths.max(initial=1)))}"), lengths
+
+
+def _block(times, keys, lengths=None, units=None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A block of writes as the model takes them: (times, keys, key lengths, split-unit
+    lengths); without lengths a key ends at its last non-NUL byte, without units every
+    key is its own unit."""
+    keys, default_lengths = _as_key_array(keys)
+    lengths = default_lengths if lengths is None else np.asarray(lengths, dtype=np.uint16)
+    return np.asarray(times, dtype=np.float64), keys, lengths, lengths if units is None else np.asarray(units, dtype=np.uint16)
+
+
+class _Chunks:
+    """Arrays appended in pieces and joined on first use: one add per write stays cheap.
+    A block is (times, keys, key lengths, split-unit lengths)."""
+
+    def __init__(self) -> None:
+        self.times: list[float] = []
+        self.keys: list[bytes] = []
+        self.units: list[int] = []
+        self.blocks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+
+    def flush(self) -> None:
+        if self.keys:
+            keys, lengths = _as_key_array(self.keys)
+            self.blocks.append((np.array(self.times, dtype=np.float64), keys, lengths,
+                                np.array(self.units, dtype=np.uint16)))
+            self.times, self.keys, self.units = [], [], []
+
+    def add(self, times, keys, lengths=None, units=None) -> None:
+        self.flush()
+        self.blocks.append(_block(times, keys, lengths, units))
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        self.flush()
+        if not self.blocks:
+            return np.zeros(0, np.float64), np.zeros(0, "S1"), np.zeros(0, np.uint16), np.zeros(0, np.uint16)
+        if len(self.blocks) > 1:
+            self.blocks = [tuple(np.concatenate(c) for c in zip(*self.blocks, strict=True))]
+        return self.blocks[0]
+
+
+class KeyStream:
+    """The keys a run wrote and the byte intervals its reads covered, per key space.
+
+    Writes: per space, time (float seconds) and key bytes. Reads: time, space and a list of
+    [start, end) intervals. Workers each fill one and the master merges them.
+
+    `record_insert` and `record_read` only keep what they are given: keys and intervals are
+    encoded when the stream is first read, so a load pays one list append per operation.
+    """
+
+    def __init__(self) -> None:
+        self._writes: dict[str, _Chunks] = {}
+        self._unencoded: list[tuple[KeyEncoder, tuple, WriteEvent, float]] = []
+        self._unencoded_reads: list[tuple[KeyEncoder, ReadRequest, float, str]] = []
+        self._initial: dict[str, _Chunks] = {}
+        self._read_times: list[float] = []
+        self._read_spaces: list[str] = []
+        self._intervals: list[list[tuple[bytes, bytes]]] = []
+        self._read_operations: list[str] = []
+
+    # recording
+    def _encode_recorded(self) -> None:
+        """Encode the inserts and reads recorded so far, each in the order they were recorded."""
+        if self._unencoded:
+            recorded, self._unencoded = self._unencoded, []
+            for encoder, key, event, time_s in recorded:
+                for space, encoded, unit_length in encoder.write_keys(key, event):
+                    self._add_write(space, time_s, encoded, unit_length)
+        if self._unencoded_reads:
+            recorded, self._unencoded_reads = self._unencoded_reads, []
+            for encoder, request, time_s, operation in recorded:
+                space, intervals = encoder.read_intervals(request)
+                self._add_read(time_s, intervals, space, operation)
+
+    def add_write(self, space: str, time_s: float, key: bytes, unit_length: int | None = None) -> None:
+        """One write; `unit_length` is its split unit's length (None: the whole key)."""
+        self._encode_recorded()
+        self._add_write(space, time_s, key, unit_length)
+
+    def _add_write(self, space: str, time_s: float, key: bytes, unit_length: int | None) -> None:
+        chunks = self._writes.setdefault(space, _Chunks())
+        chunks.times.append(float(time_s))
+        chunks.keys.append(bytes(key))
+        chunks.units.append(len(key) if unit_length is None else unit_length)
+
+    def add_writes(self, space: str, times: np.ndarray, keys: np.ndarray, lengths: np.ndarray | None = None,
+                   units: np.ndarray | None = None) -> None:
+        """Many writes at once: `keys` a numpy 'S' array (or a list of bytes); `units` their
+        split units' lengths (None: whole keys)."""
+        self._encode_recorded()
+        self._writes.setdefault(space, _Chunks()).add(times, keys, lengths, units)
+
+    def add_initial(self, space: str, keys, lengths: np.ndarray | None = None, units: np.ndarray | None = None) -> None:
+        """Rows the table held before the load (a migration's source): initial data, not load."""
+        keys = list(keys) if not isinstance(keys, np.ndarray) else keys
+        if len(keys):
+            self._initial.setdefault(space, _Chunks()).add(np.zeros(len(keys)), keys, lengths, units)
+
+    def add_read(self, time_s: float, intervals: list[tuple[bytes, bytes]], space: str = TABLE_SPACE,
+                 operation: str = "") -> None:
+        """One read: its [start, end) byte intervals in `space`; `operation` names it (time_window, ...)."""
+        self._encode_recorded()
+        self._add_read(time_s, intervals, space, operation)
+
+    def _add_read(self, time_s: float, intervals: list[tuple[bytes, bytes]], space: str, operation: str) -> None:
+        self._read_times.append(float(time_s))
+        self._read_spaces.append(space)
+        self._intervals.append([(bytes(a), bytes(b)) for a, b in intervals])
+        self._read_operations.append(operation)
+
+    def record_insert(self, encoder: KeyEncoder, key: tuple, event: WriteEvent, time_s: float) -> None:
+        """One acknowledged insert: its row and every index entry. `key` as the backend's
+        insert returned it, so a database-generated value is the real one. Encoded when the
+        stream is first read (see the class)."""
+        self._unencoded.append((encoder, key, event, time_s))
+
+    def record_initial(self, encoder: KeyEncoder, rows) -> None:
+        """Rows written before the load, (key, event) each: the initial data of their spaces."""
+        by_space: dict[str, tuple[list, list]] = {}
+        for key, event in rows:
+            for space, encoded, unit_length in encoder.write_keys(key, event):
+                keys, units = by_space.setdefault(space, ([], []))
+                keys.append(encoded)
+                units.append(unit_length)
+        for space, (keys, units) in by_space.items():
+            self.add_initial(space, keys, units=np.array(units, dtype=np.uint16))
+
+    def record_read(self, encoder: KeyEncoder, request: ReadRequest, time_s: float, operation: str = "") -> None:
+        """One read request, as the byte intervals its spans (or its full scan) cover. Encoded
+        when the stream is first read (see the class)."""
+        self._unencoded_reads.append((encoder, request, time_s, operation))
+
+    def merge(self, other: KeyStream) -> KeyStream:
+        """Adds another stream's writes and reads to this one (combining Locust workers)."""
+        for space in other.spaces():
+            times, keys, lengths = other.writes(space)
+            self.add_writes(space, times, keys, lengths, other.unit_lengths(space))
+        for space in other.initial_spaces():
+            _, keys, lengths, units = other._initial[space].arrays()
+            self.add_initial(space, keys, lengths, units)
+        for t, space, intervals, operation in other.reads(with_operation=True):
+            self.add_read(t, intervals, space, operation)
+        return self
+
+    # reading
+    def spaces(self) -> list[str]:
+        self._encode_recorded()
+        names = list(self._writes)
+        return names + [s for s in dict.fromkeys(self._read_spaces) if s not in names]
+
+    def writes(self, space: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(times, keys 'S' array, true key lengths) of a space, in recording order."""
+        self._encode_recorded()
+        chunks = self._writes.get(space)
+        return (chunks.arrays() if chunks else _Chunks().arrays())[:3]
+
+    def unit_lengths(self, space: str) -> np.ndarray:
+        """Each write's split-unit length, aligned with `writes(space)`."""
+        self._encode_recorded()
+        chunks = self._writes.get(space)
+        return (chunks.arrays() if chunks else _Chunks().arrays())[3]
+
+    def initial_spaces(self) -> list[str]:
+        return list(self._initial)
+
+    def initial(self, space: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(keys, key lengths, split-unit lengths) of the rows a space held before the load."""
+        chunks = self._initial.get(space)
+        return (chunks.arrays() if chunks else _Chunks().arrays())[1:]
+
+    def write_count(self, space: str | None = None) -> int:
+        names = self.spaces() if space is None else [space]
+        return sum(len(self.writes(s)[0]) for s in names)
+
+    def key_at(self, space: str, i: int) -> bytes:
+        _, keys, lengths = self.writes(space)
+        return keys[i].ljust(int(lengths[i]), b"\x00")
+
+    def reads(self, space: str | None = None, with_operation: bool = False):
+        """(time, space, intervals[, operation]) of every read, or of one space's reads."""
+        self._encode_recorded()
+        for t, s, intervals, op in zip(self._read_times, self._read_spaces, self._intervals,
+                                       self._read_operations, strict=True):
+            if space is None or s == space:
+                yield (t, s, intervals, op) if with_operation else (t, s, intervals)
+
+    def mean_key_bytes(self, space: str = TABLE_SPACE) -> float:
+        lengths = self.writes(space)[2]
+        return float(lengths.mean()) if len(lengths) else 0.0
+
+    # shipping and storing
+    def _arrays(self) -> dict[str, np.ndarray]:
+        spaces = self.spaces()
+        out = {"spaces": np.array(spaces, dtype=str)}
+        for i, space in enumerate(spaces):
+            out[f"w{i}_t"], out[f"w{i}_k"], out[f"w{i}_n"], out[f"w{i}_u"] = (
+                self._writes[space].arrays() if space in self._writes else _Chunks().arrays())
+        initial = self.initial_spaces()
+        out["initial_spaces"] = np.array(initial, dtype=str)
+        for i, space in enumerate(initial):
+            _, out[f"i{i}_k"], out[f"i{i}_n"], out[f"i{i}_u"] = self._initial[space].arrays()
+        owner = np.array([r for r, iv in enumerate(self._intervals) for _ in iv], dtype=np.int64)
+        starts = [a for iv in self._intervals for a, _ in iv]
+        ends = [b for iv in self._intervals for _, b in iv]
+        out["r_t"] = np.array(self._read_times, dtype=np.float64)
+        out["r_space"] = np.array([spaces.index(s) for s in self._read_spaces], dtype=np.int32)
+        out["r_op"] = np.array(self._read_operations, dtype=str)
+        out["iv_read"] = owner
+        out["iv_start"], out["iv_start_n"] = _as_key_array(starts)
+        out["iv_end"], out["iv_end_n"] = _as_key_array(ends)
+        return out
+
+    @staticmethod
+    def _check_arrays(data) -> None:
+        """The arrays of a saved stream hold what `_arrays` wrote (kinds, matching lengths,
+        finite times, indexes in range), else a ValueError naming the first that does not:
+        a doctored or damaged file must not reach the model as numbers it cannot use."""
+        def need(name: str, kinds: str, optional: bool = False) -> np.ndarray | None:
+            if name not in data:
+                if optional:
+                    return None
+                raise ValueError(f"no array {name!r}")
+            array = data[name]
+            if len(array.shape) != 1 or array.dtype.kind not in kinds:
+                raise ValueError(f"array {name!r} is {array.dtype} of shape {array.shape}")
+            if isinstance(array, np.ndarray):  # a streamed array's values are checked a block at a time
+                _check_values(name, array)
+            return array
+
+        def group(*names: str, kinds: str, optional: bool = False) -> int:
+            arrays = [need(name, kind, optional) for name, kind in zip(names, kinds.split(","))]
+            sizes = {len(a) for a in arrays if a is not None}
+            if len(sizes) > 1:
+                raise ValueError(f"arrays {', '.join(names)} differ in length")
+            keys = [a for a in arrays if a is not None and a.dtype.kind == "S"]
+            widths = [a for a in arrays if isinstance(a, np.ndarray) and a.dtype.kind in "iu"]
+            if len(keys) == 1:
+                _check_lengths(names, keys[0], widths)
+            return sizes.pop() if sizes else 0
+
+        spaces = need("spaces", "U")
+        for i in range(len(spaces)):
+            if f"w{i}_t" in data:
+                group(f"w{i}_t", f"w{i}_k", f"w{i}_n", kinds="f,S,iu")
+                if f"w{i}_u" in data:
+                    group(f"w{i}_k", f"w{i}_u", kinds="S,iu")
+        initial = need("initial_spaces", "U", optional=True)
+        for i in range(0 if initial is None else len(initial)):
+            group(f"i{i}_k", f"i{i}_n", f"i{i}_u", kinds="S,iu,iu")
+        reads = group("r_t", "r_space", kinds="f,iu")
+        group("r_t", "r_op", kinds="f,U", optional=True)
+        group("iv_read", "iv_start", "iv_start_n", "iv_end", "iv_end_n", kinds="iu,S,iu,S,iu")
+        group("iv_start", "iv_start_n", kinds="S,iu")
+        group("iv_end", "iv_end_n", kinds="S,iu")
+        if reads and data["r_space"].max() >= len(spaces) or len(data["iv_read"]) and data["iv_read"].max() >= reads:
+            raise ValueError("a read points past the spaces or reads the file holds")
+
+    @classmethod
+    def _from_arrays(cls, data, with_writes: bool = True) -> KeyStream:
+        """The stream the arrays hold; without its writes (`with_writes` False), its initial
+        rows and reads only, for a reader that streams the writes (SavedKeyStream)."""
+        cls._check_arrays(data)
+        stream = cls()
+        spaces = [str(s) for s in data["spaces"]]
+        for i, space in enumerate(spaces):
+            if with_writes and f"w{i}_t" in data and len(data[f"w{i}_t"]):
+                # A stream saved before split units were kept: every key is its own unit.
+                units = data[f"w{i}_u"] if f"w{i}_u" in data else None
+                stream.add_writes(space, data[f"w{i}_t"], data[f"w{i}_k"], data[f"w{i}_n"], units)
+        if "initial_spaces" in data:
+            for i, space in enumerate(str(s) for s in data["initial_spaces"]):
+                stream.add_initial(space, data[f"i{i}_k"], data[f"i{i}_n"], data[f"i{i}_u"])
+        intervals: list[list[tuple[bytes, bytes]]] = [[] for _ in range(len(data["r_t"]))]
+        for r, a, an, b, bn in zip(data["iv_read"], data["iv_start"], data["iv_start_n"],
+                                   data["iv_end"], data["iv_end_n"], strict=True):
+            intervals[int(r)].append((a.ljust(int(an), b"\x00"), b.ljust(int(bn), b"\x00")))
+        operations = [str(o) for o in data["r_op"]] if "r_op" in data else [""] * len(intervals)
+        for t, s, iv, op in zip(data["r_t"], data["r_space"], intervals, operations, strict=True):
+            stream.add_read(float(t), iv, spaces[int(s)], op)
+        return stream
+
+    def to_bytes(self) -> bytes:
+        """The whole stream as one compact blob (numpy .npz), e.g. for a Locust worker report."""
+        buffer = io.BytesIO()
+        np.savez(buffer, **self._arrays())
+        return buffer.getvalue()
+
+    @classmethod
+    def from_bytes(cls, blob: bytes) -> KeyStream:
+        with np.load(io.BytesIO(blob), allow_pickle=False) as data:
+            return cls._from_arrays(data)
+
+    def save(self, path: str | Path) -> Path:
+        """One file, e.g. `<run dir>/keystream.npz`, written whole or not at all."""
+        return write_atomically(Path(path), self.to_bytes())
+
+    @classmethod
+    def load(cls, path: str | Path) -> KeyStream:
+        """A saved stream; a truncated, corrupt or foreign file is one KeybenchError."""
+        with reading(path), np.load(Path(path), allow_pickle=False) as data:
+            return cls._from_arrays(data)
+
+
+@contextlib.contextmanager
+def reading(path: str | Path):
+    """Turns what reading a saved stream can raise (a truncated, corrupt or foreign file)
+    into one KeybenchError naming the file."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.strerror:
+            raise KeybenchError(f"cannot read {path}: {exc.strerror}") from None
+        raise KeybenchError(f"{path} is not a key stream keybench wrote ({exc})") from None
+    except (ValueError, KeyError, IndexError, EOFError, zipfile.BadZipFile) as exc:
+        detail = str(exc).split("\n")[0][:200]
+        raise KeybenchError(f"{path} is not a key stream keybench wrote (truncated or corrupt: "
+                            f"{type(exc).__name__}{': ' + detail if detail else ''})") from None
+
+
+_WRITE_ARRAY = re.compile(r"w\d+_[tknu]")  # the arrays that grow with the writes: read a block at a time
+SAVED_BLOCK = 1 << 20  # writes read from a saved stream at a time
+
+
+def _npy_header(file) -> tuple[tuple[int, ...], np.dtype]:
+    """Shape and type of the .npy array `file` starts with, leaving it at the data."""
+    version = np.lib.format.read_magic(file)
+    if version == (1, 0):
+        shape, _, dtype = np.lib.format.read_array_header_1_0(file)
+    elif version == (2, 0):
+        shape, _, dtype = np.lib.format.read_array_header_2_0(file)
+    else:
+        raise ValueError(f".npy version {version} is not one numpy.savez writes")
+    if dtype.hasobject:
+        raise ValueError("object arrays cannot be read without pickle")
+    return shape, dtype
+
+
+class _SavedArray:
+    """An array of a saved stream known by its header, read a block of items at a time."""
+
+    def __init__(self, archive: zipfile.ZipFile, member: str):
+        self.archive, self.member = archive, member
+        with archive.open(member) as file:
+            self.shape, self.dtype = _npy_header(file)
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def blocks(self, items: int):
+        with self.archive.open(self.member) as file:
+            _npy_header(file)
+            for start in range(0, len(self), items):
+                size = min(items, len(self) - start) * self.dtype.itemsize
+                data = file.read(size)
+                if len(data) != size:
+                    raise EOFError(f"array {self.member[:-4]!r} ends after {start:,} items")
+                yield np.frombuffer(data, dtype=self.dtype)
+
+
+class SavedKeyStream:
+    """A saved key stream (`KeyStream.save`) whose writes are read a block at a time, so a
+    space's writes are never all in memory; its initial rows and reads are (`rest`, a
+    KeyStream without writes), as the model takes them up front. The .npz members are read
+    in order through the zip archive, stored or compressed alike. A truncated, corrupt or
+    foreign file is one KeybenchError, when opened or when a block is read."""
+
+    def __init__(self, path: str | Path, block: int | None = None):
+        self.path, self.block = Path(path), block or SAVED_BLOCK
+        with reading(self.path):
+            self.archive = zipfile.ZipFile(self.path)
+            try:
+                data = {}
+                for member in self.archive.namelist():
+                    name = member.removesuffix(".npy")
+                    if _WRITE_ARRAY.fullmatch(name):
+                        data[name] = _SavedArray(self.archive, member)
+                    else:
+                        with self.archive.open(member) as file:
+                            data[name] = np.lib.format.read_array(file, allow_pickle=False)
+                self.rest = KeyStream._from_arrays(data, with_writes=False)
+            except BaseException:
+                self.archive.close()
+                raise
+        self.data = data
+        self.spaces = [str(s) for s in data["spaces"]]
+
+    def __enter__(self) -> SavedKeyStream:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.archive.close()
+
+    def write_spaces(self) -> list[tuple[int, str, int]]:
+        """(index, space, writes) of each space that has writes, in the file's order."""
+        return [(i, space, len(self.data[f"w{i}_t"])) for i, space in enumerate(self.spaces)
+                if f"w{i}_t" in self.data and len(self.data[f"w{i}_t"])]
+
+    def writes(self, i: int):
+        """Space i's writes in the file's order, a block at a time: (times, keys, key
+        lengths, split-unit lengths), each block's values checked as a whole file's are."""
+        names = [f"w{i}_t", f"w{i}_k", f"w{i}_n"] + ([f"w{i}_u"] if f"w{i}_u" in self.data else [])
+        with reading(self.path):
+            for arrays in zip(*(self.data[name].blocks(self.block) for name in names), strict=True):
+                for name, array in zip(names, arrays):
+                    _check_values(name, array)
+                _check_lengths(names[:3], arrays[1], arrays[2:3])
+                if len(arrays) > 3:
+                    _check_lengths([names[1], names[3]], arrays[1], arrays[3:])
+                yield _block(*arrays)
+
+    def writes_in_time_order(self, i: int):
+        """Space i's writes in time order, writes at the same time in the file's order (a
+        stable sort): the file's blocks as they are when it is in time order, as a stream
+        recorded by one process is. Otherwise (workers' streams merged one after the other)
+        the writes read so far are held until nothing left to read can come before them:
+        memory holds as many writes as the file has out of order."""
+        times = self.data[f"w{i}_t"]
+        minima, in_order, last = [], True, -math.inf
+        with reading(self.path):
+            for block in times.blocks(self.block):
+                _check_values(f"w{i}_t", block)
+                minima.append(float(block.min()))
+                in_order = in_order and block[0] >= last and bool((np.diff(block) >= 0).all())
+                last = float(block[-1])
+        if in_order:
+            yield from self.writes(i)
+            return
+        later = [*np.minimum.accumulate(minima[::-1])[::-1][1:], math.inf]  # the least time in the blocks after each
+        held = None
+        for b, block in enumerate(self.writes(i)):
+            held = block if held is None else tuple(np.concatenate(pair) for pair in zip(held, block, strict=True))
+            order = np.argsort(held[0], kind="stable")
+            ready = int(np.searchsorted(held[0][order], later[b], side="right"))
+            if ready:
+                yield tuple(column[order[:ready]] for column in held)
+            kept = np.sort(order[ready:])  # the file's order, for the next block's stable sort
+            held = tuple(column[kept] for column in held)

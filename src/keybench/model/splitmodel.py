@@ -1,0 +1,691 @@
+"""The split model: which node would serve each write, had the database split its key space.
+
+The emulators keep every table in one piece, so a hotspot never shows in their latency.
+This model asks of a recorded (or simulated) key stream what the documents ask of a key
+design: once the database has split the table and balanced it, do new writes spread over
+the nodes, pile up at one place in the key space, or pile up on one row?
+
+The estimator (results/README.md, "The split model", explains it and its uncertainty):
+
+- the writes, in time order, are cut into windows of equal write count;
+- the steady state before each window: the key space held so far (the rows written before
+  the window, and a migration's initial rows) cut into `ranges_per_node * nodes` ranges at
+  quantiles of its rows, so that every range holds as much data, as size-based splitting
+  leaves a table. Ranges split only between split units: rows, or root rows for an
+  interleaved table or index (the rows of one root row stay together);
+- each window's writes are dealt at random into two halves. The ranges are placed on
+  the nodes by the load of one half (heaviest first onto the least-loaded node, each range
+  also counting as much load as an average one, since equally sized ranges are balanced
+  by size too); the node that half makes busiest is the hot node, and its share of the
+  *other* half's writes is the estimate. Then the halves swap roles. Picking the hot node
+  on the writes that measure it would report noise as a hotspot (the busiest of 32 equal
+  nodes always looks busy in a few hundred writes); cross-fitting does not, so a short
+  stream of a spread key reads about 1/N, as a long one does;
+- new keys that land past the rows held so far (a key that grows with time) all fall in
+  the last range, whatever the window's size, so a monotonic key reads about 1.0;
+- the busiest split unit's share is estimated the same way (chosen on one half, measured
+  on the other): a design whose writes pile onto one row (or one root row) reads hot_row.
+
+The replay streams (SpaceModel): it takes the writes a window at a time and keeps a bounded
+state between windows, the recent writes the balancer remembers, a sample of the units held
+(for the cuts by size) and a sample of the rows with their exact write counts plus a table of
+the most written rows (sketches.py). Below HELD_SAMPLE distinct units and ROW_SAMPLE rows
+the samples hold everything and every figure is exact; past them they are uniform samples by
+hash, which leaves the cuts by size off by about sqrt(p (1 - p) / HELD_SAMPLE / 2) of the
+units held, and the row figures estimated (results/README.md, "The split model", item 9).
+
+Each key space (the table, each Spanner index) is modelled separately; a strategy's
+headline is its worst space, so an index that hotspots shows on a table that does not.
+Every figure here is **modelled** from the key stream, never measured.
+"""
+
+from __future__ import annotations
+
+import functools
+import heapq
+import math
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from pathlib import Path
+
+from keybench.design.byteorder import TABLE_SPACE
+from keybench.errors import KeybenchError
+from keybench.model.params import SplitParams
+from keybench.model.keystream import KeyStream, SavedKeyStream
+from keybench.model.sketches import (DistinctSample, RowSample, same_width, common_prefix, key_hashes, order_statistics,
+                                      prefix_words, quantile_positions, range_counts)
+
+
+RECENT_WRITES_PER_RANGE = 8  # writes the balancer remembers per range: cuts from fewer are noise
+MIN_MEASURED_PER_NODE = 4  # measured writes per node below which a space cannot decide a verdict
+
+
+@dataclass
+class SpaceMetrics:
+    """What the model predicts for one key space."""
+
+    space: str
+    writes: int
+    windows: int  # windows measured (after the table held enough rows to cut into ranges)
+    window_writes: int
+    measured_writes: int  # writes in the measured windows
+    hot_node_share: float  # mean over windows of the hot node's share of writes; ideal 1/N
+    effective_nodes: float  # 1 / (mean over windows of sum(share^2)), unbiased per window; ideal N
+    write_throughput_vs_ideal: float  # 1 / (N * hot_node_share): the busiest node saturates first
+    hot_unit_share: float  # the busiest split unit's (row's, or root row's) share of writes
+    read_ranges_touched: float | None  # mean ranges a read's intervals span; None without reads
+    reads: int
+    read_ranges_touched_by_operation: dict[str, float]  # the same mean per read operation
+    read_counts: dict[str, int]  # reads measured per operation
+    mean_key_bytes: float
+    splits: int  # ranges - 1 at the end of the stream
+    final_ranges: int
+    rows: int = 0  # distinct rows (keys) the load wrote
+    rewrite_share: float = 0.0  # share of writes to a row written before: a new version or cell
+    rewrite_lifetime: float = 0.0  # how long rewritten rows keep being written, as a share of the stream
+    max_row_writes: int = 0  # writes to the most-written row: its versions or cells
+    row_writes_per_s: float = 0.0  # the same row's writes per second over its life
+
+
+@dataclass
+class ModelResult:
+    nodes: int
+    spaces: dict[str, SpaceMetrics] = field(default_factory=dict)
+
+    def measurable(self) -> list[SpaceMetrics]:
+        """Spaces with enough measured writes to tell spread from hot at this node count
+        (MIN_MEASURED_PER_NODE per node); every space if none has."""
+        enough = [m for m in self.spaces.values() if m.measured_writes >= MIN_MEASURED_PER_NODE * self.nodes]
+        return enough or list(self.spaces.values())
+
+    @property
+    def measured(self) -> bool:
+        """Whether some space had enough writes measured for a verdict."""
+        return any(m.measured_writes >= MIN_MEASURED_PER_NODE * self.nodes for m in self.spaces.values())
+
+    @property
+    def hot_space(self) -> str:
+        """The space whose busiest node carries the largest share: the strategy's bottleneck."""
+        return max(self.measurable(), key=lambda m: (m.hot_node_share, m.space == TABLE_SPACE)).space
+
+    def summary(self) -> dict:
+        """Headline figures: write figures of the worst space, reads over every space,
+        key size of the table, splits and ranges summed over spaces."""
+        worst = self.spaces[self.hot_space]
+        hot_unit = max(self.measurable(), key=lambda m: m.hot_unit_share)
+        rewritten = max(self.spaces.values(), key=lambda m: (m.rewrite_share, m.space == TABLE_SPACE))
+        busiest_row = max(self.spaces.values(), key=lambda m: m.max_row_writes)
+        reads = sum(m.reads for m in self.spaces.values())
+        touched = sum((m.read_ranges_touched or 0) * m.reads for m in self.spaces.values())
+        table = self.spaces.get(TABLE_SPACE, worst)
+        return {
+            "nodes": self.nodes,
+            "hot_space": worst.space,
+            "hot_node_share": worst.hot_node_share,
+            "effective_nodes": worst.effective_nodes,
+            "write_throughput_vs_ideal": worst.write_throughput_vs_ideal,
+            "hot_unit_share": hot_unit.hot_unit_share,
+            "hot_unit_space": hot_unit.space,
+            "rewrite_share": rewritten.rewrite_share,
+            "rewrite_lifetime": rewritten.rewrite_lifetime,
+            "measured": self.measured,
+            "max_row_writes": busiest_row.max_row_writes,
+            "row_writes_per_s": busiest_row.row_writes_per_s,
+            "read_ranges_touched": touched / reads if reads else None,
+            **{f"read_ranges_touched_{op}": value for op, value in self.read_ranges_by_operation().items()},
+            "mean_key_bytes": table.mean_key_bytes,
+            "splits": sum(m.splits for m in self.spaces.values()),
+            "final_ranges": sum(m.final_ranges for m in self.spaces.values()),
+            "windows": worst.windows,
+            "measured_writes": worst.measured_writes,
+            "window_writes": worst.window_writes,
+            "writes": sum(m.writes for m in self.spaces.values()),
+            # what the table and its indexes hold: a NULL_FILTERED index has entries for some rows only
+            "table_rows": self.spaces[TABLE_SPACE].writes if TABLE_SPACE in self.spaces else 0,
+            "index_entries": sum(m.writes for s, m in self.spaces.items() if s != TABLE_SPACE),
+        }
+
+    def read_ranges_by_operation(self) -> dict[str, float]:
+        """Mean ranges touched per read operation, over every space its reads went to."""
+        totals: dict[str, list[float]] = {}
+        for m in self.spaces.values():
+            for op, value in m.read_ranges_touched_by_operation.items():
+                count = m.read_counts.get(op, 0)
+                entry = totals.setdefault(op, [0.0, 0])
+                entry[0] += value * count
+                entry[1] += count
+        return {op: total / count for op, (total, count) in totals.items() if count}
+
+    def per_space(self) -> list[dict]:
+        return [asdict(m) for m in self.spaces.values()]
+
+
+# --- ranks -------------------------------------------------------------------------------
+
+
+def rank_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(sorted distinct keys, rank of each key among them). Rewrites of one row share a rank.
+    Keys that differ only by trailing NUL bytes compare equal here (numpy 'S' padding)."""
+    if len(keys) == 0:
+        return keys, np.zeros(0, dtype=np.int64)
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    new = np.empty(len(keys), dtype=bool)
+    new[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    distinct = ordered if new.all() else ordered[new]  # distinct keys: no second copy
+    del ordered
+    ranks = np.empty(len(keys), dtype=np.int64)
+    ranks[order] = np.cumsum(new) - 1
+    return distinct, ranks
+
+
+def rank_of(distinct: np.ndarray, key: bytes) -> int:
+    """How many distinct keys sort before `key` (numpy truncates a needle wider than the
+    array; every key equal to the truncated needle is then smaller than the needle)."""
+    width = distinct.dtype.itemsize
+    if len(key) > width:
+        return int(np.searchsorted(distinct, np.array(key[:width], dtype=distinct.dtype), side="right"))
+    return int(np.searchsorted(distinct, np.array(key, dtype=distinct.dtype), side="left"))
+
+
+def interval_ranks(distinct: np.ndarray, start: bytes, end: bytes) -> tuple[int, int]:
+    """[start, end) bytes as [lo, hi) ranks; end b"" is the end of the space."""
+    lo = rank_of(distinct, start) if start else 0
+    hi = len(distinct) if not end else rank_of(distinct, end)
+    return lo, max(lo, hi)
+
+
+# --- placement and the cross-fitted estimates ----------------------------------------------------
+
+
+def assign_greedy(loads: np.ndarray, nodes: int, capacity: int | None = None) -> np.ndarray:
+    """Node of each range: the loaded ranges heaviest first, each onto the least-loaded node
+    that holds fewer than `capacity` ranges (None: no limit); then the ranges without load
+    onto the nodes holding the fewest ranges, as a balancer by size would place them."""
+    heap = [(0.0, 0, n) for n in range(nodes)]
+    counts = np.zeros(nodes, dtype=np.int64)
+    assignment = np.zeros(len(loads), dtype=np.int64)
+    order = np.argsort(-loads, kind="stable")
+    loaded = order[loads[order] > 0]
+    for r in loaded:
+        total, _, node = heapq.heappop(heap)
+        while capacity is not None and counts[node] >= capacity and heap:  # full: skip it for good
+            total, _, node = heapq.heappop(heap)
+        assignment[r] = node
+        counts[node] += 1
+        heapq.heappush(heap, (total + float(loads[r]), int(counts[node]), node))
+    idle = order[len(loaded):]
+    if len(idle):
+        # Deal the idle ranges out so the range counts even up: the emptiest nodes first.
+        per_node = math.ceil((len(loads)) / nodes)
+        room = np.maximum(per_node - counts, 0)
+        slots = np.repeat(np.argsort(counts, kind="stable"), room[np.argsort(counts, kind="stable")])
+        if len(slots) < len(idle):  # more idle ranges than room: round-robin over every node
+            slots = np.concatenate([slots, np.resize(np.arange(nodes), len(idle) - len(slots))])
+        assignment[idle] = slots[:len(idle)]
+    return assignment
+
+
+def range_span(bounds: np.ndarray, lo: int, hi: int) -> tuple[int, int]:
+    """First and last of the ranges starting at `bounds` (sorted, from rank 0) that an interval
+    of ranks [lo, hi) spans; an empty interval still asks the range holding lo."""
+    first, last = np.searchsorted(bounds, [lo, max(lo, hi - 1)], side="right") - 1
+    return int(first), int(last)
+
+
+@dataclass(frozen=True)
+class WindowEstimate:
+    hot_node_share: float
+    simpson: float | None  # unbiased estimate of sum(node share^2); None with under 2 writes a half
+    hot_unit_share: float
+
+
+def _hot_node_share(fit: np.ndarray, held_out: np.ndarray, prior: np.ndarray, nodes: int) -> tuple[float, float | None]:
+    """Ranges placed by their load in `fit` plus `prior` (the previous window's load, as a
+    balancer remembers it); the hot node's share of `held_out`, and the unbiased sum of
+    squared node shares of `held_out`. Neither placement nor the choice of the hot node sees
+    `held_out`."""
+    known = fit + prior
+    # Each node takes an equal number of ranges, as balancing by size (the ranges hold equal
+    # data) and by load together leave them; the heaviest are placed first.
+    assignment = assign_greedy(known, nodes, capacity=math.ceil(len(known) / nodes))
+    known_nodes = np.bincount(assignment, weights=known, minlength=nodes)
+    held_nodes = np.bincount(assignment, weights=held_out, minlength=nodes)
+    total = held_out.sum()
+    # Ties (a window too small to tell nodes apart): the mean share of the tied nodes.
+    tied = np.flatnonzero(known_nodes == known_nodes.max())
+    share = float(held_nodes[tied].mean() / total) if total else 0.0
+    simpson = float((held_nodes * (held_nodes - 1)).sum() / (total * (total - 1))) if total >= 2 else None
+    return share, simpson
+
+
+def _hot_unit_share(fit_units: np.ndarray, held_units: np.ndarray) -> float:
+    """The share of `held_units` that falls on the unit most written in `fit_units` (units
+    as numbers: ranks or hashes), the tied most written units' shares averaged."""
+    if not len(fit_units) or not len(held_units):
+        return 0.0
+    ordered = np.sort(fit_units)
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    counts = np.diff(np.append(starts, len(ordered)))
+    top = ordered[starts[counts == counts.max()]]
+    held_units = np.sort(held_units)  # sorted needles: a faster search
+    at = np.minimum(np.searchsorted(top, held_units), len(top) - 1)
+    return float((top[at] == held_units).sum() / len(top) / len(held_units))
+
+
+@functools.lru_cache(maxsize=4)
+def window_halves(writes: int) -> tuple[np.ndarray, np.ndarray]:
+    """A window's writes dealt into two halves at random (seeded by the window's size, so a
+    replay is repeatable), not alternately: a bit-reversed counter sends consecutive writes
+    to opposite ends of the key space, and alternate halves would then never meet on a node.
+    Each half as the ascending indexes of its writes: taking them is far faster than a
+    boolean mask whose elements alternate at random."""
+    in_first = np.random.default_rng(writes).permutation(writes) < (writes + 1) // 2
+    return np.flatnonzero(in_first), np.flatnonzero(~in_first)
+
+
+def estimate_window(loads: tuple[np.ndarray, np.ndarray], units: tuple[np.ndarray, np.ndarray] | None, nodes: int,
+                    previous: np.ndarray | None = None) -> WindowEstimate:
+    """The cross-fitted estimates of one window: `loads` each half's writes per range,
+    `units` its writes' split units (as numbers; None when no unit is written twice, so
+    that none takes a share of the other half), `previous` the previous window's writes
+    per range."""
+    loads = tuple(np.asarray(load, dtype=np.float64) for load in loads)
+    writes = loads[0].sum() + loads[1].sum()
+    prior = np.zeros(len(loads[0]))
+    if previous is not None and previous.sum():
+        prior = previous * (writes / 2 / previous.sum())
+    shares, simpsons, unit_shares = [], [], []
+    for fit, held in ((0, 1), (1, 0)):
+        share, simpson = _hot_node_share(loads[fit], loads[held], prior, nodes)
+        shares.append(share)
+        if simpson is not None:
+            simpsons.append(simpson)
+        unit_shares.append(_hot_unit_share(units[fit], units[held]) if units is not None else 0.0)
+    return WindowEstimate(float(np.mean(shares)), float(np.mean(simpsons)) if simpsons else None,
+                          float(np.mean(unit_shares)))
+
+
+# --- the replay ------------------------------------------------------------------------------
+
+
+def _unit_keys(keys: np.ndarray, lengths: np.ndarray, units: np.ndarray | None) -> np.ndarray:
+    """Each key cut to its split unit (the leading `units` bytes); the keys themselves when
+    every key is its own unit."""
+    if units is None or not len(keys) or np.all(units >= lengths):
+        return keys
+    width = keys.dtype.itemsize
+    matrix = keys.view(np.uint8).reshape(len(keys), width).copy()
+    matrix[np.arange(width)[None, :] >= units[:, None].astype(np.int64)] = 0
+    return matrix.view(f"S{width}").ravel()
+
+
+# Distinct split units the model keeps to cut the held key space at its quantiles, and rows
+# whose write counts it keeps: the model's memory, whatever the stream's length. Below these
+# counts it is exact; past them, a uniform sample (results/README.md, "The split model").
+HELD_SAMPLE = 1 << 17
+ROW_SAMPLE = 1 << 17
+
+
+class SpaceModel:
+    """One key space's replay, fed its writes in time order in chunks of any size: it keeps
+    the current window, the recent writes the balancer remembers, a sample of the units held
+    and a sample of the rows (sketches.py), never the whole stream."""
+
+    def __init__(self, params: SplitParams, space: str, writes: int,
+                 initial: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None):
+        self.params, self.space, self.writes = params, space, writes
+        self.nodes, self.ranges = params.nodes, params.ranges
+        self.window = params.window_size(writes)
+        # The balancer's memory of where writes go: enough recent writes to cut every range at
+        # quantiles of RECENT_WRITES_PER_RANGE writes each, and at least one window.
+        self.memory = max(self.window, RECENT_WRITES_PER_RANGE * self.ranges)
+        self.held = DistinctSample(max(HELD_SAMPLE, 16 * self.ranges))
+        self.rows = RowSample(ROW_SAMPLE)
+        self.lowest: bytes | None = None  # the smallest unit held: the space's first range starts there
+        self.pending: list[tuple[np.ndarray, ...]] = []  # writes not yet a whole window
+        self.pending_count = 0
+        # Units are compared by the 8 bytes after the prefix they all share (sketches.py).
+        self.reference: np.ndarray | None = None
+        self.prefix: int | None = None
+        self.recent: list[np.ndarray] = []
+        self.recent_words: list[np.ndarray] = []
+        self.previous = np.zeros(0, dtype="S1")
+        self.previous_words = np.zeros(0, dtype=np.uint64)
+        self.k = 0
+        self.seen = 0
+        self.key_bytes = 0
+        self.first_time = self.last_time = 0.0
+        self.estimates: list[tuple[WindowEstimate, int, float]] = []  # estimate, writes, units held before
+        self.reads: list[tuple[float, list, str]] = []  # not yet given a window
+        self.read_cuts: np.ndarray | None = None  # the equal-size cuts of the last window begun
+        self.spans: list[tuple[str, list[IntervalSpan]]] = []  # reads given a window, their ranges still open
+        if initial is not None and len(initial[0]):
+            self._hold(_unit_keys(*initial))
+
+    def _hold(self, units: np.ndarray, hashes: np.ndarray | None = None, words: np.ndarray | None = None) -> None:
+        """Units now held: into the sample; the lowest and the prefix all share kept. `words`,
+        when given, are the units' words after the prefix, which then already covers them."""
+        if not len(units):
+            return
+        if words is None:
+            self._share_prefix(units)
+            words = prefix_words(units, self.prefix)
+        self.held.add(units, key_hashes(units) if hashes is None else hashes)
+        low = np.sort(units[words == words.min()])[0]
+        if self.lowest is None or low < self.lowest:
+            self.lowest = low
+
+    def _share_prefix(self, units: np.ndarray) -> None:
+        """Narrows the prefix every unit seen shares; the recent writes' words follow it."""
+        if self.reference is None:
+            self.reference = units[:1]
+        prefix = common_prefix(self.reference, units, limit=self.prefix)
+        if prefix != self.prefix:
+            self.prefix = prefix
+            self.recent_words = [prefix_words(block, prefix) for block in self.recent]
+            self.previous_words = prefix_words(self.previous, prefix)
+
+    def add_reads(self, reads) -> None:
+        """(time, intervals, operation) reads, before the writes of their time are added."""
+        self.reads.extend(reads)
+
+    def add(self, times: np.ndarray, keys: np.ndarray, lengths: np.ndarray, units: np.ndarray | None = None) -> None:
+        """Writes in time order (after every write added before)."""
+        self.pending.append((np.asarray(times, dtype=np.float64), keys, np.asarray(lengths),
+                             None if units is None else np.asarray(units)))
+        self.pending_count += len(times)
+        while self.pending_count >= self.window:
+            self._window(*self._take(self.window))
+
+    def _take(self, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+        taken, rest, need = [], [], count
+        for block in self.pending:
+            if need <= 0:
+                rest.append(block)
+                continue
+            n = len(block[0])
+            if n <= need:
+                taken.append(block)
+            else:
+                taken.append(tuple(None if c is None else c[:need] for c in block))
+                rest.append(tuple(None if c is None else c[need:] for c in block))
+            need -= min(n, need)
+        self.pending, self.pending_count = rest, self.pending_count - count
+        times = np.concatenate([b[0] for b in taken])
+        keys = np.concatenate([b[1] for b in taken]) if len(taken) > 1 else taken[0][1]
+        lengths = np.concatenate([b[2] for b in taken])
+        if all(b[3] is None for b in taken):
+            return times, keys, lengths, None
+        units = np.concatenate([b[2] if b[3] is None else b[3] for b in taken])
+        return times, keys, lengths, units
+
+    def _recent(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The recent writes' units, their words and those sorted."""
+        if not self.recent:
+            return np.zeros(0, "S1"), np.zeros(0, np.uint64), np.zeros(0, np.uint64)
+        if len(self.recent) == 1:
+            return self.recent[0], self.recent_words[0], np.sort(self.recent_words[0])
+        words = np.concatenate(self.recent_words)
+        return np.concatenate(self.recent), words, np.sort(words)
+
+    def _cuts(self, recent: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
+        """The range boundaries before a window (as keys): ranges / 4 pieces at quantiles of
+        the units held (data no write touches any more, a migration's source, is split by
+        size only), `ranges` pieces at quantiles of the units the recent writes went to
+        (where the writes go, load splits cut the ranges); the first range starts at the
+        lowest unit held."""
+        by_size = self.held.quantile_cuts(max(1, self.ranges // 4))
+        keys, words, ordered = recent
+        positions = quantile_positions(len(keys), self.ranges)
+        by_load = order_statistics(keys, positions, self.prefix, words, ordered) if len(keys) else by_size[:0]
+        cuts = np.unique(np.concatenate(same_width(by_size, by_load)))
+        if len(cuts) and self.lowest is not None and cuts[0] <= self.lowest:
+            cuts = cuts[cuts > self.lowest]
+        return cuts
+
+    def _held_count(self) -> float:
+        """Distinct units held: exact below the sample's capacity, beyond it 'more than enough'."""
+        return math.inf if self.held.thinned else float(len(self.held))
+
+    def _give_reads(self, before: float | None) -> None:
+        """Counts the ranges of the reads before `before` (None: every read left) on the
+        equal-size ranges of the window they fall in."""
+        if self.read_cuts is None or not self.reads:
+            return
+        due = [r for r in self.reads if before is None or r[0] < before]
+        if not due:
+            return
+        self.reads = [r for r in self.reads if before is not None and r[0] >= before]
+        for _, intervals, op in due:
+            if intervals:
+                self.spans.append((op, [interval_span(self.read_cuts, a, b) for a, b in intervals]))
+
+    def _window(self, times: np.ndarray, keys: np.ndarray, lengths: np.ndarray, units: np.ndarray | None) -> None:
+        unit_keys = _unit_keys(keys, lengths, units)
+        row_hashes = key_hashes(keys)
+        unit_hashes = row_hashes if unit_keys is keys else key_hashes(unit_keys)
+        if self.seen == 0:
+            self.first_time = float(times[0])
+        self._give_reads(float(times[0]))
+        self._share_prefix(unit_keys)
+        words = prefix_words(unit_keys, self.prefix)
+        recent = self._recent()
+        cuts = self._cuts(recent)
+        ordered_units = np.sort(unit_hashes)
+        # The first window is never measured, even on initial data: balancing by load needs
+        # one window of load to see where the writes go.
+        if self.k > 0 and len(unit_keys) >= 2:
+            halves = window_halves(len(unit_keys))
+            # the previous window's writes are the recent ones, unless the balancer remembers more
+            previous_keys, previous_words, previous_ordered = (
+                recent if len(self.recent) == 1 else (self.previous, self.previous_words, None))
+            repeated = bool((ordered_units[1:] == ordered_units[:-1]).any())
+            estimate = estimate_window(
+                tuple(range_counts(cuts, unit_keys, self.prefix, words[h], select=h) for h in halves),
+                tuple(unit_hashes[h] for h in halves) if repeated else None, self.nodes,
+                range_counts(cuts, previous_keys, self.prefix, previous_words, previous_ordered))
+            self.estimates.append((estimate, len(unit_keys), self._held_count()))
+        # A read's cost is counted on ranges of equal size (the size splits alone): the fine
+        # load splits behind a moving tail say where writes go, not how data is laid out.
+        self.read_cuts = self.held.quantile_cuts(self.ranges)
+        self._hold(unit_keys, unit_hashes, words)
+        self.rows.add(keys, row_hashes, times, ordered_units if unit_keys is keys else None)
+        self.previous, self.previous_words = unit_keys, words
+        self.recent.append(unit_keys)
+        self.recent_words.append(words)
+        # The writes from `memory` before the window's nominal end (a last, short window's
+        # end included) to its last write.
+        memory = self.memory - (self.window - len(times))
+        kept = sum(map(len, self.recent))
+        while len(self.recent) > 1 and kept - len(self.recent[0]) >= memory:
+            kept -= len(self.recent.pop(0))
+            self.recent_words.pop(0)
+        if kept > memory:
+            self.recent[0] = self.recent[0][kept - memory:]
+            self.recent_words[0] = self.recent_words[0][kept - memory:]
+        self.seen += len(times)
+        self.key_bytes += int(lengths.sum())
+        self.last_time = float(times[-1])
+        self.k += 1
+
+    def finish(self) -> SpaceMetrics:
+        if self.pending_count:
+            self._window(*self._take(self.pending_count))
+        self._give_reads(None)
+        touched = [(op, sum(span.touched(self.held.keys) for span in spans)) for op, spans in self.spans]
+        final_ranges = len(self._cuts(self._recent())) + 1
+        nodes, ranges = self.nodes, self.ranges
+        # A window is measured once the space holds enough units to cut into its ranges, or half
+        # the units it will ever hold, if fewer (a design of few units is measured early).
+        ready_at = ranges if self.held.thinned else min(ranges, math.ceil(len(self.held) / 2))
+        estimates = [(e, n) for e, n, held in self.estimates if held >= ready_at]
+        measured = sum(n for _, n in estimates)
+        estimates = [e for e, _ in estimates]
+        by_operation: dict[str, list[int]] = {}
+        for op, count in touched:
+            by_operation.setdefault(op, []).append(count)
+        hot_share = float(np.mean([e.hot_node_share for e in estimates])) if estimates else 1.0
+        simpsons = [e.simpson for e in estimates if e.simpson is not None]
+        simpson = float(np.mean(simpsons)) if simpsons else 1.0
+        rows, rewrite_share, lifetime, most, per_s = self.rows.growth(self.last_time - self.first_time)
+        return SpaceMetrics(
+            space=self.space, writes=self.seen, windows=len(estimates), window_writes=self.window,
+            measured_writes=measured, hot_node_share=hot_share,
+            effective_nodes=min(float(nodes), 1.0 / simpson) if simpson > 0 else float(nodes),
+            write_throughput_vs_ideal=1.0 / (nodes * hot_share) if hot_share > 0 else 1.0,
+            hot_unit_share=float(np.mean([e.hot_unit_share for e in estimates])) if estimates else 1.0,
+            read_ranges_touched=float(np.mean([c for _, c in touched])) if touched else None,
+            reads=len(touched),
+            read_ranges_touched_by_operation={op: float(np.mean(c)) for op, c in by_operation.items() if op},
+            read_counts={op: len(c) for op, c in by_operation.items() if op},
+            mean_key_bytes=self.key_bytes / self.seen if self.seen else 0.0,
+            splits=final_ranges - 1, final_ranges=final_ranges, rows=rows, rewrite_share=rewrite_share,
+            rewrite_lifetime=lifetime, max_row_writes=most, row_writes_per_s=per_s,
+        )
+
+
+@dataclass(frozen=True)
+class IntervalSpan:
+    """The ranges a read's interval [start, end) spans, as far as the window it falls in
+    tells: the ranges are those starting at -inf and at each cut. Its first range is the one
+    holding the first unit at or after `start`, which may be written later, so `touched`
+    settles it at the end of the stream."""
+
+    start: bytes
+    below: int  # cuts before start
+    next_cut: bytes | None  # the first cut at or after start
+    last: int  # the range holding the last unit before end (end b"": the last range)
+
+    def touched(self, held: np.ndarray) -> int:
+        """Ranges spanned, `held` the sorted distinct units of the whole stream (or a sample)."""
+        first = self.below
+        if self.next_cut is not None:
+            width = max(held.dtype.itemsize, len(self.start), len(self.next_cut), 1)
+            held = held.astype(f"S{width}", copy=False)
+            at = int(np.searchsorted(held, np.array(self.start, dtype=held.dtype), side="left"))
+            if at == len(held) or held[at] >= self.next_cut:  # no unit between start and the cut
+                first += 1
+        return max(first, self.last) - first + 1
+
+
+def interval_span(cuts: np.ndarray, start: bytes, end: bytes) -> IntervalSpan:
+    width = max(cuts.dtype.itemsize, len(start), len(end), 1)
+    cuts = cuts.astype(f"S{width}", copy=False)
+    below = int(np.searchsorted(cuts, np.array(start, dtype=cuts.dtype), side="left")) if start else 0
+    last = len(cuts) if not end else int(np.searchsorted(cuts, np.array(end, dtype=cuts.dtype), side="left"))
+    return IntervalSpan(start, below, bytes(cuts[below]) if start and below < len(cuts) else None, last)
+
+
+CHUNK_WRITES = 1 << 20  # writes handed to a SpaceModel at a time when replaying a stream held in memory
+
+
+def model_space(times: np.ndarray, keys: np.ndarray, lengths: np.ndarray, reads: list, params: SplitParams,
+                space: str = TABLE_SPACE, units: np.ndarray | None = None,
+                initial: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> SpaceMetrics:
+    """Replays one key space's writes in time order; `reads` are (time, intervals[, operation]);
+    `units` each write's split-unit length (None: whole keys); `initial` the (keys, lengths,
+    unit lengths) of rows the space held before the load. The writes are taken in chunks, in
+    time order (an index array sorts them if they are not)."""
+    times = np.asarray(times)
+    model = SpaceModel(params, space, len(times), initial)
+    model.add_reads((r[0], r[1], r[2] if len(r) > 2 else "") for r in reads)
+    ordered = bool(len(times) < 2 or (np.diff(times) >= 0).all())
+    order = None if ordered else np.argsort(times, kind="stable")
+    for start in range(0, len(times), CHUNK_WRITES):
+        at = slice(start, start + CHUNK_WRITES) if ordered else order[start:start + CHUNK_WRITES]
+        model.add(times[at], keys[at], lengths[at], None if units is None else units[at])
+    return model.finish()
+
+
+def model_stream(stream: KeyStream, params: SplitParams | None = None) -> ModelResult:
+    """Every key space of a stream, modelled separately."""
+    params = params or SplitParams()
+    result = ModelResult(nodes=params.nodes)
+    for space in stream.spaces():
+        times, keys, lengths = stream.writes(space)
+        if not len(times):
+            continue
+        reads = [(t, intervals, op) for t, _, intervals, op in stream.reads(space, with_operation=True)]
+        result.spaces[space] = model_space(times, keys, lengths, reads, params, space, stream.unit_lengths(space),
+                                           stream.initial(space))
+    return result
+
+
+def analyze_file(path: str | Path, params: SplitParams | None = None) -> ModelResult:
+    """The model over a saved key stream (`KeyStream.save`), e.g. for `keybench analyze RUN
+    --nodes N`: the same figures as model_stream over the stream loaded whole, its writes
+    read a block at a time (SavedKeyStream), so memory does not grow with them."""
+    params = params or SplitParams()
+    result = ModelResult(nodes=params.nodes)
+    with SavedKeyStream(path) as saved:
+        for i, space, writes in saved.write_spaces():
+            model = SpaceModel(params, space, writes, saved.rest.initial(space))
+            model.add_reads((t, intervals, op) for t, _, intervals, op in saved.rest.reads(space, with_operation=True))
+            for block in saved.writes_in_time_order(i):
+                model.add(*block)
+            result.spaces[space] = model.finish()
+    return result
+
+
+ANALYSIS_COLUMNS = ("nodes", "hot_space", "hot_node_share", "effective_nodes", "write_throughput_vs_ideal",
+                    "read_ranges_touched", "mean_key_bytes", "windows", "writes", "table_rows", "index_entries")
+
+
+def analyze_run(run_dir: Path, params: SplitParams | None = None) -> list[dict]:
+    """The model over every key stream a run directory keeps, one row per unit."""
+    params = params or SplitParams()
+    params.validate()
+    streams = sorted((Path(run_dir) / "keystream").glob("*.npz"))
+    if not streams:
+        raise KeybenchError(f"{run_dir} has no keystream/*.npz: not a keybench run directory, or one from before "
+                            "key streams were recorded")
+    from keybench.model.verdict import judge
+
+    rows = []
+    for path in streams:
+        result = analyze_file(path, params)
+        summary = result.summary()
+        rows.append({"unit": path.stem, "verdict": judge(result).verdict, **{k: summary[k] for k in ANALYSIS_COLUMNS}})
+    return rows
+
+
+MODEL_COLUMNS = ("model_space", "model_nodes", "hot_node_share", "effective_nodes", "write_throughput_vs_ideal",
+                 "hot_row_share", "rewrite_share", "max_row_writes", "row_mb_per_hour", "read_ranges_touched",
+                 "mean_key_bytes", "model_windows", "verdict_reason")
+VERDICT_COLUMNS = ("verdict", "agrees")
+
+
+def model_columns(result: ModelResult, operation: str, claim: str, cell_bytes: float = 0.0) -> dict:
+    """A summary row's modelled columns: the strategy's verdict and write figures on every row
+    of it, the ranges one read touches on that read's row. `claim` is the strategy's expected
+    distribution; `cell_bytes` what one write adds to a row (key and payload), for the growth
+    of the busiest row."""
+    from keybench.model.verdict import judge
+
+    if not result.spaces:
+        return {c: "" for c in (*VERDICT_COLUMNS, *MODEL_COLUMNS)}
+    s = result.summary()
+    verdict = judge(result)
+    touched = result.read_ranges_by_operation().get(operation)
+    growth = s["row_writes_per_s"] * cell_bytes * 3600 / 1e6
+    return {
+        "verdict": verdict.verdict,
+        "agrees": verdict.agreement(claim),
+        "model_space": s["hot_space"],
+        "model_nodes": result.nodes,
+        "hot_node_share": f"{s['hot_node_share']:.3f}",
+        "effective_nodes": f"{s['effective_nodes']:.2f}",
+        "write_throughput_vs_ideal": f"{s['write_throughput_vs_ideal']:.3f}",
+        "hot_row_share": f"{s['hot_unit_share']:.3f}",
+        "rewrite_share": f"{s['rewrite_share']:.3f}",
+        "max_row_writes": s["max_row_writes"],
+        "row_mb_per_hour": f"{growth:.3f}" if cell_bytes else "",
+        "read_ranges_touched": "" if touched is None else f"{touched:.2f}",
+        "mean_key_bytes": f"{s['mean_key_bytes']:.1f}",
+        "model_windows": s["windows"],
+        "verdict_reason": verdict.reason,
+    }

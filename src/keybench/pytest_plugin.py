@@ -1,0 +1,167 @@
+"""keybench's pytest plugin (entry point `keybench` of group pytest11): the Spanner and
+Bigtable emulators as session fixtures, and `keybench check` as a fixture that returns
+the verdicts as values, so a project's own tests can gate on its key design:
+
+    def test_orders_key_spreads(keybench_check):
+        assert keybench_check("schema.sql").table("Orders").verdict == "spread"
+
+An emulator is found in this order: the *_EMULATOR_HOST variable; a container started
+through testcontainers on a Docker engine that answers; the natively installed emulator,
+started on a free port (keybench's own code for each). Whatever a
+fixture started it stops (container id, or PID) when the session ends. When none can be
+had, the tests that need one fail and say how to get one; `--keybench-missing-emulator=skip`
+(or the ini option keybench_missing_emulator = skip) skips them instead.
+
+The plugin imports nothing heavy until a fixture is used: it loads into every pytest
+session of an environment where keybench is installed."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+# grpcio with fork support on aborts some children forked after it is imported
+# (src/keybench/infra/runtime.py says more); the fixtures start emulators as children.
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
+
+MISSING_EMULATOR = "keybench_missing_emulator"
+MISSING_CHOICES = ("fail", "skip")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    text = "when no Spanner or Bigtable emulator can be found or started: fail (default) or skip the tests that need one"
+    parser.getgroup("keybench").addoption("--keybench-missing-emulator", dest=MISSING_EMULATOR,
+                                          choices=MISSING_CHOICES, default=None, help=text)
+    parser.addini(MISSING_EMULATOR, text, default="fail")
+
+
+def pytest_assertrepr_compare(op: str, left, right) -> list[str] | None:
+    """A failed comparison of a check's verdict names the space, its figures and its fix."""
+    result = sys.modules.get("keybench.check.result")  # not loaded: no check ran, nothing to explain
+    if result is None or op not in ("==", "!="):
+        return None
+    verdict = next((side for side in (left, right) if isinstance(side, result.SpaceVerdict)), None)
+    return None if verdict is None else [f"{left!r} {op} {right!r}", *verdict.space.facts()]
+
+
+@dataclass(frozen=True)
+class EmulatorHost:
+    """An emulator the session uses."""
+
+    backend: str  # spanner or bigtable
+    host: str  # host:port, as *_EMULATOR_HOST takes it
+    source: str  # how it was found or started
+    pid: int | None = None  # a native emulator this session started
+    container_id: str | None = None  # a container this session started
+
+    def __str__(self) -> str:
+        return self.host
+
+
+def find_or_start(backend: str, started_by: str) -> tuple[EmulatorHost, Callable[[], None] | None]:
+    """An emulator that answers and, when this call started it, how to stop it; or a
+    KeybenchError naming what was tried and how to get one."""
+    from keybench.errors import KeybenchError
+    from keybench.infra import containers, emulators
+
+    variable = emulators.ENV_VARS[backend]
+    if os.environ.get(variable):  # used as given; one that does not answer fails rather than hide behind another
+        return EmulatorHost(backend, emulators.resolve(backend, may_start=False).address, variable), None
+    tried = [f"{variable} is not set"]
+    try:
+        container = containers.start(backend)
+        return (EmulatorHost(backend, container.address, f"Docker container {container.id[:12]} "
+                             f"({containers.IMAGES[backend]})", container_id=container.id), container.stop)
+    except KeybenchError as exc:
+        tried.append(f"Docker: {exc}")
+    if emulators.binary(backend) is None:
+        tried.append("no native emulator installed")
+        raise KeybenchError(f"no {emulators.TITLES[backend]} emulator: {'; '.join(tried)}; {emulators.fix_hint(backend)} "
+                            f"(these fixtures look at no default port: after `docker compose up -d`, "
+                            f"export {variable}={emulators.expected_address(backend)})")
+    emulator = emulators.start(backend, emulators.free_port(), started_by, detach=False)
+    return (EmulatorHost(backend, emulator.address, f"native emulator pid {emulator.pid}", pid=emulator.pid),
+            emulator.stop)
+
+
+def _emulator(request: pytest.FixtureRequest, backend: str):
+    from keybench.errors import KeybenchError
+    from keybench.infra import emulators
+
+    try:
+        found, stop = find_or_start(backend, f"pytest (pid {os.getpid()})")
+    except KeybenchError as exc:
+        config = request.config
+        if (config.getoption(MISSING_EMULATOR) or config.getini(MISSING_EMULATOR)) == "skip":
+            pytest.skip(str(exc))
+        pytest.fail(f"{exc}; or pass --keybench-missing-emulator=skip to skip the tests that need it", pytrace=False)
+    variable = emulators.ENV_VARS[backend]
+    saved = os.environ.get(variable)
+    os.environ[variable] = found.host
+    try:
+        yield found
+    finally:
+        if saved is None:
+            os.environ.pop(variable, None)
+        else:
+            os.environ[variable] = saved
+        if stop is not None:
+            stop()
+
+
+@pytest.fixture(scope="session")
+def spanner_emulator(request: pytest.FixtureRequest):
+    """The Spanner emulator for the session; SPANNER_EMULATOR_HOST names it while the session runs."""
+    yield from _emulator(request, "spanner")
+
+
+@pytest.fixture(scope="session")
+def bigtable_emulator(request: pytest.FixtureRequest):
+    """The Bigtable emulator for the session; BIGTABLE_EMULATOR_HOST names it while the session runs."""
+    yield from _emulator(request, "bigtable")
+
+
+def _digest(*paths: Path | None) -> str:
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.read_bytes() if path is not None and path.is_file() else b"-")
+    return digest.hexdigest()
+
+
+@pytest.fixture(scope="session")
+def keybench_check(request: pytest.FixtureRequest):
+    """`keybench check` as a function returning a CheckResult (src/keybench/check/result.py):
+
+        keybench_check("schema.sql", rows=..., nodes=..., columns="columns.toml")   # Spanner DDL
+        keybench_check(bigtable="{device_type}#{device_id}#{ts}", reads=["range:ts"])
+
+    Paths are taken relative to pytest's rootdir. A Spanner check uses the spanner_emulator
+    fixture; a Bigtable template needs no emulator. The same check of unchanged files runs
+    once per session. The report is printed, so a failing test shows it."""
+    from keybench.check.command import check_result
+    from keybench.check.request import CheckRequest
+    from keybench.errors import KeybenchError
+
+    done = {}
+
+    def run(schema: str | Path | None = None, *, bigtable: str | None = None, reads=(), columns=None, **options):
+        rooted = [None if p is None else Path(request.config.rootpath, p) for p in (schema, columns)]
+        check = CheckRequest(schema=rooted[0], bigtable=bigtable, reads=tuple(reads), columns=rooted[1], **options)
+        if schema is not None:
+            request.getfixturevalue("spanner_emulator")
+        key = (check, _digest(*rooted))
+        if key not in done:
+            try:
+                done[key] = check_result(check)
+            except KeybenchError as exc:
+                pytest.fail(f"keybench check: {exc}", pytrace=False)
+        print(done[key].text)
+        return done[key]
+
+    return run

@@ -1,0 +1,135 @@
+"""After the load: each unit's key stream saved, the split model's columns added to its
+summary rows, and its heatmaps drawn. Every figure here is modelled: the emulators never split.
+
+A unit is modelled as soon as its last stage is done, in a process of its own (`Modeller`),
+while keybench audits that stage, restarts the emulator and sets up the next one. The next
+stage's load waits until that model is done, so the model never shares the machine with a
+measured stage: it only fills time that was not load anyway (README, "Where the time goes").
+With `overlap=False` every unit is modelled at the end of the run, in this process, as before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from keybench.design.byteorder import TABLE_SPACE
+from keybench.design.strategies import Strategy
+from keybench.children import PlainProcess, PlainProcessError
+from keybench.infra.progress import progress
+from keybench.measure.rundir import RunDirectory
+from keybench.model.keystream import KeyStream
+from keybench.model.splitmodel import ModelResult, SplitParams, model_columns, model_stream
+from keybench.run.state import unit_name
+
+
+@dataclass(frozen=True)
+class ModelJob:
+    """One unit's model, in plain types: the model process receives it as it is."""
+
+    stream: bytes  # KeyStream.to_bytes() of every repetition's keys
+    params: SplitParams
+    name: str  # the unit's file stem
+    label: str
+    heatmaps: str | None  # the folder the heatmaps go to; None: no heatmaps
+
+
+def run_job(job: ModelJob) -> ModelResult:
+    """The model of one unit's key stream, and its heatmaps drawn."""
+    stream = KeyStream.from_bytes(job.stream)
+    model = model_stream(stream, job.params)
+    if job.heatmaps and stream.spaces():
+        from keybench.model.heatmap import render_heatmap
+
+        folder = Path(job.heatmaps)
+        folder.mkdir(exist_ok=True)
+        for space in stream.spaces():
+            suffix = "" if space == TABLE_SPACE else f"-{space}"
+            for kind in ("writes", "reads"):
+                render_heatmap(stream, space, kind, folder / f"{job.name}{suffix}-{kind}.png", job.label)
+    return model
+
+
+@dataclass(frozen=True)
+class _Unit:
+    strategy: Strategy
+    cell_bytes: float  # what one write adds: its key and its payload
+    job: ModelJob
+
+
+class Modeller:
+    """The model of every unit of a run: `submit` a unit once its last stage is done, `wait`
+    before the next load, and take the modelled rows at the end with `rows`."""
+
+    def __init__(self, params: SplitParams, run_dir: RunDirectory, heatmaps: bool, payload_bytes: int = 0,
+                 overlap: bool = True):
+        self.params, self.run_dir, self.heatmaps, self.payload_bytes = params, run_dir, heatmaps, payload_bytes
+        self.overlap = overlap
+        self.units: dict[str, _Unit] = {}
+        self.models: dict[str, ModelResult] = {}
+        self._process: PlainProcess | None = None
+        self._in_flight: str | None = None
+
+    def submit(self, strategy: Strategy, streams: list[KeyStream]) -> None:
+        """Model the unit's key stream (every repetition's): now, in the model process
+        (overlap), or at the end."""
+        stream = KeyStream()
+        for each in streams:
+            stream.merge(each)
+        name = unit_name(strategy)
+        blob = stream.to_bytes()
+        cell_bytes = stream.mean_key_bytes() + self.payload_bytes if stream.write_count() else 0.0
+        job = ModelJob(blob, self.params, name, strategy.label,
+                       str(self.run_dir.partial / "heatmaps") if self.heatmaps else None)
+        self.units[name] = _Unit(strategy, cell_bytes, job)
+        self.models.pop(name, None)
+        if self.overlap:
+            self.wait()  # one unit at a time: the process models in order
+            self._in_flight = name
+            try:
+                self._start().send(run_job, job)
+            except PlainProcessError as exc:
+                self._give_up(exc)
+
+    def wait(self) -> None:
+        """Until the unit in the model process is modelled (nothing to wait for without one)."""
+        name, self._in_flight = self._in_flight, None
+        if name is None:
+            return
+        try:
+            self.models[name] = self._process.receive()
+        except PlainProcessError as exc:
+            self._give_up(exc)
+
+    def rows(self, unit_rows: dict[str, list[dict]]) -> list[dict]:
+        """Each unit's summary rows (by file stem) with the model's columns filled in, its
+        verdict first, and its key stream saved; units not yet modelled are modelled here."""
+        self.wait()
+        out = []
+        for name, rows in unit_rows.items():
+            unit = self.units[name]
+            # Written with the rest of the run's results, after the stages: a small disk fills
+            # with the results of the stages that ran, not with key streams.
+            self.run_dir.write(f"keystream/{name}.npz", unit.job.stream)
+            if name not in self.models:
+                self.models[name] = run_job(unit.job)
+            out.extend({**row, **model_columns(self.models[name], row["operation"], unit.strategy.claim,
+                                               unit.cell_bytes)} for row in rows)
+        return out
+
+    def close(self) -> None:
+        if self._process is not None:
+            self._process.close()
+            self._process = None
+
+    def _start(self) -> PlainProcess:
+        if self._process is None:
+            self._process = PlainProcess()
+        return self._process
+
+    def _give_up(self, exc: Exception) -> None:
+        """The model process failed: the rest is modelled in this process, at the end."""
+        progress(f"keybench: the model process failed ({exc}); modelling in this process instead")
+        self.overlap = False
+        self._in_flight = None
+        self.close()

@@ -1,0 +1,103 @@
+"""One stage of `keybench run`: a fresh table, the load, the audit, the drop, and the stage's
+plain record. A stage that cannot start is a `StageFailed`, and the run goes on."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from keybench.design.strategies import Strategy
+from keybench.drive.locust_driver import LoadPlan, LocustStage
+from keybench.drive.stage import StageSpec
+from keybench.errors import FixtureError, one_line
+from keybench.infra import emulators, target
+from keybench.infra.progress import progress
+from keybench.infra.watchdog import watched
+from keybench.measure.result import StageResult
+from keybench.model.keystream import KeyStream
+from keybench.run.options import RunOptions
+from keybench.run.timing import WallClock
+
+
+class StageFailed(Exception):
+    """A stage that could not run at all (its database could not be created): the run goes on."""
+
+
+@dataclass(frozen=True)
+class StageRun:
+    """A finished stage: its record, and Locust's own CSVs of it."""
+
+    result: StageResult
+    locust_csvs: dict[str, str]
+
+
+def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, tag: str, label: str,
+              clock: WallClock | None = None, before_load: Callable[[], None] | None = None,
+              after_load: Callable[[KeyStream], None] | None = None) -> StageRun:
+    """One strategy on a fresh table: load, audit, the strategy's own checks; `clock` is told
+    where the stage's time went. `after_load` gets the stage's key stream as soon as its load
+    is over, to start what may run beside the audit; `before_load` is waited for once the
+    table is set up, so that what ran beside the set-up ends before the load begins."""
+    clock = clock or WallClock()
+    project, instance = target.project_instance(ep)
+    spec = StageSpec.of(strategy, options.workload, options.seed, tag, options.buckets, project, instance)
+    plan = LoadPlan(options.users, options.spawn_rate, options.duration_s, options.workers)
+    started = time.time()
+    driven, silent = None, False
+    with clock.phase("setup"):
+        locust_stage = LocustStage(spec)  # its clients: the backend's, opened here
+    stage = locust_stage.stage
+    try:
+        try:
+            with clock.phase("setup"):
+                stage.setup()
+        except FixtureError:
+            raise  # bad input: the run ends with exit 2 (errors.FixtureError)
+        except Exception as exc:  # noqa: BLE001 - one stage that cannot start must not end the run
+            raise StageFailed(f"{strategy.label} could not start: {one_line(exc)}") from None
+        if before_load is not None:
+            with clock.phase("model"):
+                before_load()
+        driving = time.monotonic()
+        driven = locust_stage.drive(plan, label, ep)
+        clock.add_load(driven.seconds - driven.stopping_s, time.monotonic() - driving)
+        if after_load is not None:
+            after_load(stage.collector.key_stream)
+        tenant_drop = None
+        if driven.ended_early:
+            integrity = stage.unverifiable(driven.ended_early)
+        else:
+            try:
+                with clock.phase("audit"):
+                    integrity, tenant_drop = locust_stage.watch.run(lambda: stage.finish(driven.lost_workers),
+                                                                    "the audit")
+            except Exception as exc:  # noqa: BLE001 - the database went away or stalled after the load
+                integrity = stage.unverifiable(one_line(exc))
+                silent = True
+    finally:
+        # What this stage created goes, even when it failed before its load; a database that
+        # went away or fell silent cannot be asked (keybench's own emulator restarts anyway).
+        drop = not (silent or (driven and driven.ended_early))
+        try:
+            with clock.phase("drop"):
+                if drop:
+                    locust_stage.watch.run(lambda: stage.teardown(drop=True), "the drop")
+                else:  # closing the clients asks nothing of a database the stage's watch found silent
+                    watched(lambda: stage.teardown(drop=False), stage.backend.answers, "closing the clients")
+        except Exception as exc:  # noqa: BLE001 - a database that went away cannot be dropped either
+            progress(f"  {label}  could not drop {spec.location}: {one_line(exc)}")
+    result = stage.result(seconds=driven.seconds, integrity=integrity, tenant_drop=tenant_drop, fresh=ep.restartable,
+                          started_epoch_s=started, ended_early=driven.ended_early, interrupted=driven.interrupted,
+                          per_worker=driven.per_worker)
+    progress(f"  {label}  done: ops {result.operations:,} (inserts {result.ops_per_s(result.inserts):,.0f}/s, "
+             f"reads {result.ops_per_s(result.reads):,.1f}/s)  failures {result.failures}  "
+             f"integrity {integrity.describe()}")
+    for series, stats in result.stats.items():
+        for reason, count in stats.errors.items():
+            progress(f"  {series.operation} failed {count}x: {reason}")
+    if tenant_drop is not None:
+        progress(f"  {label}  tenant_drop {tenant_drop.tenant}: {tenant_drop.removed} of "
+                 f"{tenant_drop.tenant_rows} rows removed, {tenant_drop.left_behind} left behind, "
+                 f"{tenant_drop.others_removed} of other tenants removed")
+    return StageRun(result, driven.locust_csvs)
