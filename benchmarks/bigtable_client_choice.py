@@ -11,8 +11,6 @@ and the medians of the rounds are printed with the min and max, with the client 
 CPU time per row.
 """
 
-import keybench.infra.runtime  # noqa: F401  (gevent and gRPC set-up, before any client exists)
-
 import argparse
 import itertools
 import statistics
@@ -21,14 +19,15 @@ import uuid
 import warnings
 
 import gevent
+from _common import cpu_seconds, spread
 from google.cloud import bigtable
 from google.cloud.bigtable import column_family
 from google.cloud.bigtable.data import BigtableDataClient, RowMutationEntry, SetCell
 
-from _common import cpu_seconds, spread
-from keybench.infra import emulators
+import keybench.infra.runtime  # noqa: F401  (gevent and gRPC set-up, before any client exists)
 from keybench.backends.base import DEFAULT_TIMEOUT_S
 from keybench.backends.bigtable import MutateRowCall
+from keybench.infra import emulators
 
 warnings.filterwarnings("ignore", message="Connecting to Bigtable emulator")
 PROJECT, INSTANCE = "keybench-bench", "bench"

@@ -16,23 +16,22 @@ Two no-op measurements, each repeated and printed as min/median/max:
 Target (issue 7): under 50 us per operation for the collector. Needs no emulator.
 """
 
-import keybench.infra.runtime  # noqa: F401  (the same process set-up as a keybench run)
-
 import argparse
 import time
 
+from _common import spread
 from locust.env import Environment
 from locust.event import Events
 
-from _common import spread
-from keybench.design import strategies
+import keybench.infra.runtime  # noqa: F401  (the same process set-up as a keybench run)
 from keybench.backends.base import Backend
-from keybench.measure.collector import Collector, Series
-from keybench.design.keys import WriteEvent
+from keybench.design import strategies
 from keybench.design.byteorder import KeyEncoder
-from keybench.drive.users import StageSlot, user_class
+from keybench.design.events import WriteEvent
 from keybench.drive.stage import Stage
+from keybench.drive.users import StageSlot, user_class
 from keybench.drive.workload import INSERT, WorkloadSettings
+from keybench.measure.collector import Collector, Series
 
 SERIES = Series("bigtable", "reverse_timestamp", "", INSERT)
 

@@ -69,7 +69,12 @@ def make_call(kind: str, location: str):
         return call
     import warnings
 
-    from google.cloud.bigtable.data import BigtableDataClient, ReadRowsQuery, RowRange, SetCell
+    from google.cloud.bigtable.data import (
+        BigtableDataClient,
+        ReadRowsQuery,
+        RowRange,
+        SetCell,
+    )
 
     warnings.filterwarnings("ignore", message="Connecting to Bigtable emulator")
     table = BigtableDataClient(project=PROJECT).get_table(INSTANCE, location)
@@ -118,12 +123,12 @@ def child(kind: str, location: str, calls: int, repeats: int = 3) -> dict:
 def prepare() -> tuple[dict, list]:
     """A Spanner database and a Bigtable table with ROWS rows each, made by keybench."""
     import keybench.infra.runtime  # noqa: F401  (the orchestrator is a keybench process)
-    from keybench.design import strategies
-    from keybench.infra import emulators
-    from keybench.drive.stage import Stage
-    from keybench.infra.target import location_name, run_tag
     from keybench.backends import open_backend
+    from keybench.design import strategies
+    from keybench.drive.stage import Stage
     from keybench.drive.workload import WorkloadSettings
+    from keybench.infra import emulators
+    from keybench.infra.target import location_name, run_tag
 
     endpoints = [emulators.resolve(b) for b in ("spanner", "bigtable")]
     for ep in endpoints:

@@ -64,16 +64,17 @@ import threading  # noqa: E402
 import time  # noqa: E402
 
 from _common import cpu_seconds, spread  # noqa: E402
-from keybench.design import strategies  # noqa: E402
-from keybench.design.byteorder import bigtable_row_range  # noqa: E402
-from keybench.design.plans import DEFAULT_WINDOW_S, DEFAULT_NUMBER_SPAN, READ_OPERATIONS  # noqa: E402
-from keybench.infra import emulators  # noqa: E402
-from keybench.infra.target import INSTANCE, PROJECT  # noqa: E402
+
 from keybench.backends.base import DEFAULT_TIMEOUT_S  # noqa: E402
 from keybench.backends.spanner import retrying_aborts  # noqa: E402
-from keybench.design.keys import WriteEvent, timestamp  # noqa: E402
+from keybench.design import strategies  # noqa: E402
+from keybench.design.byteorder import bigtable_row_range  # noqa: E402
+from keybench.design.events import WriteEvent, timestamp  # noqa: E402
+from keybench.design.plans import DEFAULT_NUMBER_SPAN, DEFAULT_WINDOW_S, READ_OPERATIONS  # noqa: E402
 from keybench.drive.stage import Stage, StageSpec  # noqa: E402
 from keybench.drive.workload import INSERT, UserWorkload, WorkloadSettings  # noqa: E402
+from keybench.infra import emulators  # noqa: E402
+from keybench.infra.target import INSTANCE, PROJECT  # noqa: E402
 
 STRATEGIES = {"spanner": "desc_timestamp", "bigtable": "reverse_timestamp"}
 POPULATION = 100  # users or devices: a prefilled table then holds ~PREFILL_ROWS/POPULATION rows each
@@ -249,7 +250,12 @@ class BareBigtable(BareClient):
 
     def __init__(self, stage: Stage, batch_size: int, rpc: bool):
         super().__init__(stage, batch_size)
-        from google.cloud.bigtable.data import BigtableDataClient, ReadRowsQuery, RowRange
+        from google.cloud.bigtable.data import (
+            BigtableDataClient,
+            ReadRowsQuery,
+            RowRange,
+        )
+
         from keybench.backends import bigtable
 
         self.bigtable, self.rpc = bigtable, rpc
@@ -271,7 +277,7 @@ class BareBigtable(BareClient):
         self.row_keys: dict[int, bytes] = {}
 
     def write(self, events: list[WriteEvent]) -> int:
-        from google.cloud.bigtable.data import RowMutationEntry, SetCell
+        from google.cloud.bigtable.data import RowMutationEntry
 
         backend = self.stage.backend
         keys = [backend.row_key(self.generator.key(e)) for e in events]

@@ -12,13 +12,13 @@ so drift over the run lands on both. Inserts/s and reads/s are the summary's `rp
 stage's operations over its seconds. The ratio is computed per round, for each round's pair.
 """
 
-import keybench.infra.runtime  # noqa: F401  (gevent and gRPC set-up, before any client exists)
-
 import argparse  # noqa: E402
 import dataclasses  # noqa: E402
 import time  # noqa: E402
 
 from _common import spread  # noqa: E402
+
+import keybench.infra.runtime  # noqa: F401  (gevent and gRPC set-up, before any client exists)
 from keybench.design import strategies  # noqa: E402
 from keybench.drive.workload import INSERT, WorkloadSettings  # noqa: E402
 from keybench.infra import emulators, target  # noqa: E402

@@ -5,7 +5,6 @@
 """
 
 import keybench.infra.runtime  # noqa: F401  (gevent and gRPC set-up, before any client exists)
-
 from keybench.drive.scenario import scenario
 
 BigtableUser = scenario("bigtable")

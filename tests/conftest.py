@@ -7,8 +7,6 @@ that needs them skipped, with the reason (pyproject.toml sets keybench_missing_e
 
 from __future__ import annotations
 
-import keybench.infra.runtime  # noqa: F401  (gevent and gRPC set-up before any client exists)
-
 import os
 import subprocess
 import sys
@@ -16,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import keybench.infra.runtime  # noqa: F401  (gevent and gRPC set-up before any client exists)
 from keybench.infra import emulators, images
 from tests import dockerd
 

@@ -7,7 +7,10 @@ from keybench.errors import KeybenchError, one_line, readable
 
 def test_the_bigtable_clients_timeout_text_is_made_readable():
     # What google-cloud-bigtable's data client raises when operation_timeout runs out.
-    from google.cloud.bigtable.data._helpers import RetryFailureReason, _retry_exception_factory
+    from google.cloud.bigtable.data._helpers import (
+        RetryFailureReason,
+        _retry_exception_factory,
+    )
 
     raised, _ = _retry_exception_factory([], RetryFailureReason.TIMEOUT, 2.0)
     assert "operation_timeoutof" in str(raised)  # the client's own text, as the issue quotes it

@@ -8,13 +8,13 @@ import uuid
 import pytest
 from google.cloud import spanner
 
-from keybench.design import strategies
-from keybench.backends.bigtable import gc_rule
-from keybench.errors import KeybenchError
-from keybench.design.keys import WriteEvent
-from keybench.design.plans import Span, read_plans
-from keybench.infra.target import INSTANCE, PROJECT, location_name
 from keybench.backends import open_backend
+from keybench.backends.bigtable import gc_rule
+from keybench.design import strategies
+from keybench.design.events import WriteEvent
+from keybench.design.plans import Span, read_plans
+from keybench.errors import KeybenchError
+from keybench.infra.target import INSTANCE, PROJECT, location_name
 
 
 def backend_for(strategy):

@@ -6,7 +6,15 @@ from __future__ import annotations
 import pytest
 
 from keybench.check.inference import infer, read_columns_file
-from keybench.check.schema import GOOGLESQL, POSTGRESQL, Column, KeyColumn, Schema, Sequence, Table
+from keybench.check.schema import (
+    GOOGLESQL,
+    POSTGRESQL,
+    Column,
+    KeyColumn,
+    Schema,
+    Sequence,
+    Table,
+)
 from keybench.errors import KeybenchError
 
 SEQUENCE = Sequence("S", {"sequence_kind": "bit_reversed_positive"})

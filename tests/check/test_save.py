@@ -19,8 +19,8 @@ from keybench.check.request import CheckRequest
 from keybench.check.save import spanner_design, template_design
 from keybench.check.schema import POSTGRESQL, Column, Index, KeyColumn, Schema, Table
 from keybench.check.template import parse_template, template_strategy
+from keybench.design.events import WriteEvent
 from keybench.design.folders import save_designs
-from keybench.design.keys import WriteEvent
 from keybench.design.plans import Span
 from keybench.design.strategies import load_strategy, split_ddl, user_designs
 from keybench.errors import KeybenchError

@@ -6,7 +6,16 @@ from __future__ import annotations
 import pytest
 
 from keybench.check.schema import (
-    POSTGRESQL, Column, Index, KeyColumn, Sequence, Table, from_postgresql_type, sequence_of, to_postgresql_type)
+    POSTGRESQL,
+    Column,
+    Index,
+    KeyColumn,
+    Sequence,
+    Table,
+    from_postgresql_type,
+    sequence_of,
+    to_postgresql_type,
+)
 
 
 @pytest.mark.parametrize("postgresql, googlesql, written", [

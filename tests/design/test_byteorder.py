@@ -11,10 +11,20 @@ import numpy as np
 import pytest
 
 from keybench.design import strategies
-from keybench.design.keys import EPOCH, TIME, WriteEvent, Part, bit_reversed, never_accessed
-from keybench.design.byteorder import TABLE_SPACE, KeyEncoder, encode_int64, bit_reversed_array, generated_values, sequence_options, spanner_key_bytes
-from keybench.model.keystream import KeyStream
+from keybench.design.byteorder import (
+    TABLE_SPACE,
+    KeyEncoder,
+    bit_reversed_array,
+    encode_int64,
+    generated_values,
+    sequence_options,
+    spanner_key_bytes,
+)
+from keybench.design.events import EPOCH, TIME, WriteEvent, never_accessed
+from keybench.design.hashing import bit_reversed
+from keybench.design.keys import Part
 from keybench.design.plans import StoredRow, strategy_plans
+from keybench.model.keystream import KeyStream
 from keybench.model.simulate import encode_events, make_events, per_event_keys
 
 

@@ -4,11 +4,21 @@ import uuid
 
 import pytest
 
-from keybench.design.keys import (
-    BUCKET, DERIVED, ENTITY, OPAQUE, TIME, WriteEvent, KeyGenerator, bigtable_part, bucket_hash, device_id,
-    device_number, device_type,
-    spanner_part, stable_hash, timestamp, ts_us_of,
+from keybench.design.events import (
+    BUCKET,
+    DERIVED,
+    ENTITY,
+    OPAQUE,
+    TIME,
+    WriteEvent,
+    device_id,
+    device_number,
+    device_type,
+    timestamp,
+    ts_us_of,
 )
+from keybench.design.hashing import bucket_hash, stable_hash
+from keybench.design.keys import KeyGenerator, bigtable_part, spanner_part
 
 
 def events(n=500):
@@ -209,7 +219,7 @@ def test_sequential_int_counts_up():
 
 
 def test_spanner_timestamp_text_matches_cast_as_string():
-    from keybench.design.keys import spanner_timestamp_text
+    from keybench.design.events import spanner_timestamp_text
 
     base = 1_795_330_800_000_000  # 2026-11-22 07:00:00 UTC, winter: UTC-8 in Los Angeles
     assert spanner_timestamp_text(base + 123_456) == "2026-11-21 23:00:00.123456-08"
@@ -219,7 +229,7 @@ def test_spanner_timestamp_text_matches_cast_as_string():
 
 
 def test_farm_fingerprint_shards_span_both_signs_within_2048():
-    from keybench.design.keys import farm_fingerprint_shard
+    from keybench.design.events import farm_fingerprint_shard
 
     shards = [farm_fingerprint_shard(1_795_590_000_000_000 + i * 997, 2048) for i in range(3000)]
     assert all(-2048 < s < 2048 for s in shards)
@@ -237,8 +247,8 @@ def test_a_preload_holds_the_keys_a_scenario_needs_and_no_more_rows():
 def test_the_skip_range_fixture_starts_where_the_unskipped_sequence_would_hit_a_source_key():
     import numpy as np
 
-    from keybench.design.keys import bit_reversed
     from keybench.design.byteorder import generated_values, sequence_options
+    from keybench.design.hashing import bit_reversed
     from keybench.design.strategies import catalogue
 
     unit = catalogue("spanner")["migrate_skip_range"]
@@ -248,7 +258,7 @@ def test_the_skip_range_fixture_starts_where_the_unskipped_sequence_would_hit_a_
 
 
 def test_a_uuid_pair_of_int64_carries_a_version_4_uuid():
-    from keybench.design.keys import uuid4_high, uuid4_low
+    from keybench.design.uuids import uuid4_high, uuid4_low
 
     rng = random.Random(3)
     for _ in range(200):
@@ -259,7 +269,8 @@ def test_a_uuid_pair_of_int64_carries_a_version_4_uuid():
 
 
 def test_raw_byte_row_keys_are_the_device_id_and_time_as_bytes():
-    from keybench.design.keys import KeyGenerator, WriteEvent, bigtable_part, device_id
+    from keybench.design.events import WriteEvent, device_id
+    from keybench.design.keys import KeyGenerator, bigtable_part
 
     generator = KeyGenerator((bigtable_part("device_bytes"), bigtable_part("ts_bytes")), separator="")
     key = generator.row_key(generator.key(WriteEvent(42, 1_700_000_000_000_000, "w")))
@@ -267,7 +278,8 @@ def test_raw_byte_row_keys_are_the_device_id_and_time_as_bytes():
 
 
 def test_few_domains_are_shared_by_all_devices():
-    from keybench.design.keys import WriteEvent, bigtable_part
+    from keybench.design.events import WriteEvent
+    from keybench.design.keys import bigtable_part
 
     part = bigtable_part({"value": "reverse_domain", "domains": 2})
     assert len({part.compute(WriteEvent(e, 0, ""), None) for e in range(1, 1001)}) == 2 == len(part.buckets)

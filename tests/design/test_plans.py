@@ -1,7 +1,17 @@
-from keybench.design.keys import bigtable_part, spanner_part
 from keybench.design import strategies
-from keybench.design.plans import (FULL_SCAN, MULTI_PREFIX, MULTI_RANGE, POINT, PREFIX, RANGE, ReadRequest, StoredRow,
-                                    read_plans, strategy_plans)
+from keybench.design.keys import bigtable_part, spanner_part
+from keybench.design.plans import (
+    FULL_SCAN,
+    MULTI_PREFIX,
+    MULTI_RANGE,
+    POINT,
+    PREFIX,
+    RANGE,
+    ReadRequest,
+    StoredRow,
+    read_plans,
+    strategy_plans,
+)
 
 
 def spanner(*specs):

@@ -3,8 +3,16 @@ import shutil
 import pytest
 
 from keybench.design import strategies
+from keybench.design.strategies import (
+    catalogue,
+    check_rules,
+    load_strategy,
+    schemas_root,
+    select,
+    split_ddl,
+    user_designs,
+)
 from keybench.errors import KeybenchError
-from keybench.design.strategies import catalogue, check_rules, load_strategy, schemas_root, select, split_ddl, user_designs
 from tests.conftest import REPO, test_strategy_toml
 
 CANONICAL = {

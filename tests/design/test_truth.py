@@ -2,7 +2,7 @@
 that have an entry in it."""
 
 from keybench.design import strategies
-from keybench.design.keys import WriteEvent, never_accessed
+from keybench.design.events import WriteEvent, never_accessed
 from keybench.design.plans import StoredRow, strategy_plans
 from keybench.design.truth import WrittenRows
 

@@ -9,7 +9,8 @@ import decimal
 import pytest
 
 from keybench.design.byteorder import encode_value
-from keybench.design.keys import WriteEvent, spanner_part, timestamp
+from keybench.design.events import WriteEvent, timestamp
+from keybench.design.keys import spanner_part
 from keybench.design.typed import DAY_US, convert, fill, parse_type
 
 EVENT = WriteEvent(entity=7, ts_us=1_700_000_000_123_456, write_id="w-0001-abcdef", seq=42)

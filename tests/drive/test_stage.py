@@ -9,11 +9,11 @@ import uuid
 import pytest
 from google.cloud.bigtable.data import ReadRowsQuery
 
-from keybench.design import strategies
-from keybench.infra.target import INSTANCE, PROJECT
-from keybench.drive.stage import Stage
 from keybench.backends import open_backend
+from keybench.design import strategies
+from keybench.drive.stage import Stage
 from keybench.drive.workload import WorkloadSettings
+from keybench.infra.target import INSTANCE, PROJECT
 
 
 @pytest.fixture
@@ -220,7 +220,7 @@ def test_index_reads_go_through_the_index_and_join_back_only_without_storing(sta
 
 
 def test_the_shard_keybench_computes_is_the_one_the_database_stores(stage_of):
-    from keybench.design.keys import farm_fingerprint_shard, ts_us_of
+    from keybench.design.events import farm_fingerprint_shard, ts_us_of
 
     stage = spanner_stage(stage_of, "hash_shard_generated")
     fill(stage, 50)

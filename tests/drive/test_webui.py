@@ -13,7 +13,7 @@ import urllib.request
 
 import pytest
 
-from keybench.drive.webui import HEATMAP_BUCKETS, HEATMAP_BINS, SHADES, TAB_KEY
+from keybench.drive.webui import HEATMAP_BINS, HEATMAP_BUCKETS, SHADES, TAB_KEY
 from keybench.infra import emulators
 from tests.browser import chromium, console_messages
 from tests.conftest import REPO

@@ -4,7 +4,13 @@ heatmap's shape follow the keys written."""
 import random
 
 from keybench.design.byteorder import TABLE_SPACE
-from keybench.drive.webui import HEATMAP_BINS, HEATMAP_BUCKETS, SHADES, heatmap_rows, model_rows
+from keybench.drive.webui import (
+    HEATMAP_BINS,
+    HEATMAP_BUCKETS,
+    SHADES,
+    heatmap_rows,
+    model_rows,
+)
 from keybench.measure.collector import Collector
 from keybench.model.splitmodel import SplitParams
 

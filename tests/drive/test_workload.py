@@ -3,7 +3,6 @@ holds up the writes."""
 
 import collections
 import gc
-import time
 
 import pytest
 
@@ -11,8 +10,17 @@ from keybench.design import strategies
 from keybench.design.plans import READ_OPERATIONS
 from keybench.drive.locust_driver import LoadPlan, LocustStage
 from keybench.drive.stage import StageSpec
-from keybench.drive.workload import (DEFAULT_READERS, INSERT, READER, SOLE, WRITER, Partition, Roles, UserWorkload,
-                                      WorkloadSettings)
+from keybench.drive.workload import (
+    DEFAULT_READERS,
+    INSERT,
+    READER,
+    SOLE,
+    WRITER,
+    Partition,
+    Roles,
+    UserWorkload,
+    WorkloadSettings,
+)
 from keybench.errors import KeybenchError
 from keybench.infra import emulators
 from keybench.run.options import RunOptions

@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from keybench.infra import emulators
 from keybench.errors import KeybenchError
+from keybench.infra import emulators
 from tests.conftest import keybench
 
 

@@ -9,13 +9,13 @@ import sys
 
 import pytest
 
-from keybench.design import strategies
-from keybench.infra import target
 from keybench.backends import spanner as spanner_backend
-from keybench.errors import KeybenchError
-from keybench.run import RunOptions
-from keybench.infra.target import location_name
+from keybench.design import strategies
 from keybench.drive.workload import WorkloadSettings
+from keybench.errors import KeybenchError
+from keybench.infra import target
+from keybench.infra.target import location_name
+from keybench.run import RunOptions
 from tests.conftest import REPO, keybench
 
 SECRET = "/tmp/keybench-test-secret-adc.json"

@@ -93,8 +93,8 @@ def test_summary_percentiles_match_known_latencies_where_locust_rounds_them_away
     from locust.stats import RequestStats
 
     from keybench.design.strategies import catalogue
-    from keybench.measure.summary import provenance_columns, summary_row
     from keybench.measure.audit import Integrity
+    from keybench.measure.summary import provenance_columns, summary_row
 
     events, locust_stats = Events(), RequestStats()
     events.request.add_listener(lambda request_type, name, response_time, response_length, **kw:

@@ -4,11 +4,11 @@ import csv
 
 import pytest
 
+from keybench.design.strategies import catalogue
+from keybench.measure.audit import Integrity
 from keybench.measure.collector import OperationStats, Series
 from keybench.measure.compare import Rule
-from keybench.design.strategies import catalogue
 from keybench.measure.summary import provenance_columns, summary_row, to_csv
-from keybench.measure.audit import Integrity
 from tests.conftest import keybench
 
 OK = Integrity(10, 10, 0, 0, 0, 0, 0)

@@ -9,6 +9,7 @@ from keybench.run import RunOptions, run
 from tests.browser import chromium, console_messages
 from tests.conftest import keybench
 
+
 def _chromium(page, *args: str) -> subprocess.CompletedProcess:
     return chromium(page.as_uri(), *args)
 

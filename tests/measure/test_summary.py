@@ -1,12 +1,18 @@
 import pytest
 
-from keybench.measure.collector import OperationStats, Series
-from keybench.errors import KeybenchError
 from keybench.design.strategies import catalogue
-from keybench.measure.summary import SUMMARY_COLUMNS, provenance_columns, read_summary, summary_row, to_csv
-from keybench.measure.rundir import RunDirectory
-from keybench.measure.console import side_by_side
+from keybench.errors import KeybenchError
 from keybench.measure.audit import Integrity
+from keybench.measure.collector import OperationStats, Series
+from keybench.measure.console import side_by_side
+from keybench.measure.rundir import RunDirectory
+from keybench.measure.summary import (
+    SUMMARY_COLUMNS,
+    provenance_columns,
+    read_summary,
+    summary_row,
+    to_csv,
+)
 
 OK = Integrity(acknowledged=10, stored=10, lost=0, duplicates=0, unexpected=0, unknown=0, unknown_stored=0)
 SPREAD = provenance_columns(catalogue("spanner")["hash_shard"])

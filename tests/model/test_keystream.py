@@ -3,7 +3,7 @@ stream is first read, in the order they were recorded."""
 
 from keybench.design import strategies
 from keybench.design.byteorder import TABLE_SPACE, KeyEncoder
-from keybench.design.keys import WriteEvent
+from keybench.design.events import WriteEvent
 from keybench.model.keystream import KeyStream
 
 

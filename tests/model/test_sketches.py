@@ -4,8 +4,15 @@ small enough to compute them."""
 import numpy as np
 import pytest
 
-from keybench.model.sketches import (DistinctSample, RowSample, common_prefix, key_hashes, order_statistics,
-                                      quantile_positions, range_counts)
+from keybench.model.sketches import (
+    DistinctSample,
+    RowSample,
+    common_prefix,
+    key_hashes,
+    order_statistics,
+    quantile_positions,
+    range_counts,
+)
 
 
 def _keys(rng, n, alphabet=b"abcd", width=6):

@@ -6,10 +6,9 @@ import shutil
 import pytest
 
 from keybench.design import strategies
-from keybench.design.keys import bit_reversed
+from keybench.design.hashing import bit_reversed
 from keybench.measure.summary import read_summary
 from keybench.run import RunOptions, run
-
 
 DIALECTS = ("googlesql", "postgresql")
 
@@ -93,10 +92,10 @@ def test_a_skip_range_that_misses_the_source_keys_collides_and_fails_the_run(emu
 
 
 def test_the_sequence_generates_bit_reversed_counters(emulator_hosts, tmp_path):
-    from keybench.infra.target import INSTANCE, PROJECT
-    from keybench.drive.stage import Stage
     from keybench.backends import open_backend
+    from keybench.drive.stage import Stage
     from keybench.drive.workload import WorkloadSettings
+    from keybench.infra.target import INSTANCE, PROJECT
 
     strategy = strategies.catalogue("spanner")["bit_reversed_sequence"]
     stage = Stage(strategy, open_backend(strategy, "kb-seq-test", PROJECT, INSTANCE), WorkloadSettings(), seed=1)

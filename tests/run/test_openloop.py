@@ -9,10 +9,10 @@ import time
 
 import pytest
 
+from keybench.drive.workload import WorkloadSettings
 from keybench.infra import emulators
 from keybench.measure.summary import read_summary
 from keybench.run import RunOptions, run
-from keybench.drive.workload import WorkloadSettings
 from tests.conftest import REPO
 
 INSERTS_ONLY = {"insert": 1}

@@ -3,9 +3,9 @@
 import json
 import time
 
+from keybench.drive.workload import WorkloadSettings
 from keybench.measure.summary import read_summary
 from keybench.run import RunOptions, parse_duration, plan_stages, run
-from keybench.drive.workload import WorkloadSettings
 from tests.conftest import keybench
 
 OPERATIONS = {
@@ -129,8 +129,8 @@ def test_smoke_fails_on_failed_operations_where_a_full_run_reports_them(emulator
 def test_a_stage_that_fails_after_creating_its_table_still_drops_it(emulator_hosts, tmp_path, monkeypatch, capsys):
     from google.cloud import bigtable
 
-    from keybench.infra.target import INSTANCE, PROJECT
     from keybench.drive.stage import Stage
+    from keybench.infra.target import INSTANCE, PROJECT
 
     def tables():
         return {t.table_id for t in bigtable.Client(project=PROJECT, admin=True).instance(INSTANCE).list_tables()}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from keybench.design.keys import WriteEvent
+from keybench.design.events import WriteEvent
 from keybench.design.plans import Span, StoredRow
 from keybench.design.strategies import Strategy
 

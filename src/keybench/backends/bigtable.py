@@ -20,8 +20,6 @@ from google.api_core.gapic_v1 import routing_header
 from google.cloud import bigtable
 from google.cloud.bigtable import column_family
 from google.cloud.bigtable.data import BigtableDataClient, RowMutationEntry, SetCell
-from google.cloud.bigtable_v2.types import bigtable as bigtable_types
-from google.cloud.bigtable_v2.types import data as data_types
 from google.cloud.bigtable.data._sync_autogen._swappable_channel import SwappableChannel
 from google.cloud.bigtable.data.row_filters import (
     ColumnQualifierRegexFilter,
@@ -31,14 +29,22 @@ from google.cloud.bigtable.data.row_filters import (
     RowFilterUnion,
     ValueRangeFilter,
 )
+from google.cloud.bigtable_v2.types import bigtable as bigtable_types
+from google.cloud.bigtable_v2.types import data as data_types
 
-from keybench.backends.base import AUDIT_READ_TIMEOUT_S, DEFAULT_TIMEOUT_S, DEFAULT_PAYLOAD_BYTES, Backend
-from keybench.errors import KeybenchError
+from keybench.backends.base import (
+    AUDIT_READ_TIMEOUT_S,
+    DEFAULT_PAYLOAD_BYTES,
+    DEFAULT_TIMEOUT_S,
+    Backend,
+)
 from keybench.children import PlainProcess
-from keybench.design.keys import WriteEvent, join_segments
 from keybench.design.byteorder import bigtable_row_range
+from keybench.design.events import WriteEvent
+from keybench.design.keys import join_segments
 from keybench.design.plans import Span, StoredRow
 from keybench.design.strategies import Strategy
+from keybench.errors import KeybenchError
 
 T = TypeVar("T")
 # The variable the clients find the emulator by (the same as keybench.infra.emulators.ENV_VARS).

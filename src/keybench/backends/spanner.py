@@ -17,12 +17,17 @@ from google.cloud import spanner
 from google.cloud.spanner_admin_database_v1 import DatabaseDialect
 from google.cloud.spanner_v1 import JsonObject
 
-from keybench.backends.base import DEFAULT_PAYLOAD_BYTES, DEFAULT_TIMEOUT_S, Backend, KeyCollision
-from keybench.errors import FixtureError, KeybenchError
-from keybench.design.keys import WriteEvent, timestamp, ts_us_of
-from keybench.design.typed import parse_type
+from keybench.backends.base import (
+    DEFAULT_PAYLOAD_BYTES,
+    DEFAULT_TIMEOUT_S,
+    Backend,
+    KeyCollision,
+)
+from keybench.design.events import WriteEvent, timestamp, ts_us_of
 from keybench.design.plans import Span, StoredRow, row_columns
 from keybench.design.strategies import Strategy
+from keybench.design.typed import parse_type
+from keybench.errors import FixtureError, KeybenchError
 
 T = TypeVar("T")
 

@@ -21,6 +21,7 @@ from keybench.errors import KeybenchError, check_range
 from keybench.model.params import MAX_NODES
 from keybench.model.verdict import VERDICTS
 
+
 @dataclass
 class CheckReport:
     lines: list[str] = field(default_factory=list)
@@ -100,7 +101,12 @@ def _check_stated(stated: dict[str, Distribution], schema: Schema, path: Path | 
 
 
 def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[Design]]:
-    from keybench.check.reader import apply_ddl, load_schema, read_schema, scratch_database
+    from keybench.check.reader import (
+        apply_ddl,
+        load_schema,
+        read_schema,
+        scratch_database,
+    )
     from keybench.infra import emulators
 
     path = request.schema

@@ -15,8 +15,19 @@ from keybench.check.inference import MONOTONIC, SPREAD, WITH_VALUES, Distributio
 from keybench.check.keyspaces import SpaceCheck
 from keybench.check.request import DEFAULT_SHARDS
 from keybench.check.schema import (
-    POSTGRESQL, Column, Index, KeyColumn, Schema, Sequence, Table, fingerprint_shard, key_ddl, new_name,
-    sequence_default, uuid_default)
+    POSTGRESQL,
+    Column,
+    Index,
+    KeyColumn,
+    Schema,
+    Sequence,
+    Table,
+    fingerprint_shard,
+    key_ddl,
+    new_name,
+    sequence_default,
+    uuid_default,
+)
 
 # A leading column with at least this many values per node spreads the monotonic one behind it.
 SPREADING_VALUES_PER_NODE = 4

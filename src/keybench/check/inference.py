@@ -10,7 +10,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from keybench.check.schema import (
-    POSTGRESQL, POSTGRESQL_COMMIT_TIMESTAMP, Column, Schema, Table, sequence_of, to_postgresql_type)
+    POSTGRESQL,
+    POSTGRESQL_COMMIT_TIMESTAMP,
+    Column,
+    Schema,
+    Table,
+    sequence_of,
+    to_postgresql_type,
+)
 from keybench.errors import KeybenchError
 
 # What a user may state in the --columns file.

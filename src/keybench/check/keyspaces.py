@@ -9,7 +9,6 @@ the column."""
 from __future__ import annotations
 
 import dataclasses
-
 from dataclasses import dataclass, field
 from pathlib import Path
 

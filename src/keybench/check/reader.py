@@ -16,7 +16,17 @@ from google.cloud.spanner_admin_database_v1 import DatabaseDialect
 from keybench.backends.spanner import DDL_TIMEOUT_S, client_for, ensure_instance
 from keybench.check.request import AUTO_DIALECT
 from keybench.check.schema import (
-    DIALECT_TITLES, GOOGLESQL, POSTGRESQL, Column, Index, KeyColumn, Schema, Sequence, Table, from_postgresql_type)
+    DIALECT_TITLES,
+    GOOGLESQL,
+    POSTGRESQL,
+    Column,
+    Index,
+    KeyColumn,
+    Schema,
+    Sequence,
+    Table,
+    from_postgresql_type,
+)
 from keybench.errors import KeybenchError
 from keybench.infra.target import INSTANCE, PROJECT
 

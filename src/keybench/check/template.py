@@ -11,8 +11,8 @@ from pathlib import Path
 
 from keybench.check.report import INDENT, figures, rule_text
 from keybench.check.result import CheckResult, SpaceResult
-from keybench.design.keys import (BIGTABLE_VALUES, BUCKET, DERIVED, ENTITY, NUMBER, OPAQUE, TIME, Part,
-                                   bigtable_part)
+from keybench.design.events import BUCKET, DERIVED, ENTITY, NUMBER, OPAQUE, TIME
+from keybench.design.keys import BIGTABLE_VALUES, Part, bigtable_part
 from keybench.design.plans import DEFAULT_LATEST_N, strategy_plans
 from keybench.design.strategies import Strategy
 from keybench.errors import KeybenchError

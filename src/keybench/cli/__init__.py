@@ -5,11 +5,10 @@ validation live with the options they belong to (`run.options.RunOptions`,
 
 from __future__ import annotations
 
-import keybench.infra.runtime  # noqa: F401  (gevent and gRPC set-up, before any client exists)
-
 import os
 import sys
 
+import keybench.infra.runtime  # noqa: F401  (gevent and gRPC set-up, before any client exists)
 from keybench.errors import KeybenchError
 
 

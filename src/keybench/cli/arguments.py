@@ -10,10 +10,17 @@ from keybench.backends.base import DEFAULT_PAYLOAD_BYTES, DEFAULT_TIMEOUT_S
 from keybench.check.request import AUTO_DIALECT, CheckRequest
 from keybench.cli import commands
 from keybench.design import strategies
-from keybench.design.keys import DEFAULT_POPULATION, UNIFORM
+from keybench.design.distributions import UNIFORM
+from keybench.design.keys import DEFAULT_POPULATION
 from keybench.drive.workload import DEFAULT_READERS, WorkloadSettings
 from keybench.model.params import DEFAULT_READS, DEFAULT_ROWS, SplitParams
-from keybench.run.options import DEFAULT_DURATION_S, DEFAULT_USERS, SMOKE_DURATION_S, SMOKE_USERS, RunOptions
+from keybench.run.options import (
+    DEFAULT_DURATION_S,
+    DEFAULT_USERS,
+    SMOKE_DURATION_S,
+    SMOKE_USERS,
+    RunOptions,
+)
 
 BACKEND_CHOICES = (*strategies.BACKENDS, "all")
 POPULATION_HELP = "users (Spanner) or devices (Bigtable) the writes are spread over"

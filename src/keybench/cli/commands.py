@@ -102,7 +102,7 @@ def strategies_command(args: argparse.Namespace) -> int:
 def simulate_command(args: argparse.Namespace) -> int:
     """The split model over simulated key streams: no database, every figure modelled. One
     strategy's metrics, or every strategy's verdict as a table."""
-    from keybench.design.keys import Skew
+    from keybench.design.distributions import Skew
     from keybench.measure.console import metrics_text, simulation_table
     from keybench.model.simulate import simulate_verdicts
 

@@ -34,7 +34,8 @@ from functools import cached_property
 
 import numpy as np
 
-from keybench.design.keys import EPOCH, WriteEvent, Part, join_segments, ts_us_of
+from keybench.design.events import EPOCH, WriteEvent, ts_us_of
+from keybench.design.keys import Part, join_segments
 from keybench.design.plans import ReadRequest, Span
 from keybench.design.strategies import Strategy
 

@@ -15,11 +15,12 @@ from __future__ import annotations
 import functools
 import itertools
 import random
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import NamedTuple
 
-from keybench.design.keys import BUCKET, DERIVED, ENTITY, NUMBER, TIME, WriteEvent, Part
+from keybench.design.events import BUCKET, DERIVED, ENTITY, NUMBER, TIME, WriteEvent
+from keybench.design.keys import Part
 
 POINT, PREFIX, MULTI_PREFIX, RANGE, MULTI_RANGE, FULL_SCAN, WRITE = (
     "point", "prefix", "multi_prefix", "range", "multi_range", "full_scan", "write",

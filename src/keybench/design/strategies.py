@@ -16,11 +16,15 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from keybench.errors import FixtureError, KeybenchError
-
+from keybench.design.events import NUMBER, OPAQUE, TIME, WriteEvent
 from keybench.design.keys import (
-    NUMBER, OPAQUE, PRELOAD_KINDS, TIME, KeyGenerator, Part, WriteEvent, bigtable_part, spanner_part,
+    PRELOAD_KINDS,
+    KeyGenerator,
+    Part,
+    bigtable_part,
+    spanner_part,
 )
+from keybench.errors import FixtureError, KeybenchError
 
 BACKENDS = ("spanner", "bigtable")
 DIALECTS = {"spanner": ("googlesql", "postgresql"), "bigtable": ("",)}

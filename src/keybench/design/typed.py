@@ -13,7 +13,7 @@ import datetime as dt
 import decimal
 import re
 
-from keybench.design.keys import EPOCH, TIME, WriteEvent, ts_us_of
+from keybench.design.events import EPOCH, TIME, WriteEvent, ts_us_of
 
 MAX_LENGTH = 2_621_440  # STRING(MAX) holds up to this many characters
 NUMBER_DIGITS = 19  # an INT64's decimal digits: a zero-padded number sorts as the number

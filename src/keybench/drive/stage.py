@@ -12,18 +12,26 @@ import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import gevent
 
 from keybench.backends import open_backend
 from keybench.backends.base import Backend, KeyCollision
 from keybench.design.byteorder import KeyEncoder
-from keybench.design.keys import WriteEvent, preload_keys, stable_hash
+from keybench.design.events import WriteEvent
+from keybench.design.hashing import stable_hash
+from keybench.design.keys import preload_keys
 from keybench.design.plans import WRITE, ReadRequest, Span, StoredRow, strategy_plans
 from keybench.design.strategies import Strategy, load_strategy, schemas_root
 from keybench.design.truth import WrittenRows
-from keybench.drive.workload import CLOCK, INSERT, SOLE, Partition, UserWorkload, WorkloadSettings
+from keybench.drive.workload import (
+    CLOCK,
+    INSERT,
+    SOLE,
+    Partition,
+    UserWorkload,
+    WorkloadSettings,
+)
 from keybench.infra.target import INSTANCE, PROJECT, location_name, run_tag
 from keybench.measure.audit import Integrity, TenantDrop, audit
 from keybench.measure.collector import Collector, Series

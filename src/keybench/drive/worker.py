@@ -3,14 +3,13 @@ the master hands it, reports its collector, and exits when the master quits."""
 
 from __future__ import annotations
 
-import keybench.infra.runtime  # noqa: F401  (gevent and gRPC set-up, before any client exists)
-
 import argparse
 import sys
 
 from locust.env import Environment
 from locust.event import Events
 
+import keybench.infra.runtime  # noqa: F401  (gevent and gRPC set-up, before any client exists)
 from keybench.drive.distributed import attach_worker
 from keybench.drive.users import StageSlot, user_class
 

@@ -19,8 +19,14 @@ import time
 from dataclasses import dataclass, field
 
 from keybench.backends.base import DEFAULT_PAYLOAD_BYTES, DEFAULT_TIMEOUT_S
-from keybench.design.keys import DEFAULT_POPULATION, MAX_POPULATION, UNIFORM, Skew
-from keybench.design.plans import DEFAULT_LATEST_N, DEFAULT_NUMBER_SPAN, DEFAULT_WINDOW_S, READ_OPERATIONS
+from keybench.design.distributions import UNIFORM, Skew
+from keybench.design.keys import DEFAULT_POPULATION, MAX_POPULATION
+from keybench.design.plans import (
+    DEFAULT_LATEST_N,
+    DEFAULT_NUMBER_SPAN,
+    DEFAULT_WINDOW_S,
+    READ_OPERATIONS,
+)
 from keybench.errors import KeybenchError, check_range
 
 INSERT = "insert"

@@ -21,8 +21,8 @@ import math
 from collections import defaultdict
 from pathlib import Path
 
-from keybench.errors import KeybenchError
 from keybench.atomic import save_figure, write_atomically
+from keybench.errors import KeybenchError
 from keybench.measure.console import VERDICT_TABLE_COLUMNS, verdict_rows
 from keybench.measure.summary import read_summary, require_columns
 

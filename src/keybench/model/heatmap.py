@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from keybench.design.byteorder import TABLE_SPACE
 from keybench.atomic import save_figure
+from keybench.design.byteorder import TABLE_SPACE
 from keybench.model.keystream import KeyStream
 from keybench.model.splitmodel import interval_ranks, range_span, rank_keys
 

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
-from keybench.design.byteorder import TABLE_SPACE, KeyEncoder
-from keybench.design.keys import WriteEvent
-from keybench.design.plans import ReadRequest
 from keybench.atomic import write_atomically
+from keybench.design.byteorder import TABLE_SPACE, KeyEncoder
+from keybench.design.events import WriteEvent
+from keybench.design.plans import ReadRequest
 from keybench.errors import KeybenchError
 
 

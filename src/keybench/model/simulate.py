@@ -19,12 +19,46 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from keybench.design.keys import UNIFORM, Skew, preload_keys, DEFAULT_POPULATION, MAX_POPULATION, DEFAULT_SEED, UUID1_EPOCH_OFFSET, LONG_MAX, TS_DIGITS, WriteEvent, Part, device_number, separator_after, stable_hashes, bucket_hash
-from keybench.design.byteorder import STRING_END, TABLE_SPACE, KeyEncoder, bit_reversed_array, encode_value, generated_values, index_key_parts, invert, prefix_successor
+from keybench.design.byteorder import (
+    STRING_END,
+    TABLE_SPACE,
+    KeyEncoder,
+    bit_reversed_array,
+    encode_value,
+    generated_values,
+    index_key_parts,
+    invert,
+    prefix_successor,
+)
+from keybench.design.distributions import UNIFORM, Skew
+from keybench.design.events import WriteEvent, device_number
+from keybench.design.hashing import bucket_hash, stable_hashes
+from keybench.design.keys import (
+    DEFAULT_POPULATION,
+    DEFAULT_SEED,
+    LONG_MAX,
+    MAX_POPULATION,
+    TS_DIGITS,
+    Part,
+    preload_keys,
+    separator_after,
+)
+from keybench.design.plans import (
+    DEFAULT_LATEST_N,
+    DEFAULT_NUMBER_SPAN,
+    DEFAULT_WINDOW_S,
+    strategy_plans,
+)
+from keybench.design.uuids import UUID1_EPOCH_OFFSET
 from keybench.errors import check_range
 from keybench.model.keystream import KeyStream
-from keybench.design.plans import DEFAULT_LATEST_N, DEFAULT_NUMBER_SPAN, DEFAULT_WINDOW_S, strategy_plans
-from keybench.model.params import DEFAULT_RATE_PER_S, DEFAULT_READS, MAX_READS, MAX_ROWS, SplitParams
+from keybench.model.params import (
+    DEFAULT_RATE_PER_S,
+    DEFAULT_READS,
+    MAX_READS,
+    MAX_ROWS,
+    SplitParams,
+)
 from keybench.model.splitmodel import ModelResult, SpaceModel
 
 START_US = 1_790_000_000_000_000  # 2026-09-21: the synthetic clock's first write

@@ -45,18 +45,25 @@ import functools
 import heapq
 import math
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 import numpy as np
 
-from pathlib import Path
-
 from keybench.design.byteorder import TABLE_SPACE
 from keybench.errors import KeybenchError
-from keybench.model.params import SplitParams
 from keybench.model.keystream import KeyStream, SavedKeyStream
-from keybench.model.sketches import (DistinctSample, RowSample, same_width, common_prefix, key_hashes, order_statistics,
-                                      prefix_words, quantile_positions, range_counts)
-
+from keybench.model.params import SplitParams
+from keybench.model.sketches import (
+    DistinctSample,
+    RowSample,
+    common_prefix,
+    key_hashes,
+    order_statistics,
+    prefix_words,
+    quantile_positions,
+    range_counts,
+    same_width,
+)
 
 RECENT_WRITES_PER_RANGE = 8  # writes the balancer remembers per range: cuts from fewer are noise
 MIN_MEASURED_PER_NODE = 4  # measured writes per node below which a space cannot decide a verdict

@@ -13,13 +13,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from keybench.children import PlainProcess, PlainProcessError
 from keybench.design.byteorder import TABLE_SPACE
 from keybench.design.strategies import Strategy
-from keybench.children import PlainProcess, PlainProcessError
 from keybench.infra.progress import progress
 from keybench.measure.rundir import RunDirectory
 from keybench.model.keystream import KeyStream
-from keybench.model.splitmodel import ModelResult, SplitParams, model_columns, model_stream
+from keybench.model.splitmodel import (
+    ModelResult,
+    SplitParams,
+    model_columns,
+    model_stream,
+)
 from keybench.run.state import unit_name
 
 

@@ -3,7 +3,6 @@ CLI only translates arguments into a `RunOptions`; the defaults live here."""
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path

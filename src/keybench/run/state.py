@@ -12,10 +12,16 @@ from keybench.drive.workload import WorkloadSettings
 from keybench.infra import emulators, target
 from keybench.measure.result import StageResult
 from keybench.measure.rundir import RunDirectory
-from keybench.measure.summary import TIMESERIES_COLUMNS, UnitSummary, timeseries_rows, to_csv, unit_summary
+from keybench.measure.summary import (
+    TIMESERIES_COLUMNS,
+    UnitSummary,
+    timeseries_rows,
+    to_csv,
+    unit_summary,
+)
 from keybench.run import facts
-from keybench.run.timing import WallClock
 from keybench.run.options import RunOptions
+from keybench.run.timing import WallClock
 
 Unit = tuple[str, str, str]  # (backend, strategy, dialect)
 
