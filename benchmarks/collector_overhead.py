@@ -28,9 +28,9 @@ from keybench.backends.base import Backend
 from keybench.design import strategies
 from keybench.design.byteorder import KeyEncoder
 from keybench.design.events import WriteEvent
+from keybench.drive.settings import INSERT, WorkloadSettings
 from keybench.drive.stage import Stage
 from keybench.drive.users import StageSlot, user_class
-from keybench.drive.workload import INSERT, WorkloadSettings
 from keybench.measure.collector import Collector, Series
 
 SERIES = Series("bigtable", "reverse_timestamp", "", INSERT)

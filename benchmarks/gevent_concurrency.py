@@ -125,8 +125,8 @@ def prepare() -> tuple[dict, list]:
     import keybench.infra.runtime  # noqa: F401  (the orchestrator is a keybench process)
     from keybench.backends import open_backend
     from keybench.design import strategies
+    from keybench.drive.settings import WorkloadSettings
     from keybench.drive.stage import Stage
-    from keybench.drive.workload import WorkloadSettings
     from keybench.infra import emulators
     from keybench.infra.target import location_name, run_tag
 

@@ -71,8 +71,9 @@ from keybench.design import strategies  # noqa: E402
 from keybench.design.byteorder import bigtable_row_range  # noqa: E402
 from keybench.design.events import WriteEvent, timestamp  # noqa: E402
 from keybench.design.plans import DEFAULT_NUMBER_SPAN, DEFAULT_WINDOW_S, READ_OPERATIONS  # noqa: E402
+from keybench.drive.settings import INSERT, WorkloadSettings  # noqa: E402
 from keybench.drive.stage import Stage, StageSpec  # noqa: E402
-from keybench.drive.workload import INSERT, UserWorkload, WorkloadSettings  # noqa: E402
+from keybench.drive.workload import UserWorkload
 from keybench.infra import emulators  # noqa: E402
 from keybench.infra.target import INSTANCE, PROJECT  # noqa: E402
 

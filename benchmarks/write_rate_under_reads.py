@@ -20,7 +20,7 @@ from _common import spread  # noqa: E402
 
 import keybench.infra.runtime  # noqa: F401  (gevent and gRPC set-up, before any client exists)
 from keybench.design import strategies  # noqa: E402
-from keybench.drive.workload import INSERT, WorkloadSettings  # noqa: E402
+from keybench.drive.settings import INSERT, WorkloadSettings  # noqa: E402
 from keybench.infra import emulators, target  # noqa: E402
 from keybench.run.options import RunOptions  # noqa: E402
 from keybench.run.stage_run import run_stage  # noqa: E402

@@ -11,8 +11,8 @@ from google.cloud.bigtable.data import ReadRowsQuery
 
 from keybench.backends import open_backend
 from keybench.design import strategies
+from keybench.drive.settings import WorkloadSettings
 from keybench.drive.stage import Stage
-from keybench.drive.workload import WorkloadSettings
 from keybench.infra.target import INSTANCE, PROJECT
 
 

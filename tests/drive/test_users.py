@@ -7,14 +7,9 @@ import time
 import gevent
 from locust.env import Environment
 
+from keybench.drive.settings import INSERT, READER, WRITER, WorkloadSettings
 from keybench.drive.users import StageSlot, user_class
-from keybench.drive.workload import (
-    INSERT,
-    READER,
-    WRITER,
-    UserWorkload,
-    WorkloadSettings,
-)
+from keybench.drive.workload import UserWorkload
 
 CALL_S = 0.001  # what the stand-in's operation waits, as a call to the database would
 STOP_TIMEOUT_S = 5.0

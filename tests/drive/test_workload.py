@@ -9,18 +9,17 @@ import pytest
 from keybench.design import strategies
 from keybench.design.plans import READ_OPERATIONS
 from keybench.drive.locust_driver import LoadPlan, LocustStage
-from keybench.drive.stage import StageSpec
-from keybench.drive.workload import (
+from keybench.drive.partition import SOLE, Partition
+from keybench.drive.settings import (
     DEFAULT_READERS,
     INSERT,
     READER,
-    SOLE,
     WRITER,
-    Partition,
     Roles,
-    UserWorkload,
     WorkloadSettings,
 )
+from keybench.drive.stage import StageSpec
+from keybench.drive.workload import UserWorkload
 from keybench.errors import KeybenchError
 from keybench.infra import emulators
 from keybench.run.options import RunOptions
@@ -183,7 +182,8 @@ def test_inserts_go_on_while_a_reader_runs_a_slow_full_scan(emulator_hosts):
 
 
 def test_a_zipf_skew_makes_a_few_entities_heavy_and_each_worker_keeps_to_its_own():
-    from keybench.drive.workload import Partition, UserWorkload
+    from keybench.drive.partition import Partition
+    from keybench.drive.workload import UserWorkload
 
     settings = WorkloadSettings(population=1000, skew="zipf:1.2")
     user = UserWorkload(settings, "spanner", seed=1, index=0)

@@ -11,7 +11,7 @@ import pytest
 
 from keybench.backends import spanner as spanner_backend
 from keybench.design import strategies
-from keybench.drive.workload import WorkloadSettings
+from keybench.drive.settings import WorkloadSettings
 from keybench.errors import KeybenchError
 from keybench.infra import target
 from keybench.infra.target import location_name

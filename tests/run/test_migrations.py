@@ -93,8 +93,8 @@ def test_a_skip_range_that_misses_the_source_keys_collides_and_fails_the_run(emu
 
 def test_the_sequence_generates_bit_reversed_counters(emulator_hosts, tmp_path):
     from keybench.backends import open_backend
+    from keybench.drive.settings import WorkloadSettings
     from keybench.drive.stage import Stage
-    from keybench.drive.workload import WorkloadSettings
     from keybench.infra.target import INSTANCE, PROJECT
 
     strategy = strategies.catalogue("spanner")["bit_reversed_sequence"]

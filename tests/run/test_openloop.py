@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from keybench.drive.workload import WorkloadSettings
+from keybench.drive.settings import WorkloadSettings
 from keybench.infra import emulators
 from keybench.measure.summary import read_summary
 from keybench.run import RunOptions, run

@@ -3,7 +3,7 @@
 import json
 import time
 
-from keybench.drive.workload import WorkloadSettings
+from keybench.drive.settings import WorkloadSettings
 from keybench.measure.summary import read_summary
 from keybench.run import RunOptions, parse_duration, plan_stages, run
 from tests.conftest import keybench

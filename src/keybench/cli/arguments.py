@@ -12,7 +12,7 @@ from keybench.cli import commands
 from keybench.design import strategies
 from keybench.design.distributions import UNIFORM
 from keybench.design.keys import DEFAULT_POPULATION
-from keybench.drive.workload import DEFAULT_READERS, WorkloadSettings
+from keybench.drive.settings import DEFAULT_READERS, WorkloadSettings
 from keybench.model.params import DEFAULT_READS, DEFAULT_ROWS, SplitParams
 from keybench.run.options import (
     DEFAULT_DURATION_S,

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from keybench.design import strategies
-from keybench.drive.workload import DEFAULT_MIX, WorkloadSettings
+from keybench.drive.settings import DEFAULT_MIX, WorkloadSettings
 from keybench.errors import KeybenchError
 from keybench.infra import emulators
 from keybench.model.params import SplitParams
@@ -24,7 +24,7 @@ def names(text: str | None) -> tuple[str, ...]:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from keybench.drive.workload import parse_mix
+    from keybench.drive.settings import parse_mix
     from keybench.run.pipeline import run
 
     options = RunOptions(

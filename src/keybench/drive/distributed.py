@@ -32,9 +32,9 @@ from collections.abc import Callable
 
 import gevent
 
+from keybench.drive.partition import Partition
 from keybench.drive.stage import Stage, StageSpec
 from keybench.drive.users import StageSlot
-from keybench.drive.workload import Partition
 
 STAGE_MESSAGE, FLUSH_MESSAGE, JOINED_MESSAGE = "keybench_stage", "keybench_flush", "keybench_joined"
 FINAL_REPORT_TIMEOUT_S = 30.0

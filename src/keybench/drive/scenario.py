@@ -22,9 +22,9 @@ from keybench.design import strategies
 from keybench.design.keys import DEFAULT_SEED
 from keybench.drive import webui
 from keybench.drive.distributed import MasterSide, attach_worker
+from keybench.drive.settings import DEFAULT_READERS, WorkloadSettings
 from keybench.drive.stage import Stage, StageSpec
 from keybench.drive.users import KeybenchUser, StageSlot, user_class
-from keybench.drive.workload import DEFAULT_READERS, WorkloadSettings
 from keybench.errors import KeybenchError, one_line
 from keybench.infra import emulators
 from keybench.infra.watchdog import watched

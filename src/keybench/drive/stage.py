@@ -24,14 +24,10 @@ from keybench.design.keys import preload_keys
 from keybench.design.plans import WRITE, ReadRequest, Span, StoredRow, strategy_plans
 from keybench.design.strategies import Strategy, load_strategy, schemas_root
 from keybench.design.truth import WrittenRows
-from keybench.drive.workload import (
-    CLOCK,
-    INSERT,
-    SOLE,
-    Partition,
-    UserWorkload,
-    WorkloadSettings,
-)
+from keybench.drive.pacing import CLOCK
+from keybench.drive.partition import SOLE, Partition
+from keybench.drive.settings import INSERT, WorkloadSettings
+from keybench.drive.workload import UserWorkload
 from keybench.infra.target import INSTANCE, PROJECT, location_name, run_tag
 from keybench.measure.audit import Integrity, TenantDrop, audit
 from keybench.measure.collector import Collector, Series

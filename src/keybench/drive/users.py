@@ -12,7 +12,7 @@ import time
 import gevent.event
 from locust import User, task
 
-from keybench.drive.workload import INSERT
+from keybench.drive.settings import INSERT
 
 STAGE_WAIT_S = 60.0
 # After every task Locust sleeps, even for no time: gevent.sleep(0), a trip through the hub

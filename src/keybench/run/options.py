@@ -9,7 +9,7 @@ from pathlib import Path
 
 from keybench.design.keys import DEFAULT_SEED, MAX_BUCKETS
 from keybench.design.strategies import BACKENDS, DIALECTS
-from keybench.drive.workload import INSERT, MAX_USERS, WorkloadSettings
+from keybench.drive.settings import INSERT, MAX_USERS, WorkloadSettings
 from keybench.errors import KeybenchError, check_range
 from keybench.infra import target
 from keybench.model.params import SplitParams

@@ -8,7 +8,7 @@ import json
 from dataclasses import asdict, dataclass, field
 
 from keybench.design.strategies import Strategy
-from keybench.drive.workload import WorkloadSettings
+from keybench.drive.settings import WorkloadSettings
 from keybench.infra import emulators, target
 from keybench.measure.result import StageResult
 from keybench.measure.rundir import RunDirectory
