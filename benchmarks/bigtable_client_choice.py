@@ -26,7 +26,7 @@ from google.cloud.bigtable.data import BigtableDataClient, RowMutationEntry, Set
 
 import keybench.infra.runtime  # noqa: F401  (gevent and gRPC set-up, before any client exists)
 from keybench.backends.base import DEFAULT_TIMEOUT_S
-from keybench.backends.bigtable import MutateRowCall
+from keybench.backends.bigtable_calls import MutateRowCall
 from keybench.infra import emulators
 
 warnings.filterwarnings("ignore", message="Connecting to Bigtable emulator")

@@ -297,7 +297,7 @@ class BareBigtable(BareClient):
         bigtable = self.bigtable
         if self.rpc:
             row_filter = bigtable.READ_CELLS_MESSAGE if where is None else \
-                bigtable._filter_message(bigtable.scan_filter(where))
+                bigtable.filter_message(bigtable.scan_filter(where))
             return len(self.reader(self.reader.request(rows, row_filter, limit), self.family))
         if rows is None:
             query = self.ReadRowsQuery(limit=limit, row_filter=bigtable.scan_filter(where))

@@ -222,7 +222,7 @@ def test_mutate_row_call_retries_an_unreachable_server_until_its_deadline_then_r
     from google.api_core import exceptions as gexc
     from google.cloud.bigtable.data import BigtableDataClient
 
-    from keybench.backends.bigtable import MutateRowCall
+    from keybench.backends.bigtable_calls import MutateRowCall
 
     with socket.socket() as s:  # a port nothing listens on
         s.bind(("127.0.0.1", 0))
@@ -333,7 +333,7 @@ def _chunk(**fields):
 def test_read_rows_call_merges_split_values_and_drops_reset_rows_and_other_families():
     from google.cloud.bigtable_v2.types import bigtable as bigtable_types
 
-    from keybench.backends.bigtable import _merge_rows
+    from keybench.backends.bigtable_calls import merge_rows
 
     Response = bigtable_types.ReadRowsResponse.pb()
     stream = [
@@ -346,7 +346,7 @@ def test_read_rows_call_merges_split_values_and_drops_reset_rows_and_other_famil
         Response(chunks=[_chunk(row_key=b"r3", family="cf", qualifier=b"u", value=b"torn")]),  # never committed
     ]
     rows = []
-    _merge_rows(stream, "cf", rows)
+    merge_rows(stream, "cf", rows)
     assert rows == [(b"r1", {b"u": [b"0001"], b"t": [b"9", b"8"]}), (b"r2", {b"u": [b"kept"]})]
 
 
@@ -354,20 +354,20 @@ def test_read_rows_call_resumes_after_the_last_row_with_the_limit_reduced():
     from google.cloud.bigtable_v2.types import bigtable as bigtable_types
     from google.cloud.bigtable_v2.types import data as data_types
 
-    from keybench.backends.bigtable import _resumed
+    from keybench.backends.bigtable_calls import resumed_request
 
     Request, RowRange = bigtable_types.ReadRowsRequest.pb(), data_types.RowRange.pb()
     ranged = Request(table_name="t", rows_limit=10, rows={"row_ranges": [
         RowRange(start_key_closed=b"a", end_key_open=b"c"), RowRange(start_key_closed=b"d", end_key_closed=b"f")]})
-    resumed = _resumed(ranged, b"b", 4)
+    resumed = resumed_request(ranged, b"b", 4)
     assert resumed.rows_limit == 6 and resumed.table_name == "t"
     assert list(resumed.rows.row_ranges) == [RowRange(start_key_open=b"b", end_key_open=b"c"), ranged.rows.row_ranges[1]]
-    assert list(_resumed(ranged, b"e", 4).rows.row_ranges) == [RowRange(start_key_open=b"e", end_key_closed=b"f")]
-    assert _resumed(ranged, b"f", 4) is None  # every range read
-    assert _resumed(ranged, b"b", 10) is None  # the limit reached
+    assert list(resumed_request(ranged, b"e", 4).rows.row_ranges) == [RowRange(start_key_open=b"e", end_key_closed=b"f")]
+    assert resumed_request(ranged, b"f", 4) is None  # every range read
+    assert resumed_request(ranged, b"b", 10) is None  # the limit reached
     keys = Request(rows={"row_keys": [b"a", b"b", b"c"]})
-    assert list(_resumed(keys, b"a", 1).rows.row_keys) == [b"b", b"c"]
-    whole = _resumed(Request(), b"k", 3)
+    assert list(resumed_request(keys, b"a", 1).rows.row_keys) == [b"b", b"c"]
+    whole = resumed_request(Request(), b"k", 3)
     assert list(whole.rows.row_ranges) == [RowRange(start_key_open=b"k")] and whole.rows_limit == 0
 
 
