@@ -7,10 +7,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from keybench.cli import emulators_text
 from keybench.design import strategies
 from keybench.drive.settings import DEFAULT_MIX, WorkloadSettings
 from keybench.errors import KeybenchError
-from keybench.infra import emulators
 from keybench.model.params import SplitParams
 from keybench.run.options import RunOptions, parse_duration
 
@@ -84,8 +84,8 @@ def report_command(args: argparse.Namespace) -> int:
 def emulators_command(args: argparse.Namespace) -> int:
     if args.any_port and args.action != "up":
         raise KeybenchError("--any-port applies to `keybench emulators up` only")
-    action = {"up": lambda: emulators.up(any_port=args.any_port), "down": emulators.down,
-              "status": emulators.status}[args.action]
+    action = {"up": lambda: emulators_text.up(any_port=args.any_port), "down": emulators_text.down,
+              "status": emulators_text.status}[args.action]
     for line in action():
         print(line)
     return 0
