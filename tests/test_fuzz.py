@@ -179,7 +179,8 @@ def _summary_text() -> str:
 
 
 def _timeseries_text() -> str:
-    from keybench.measure.summary import SCHEMA_VERSION, to_csv
+    from keybench.columns import SCHEMA_VERSION
+    from keybench.measure.summary import to_csv
 
     columns = ("schema_version", "second", "elapsed_s", "backend", "strategy", "dialect", "operation", "ops",
                "failures", "p50_ms", "p99_ms")

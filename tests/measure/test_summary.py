@@ -1,5 +1,6 @@
 import pytest
 
+from keybench.columns import SUMMARY_COLUMNS
 from keybench.design.strategies import catalogue
 from keybench.errors import KeybenchError
 from keybench.measure.audit import Integrity
@@ -7,7 +8,6 @@ from keybench.measure.collector import OperationStats, Series
 from keybench.measure.console import side_by_side
 from keybench.measure.rundir import RunDirectory
 from keybench.measure.summary import (
-    SUMMARY_COLUMNS,
     provenance_columns,
     read_summary,
     summary_row,

@@ -13,16 +13,14 @@ from keybench.cli import main
 from keybench.design import strategies
 from keybench.design.byteorder import TABLE_SPACE
 from keybench.model.keystream import KeyStream
+from keybench.model.placement import assign_greedy, interval_ranks, rank_keys
 from keybench.model.simulate import simulate_strategy, simulate_stream
 from keybench.model.splitmodel import (
     ROW_SAMPLE,
     SpaceModel,
     SplitParams,
-    assign_greedy,
-    interval_ranks,
     model_space,
     model_stream,
-    rank_keys,
 )
 from keybench.model.verdict import judge, standard_error
 

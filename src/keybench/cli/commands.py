@@ -119,7 +119,7 @@ def simulate_command(args: argparse.Namespace) -> int:
 def analyze_command(args: argparse.Namespace) -> int:
     """The split model again over a saved run's key streams, with other parameters."""
     from keybench.measure.console import analysis_text
-    from keybench.model.splitmodel import analyze_run
+    from keybench.model.rows import analyze_run
 
     params = model_params(args)
     print(analysis_text(analyze_run(Path(args.run), params), params.nodes, args.format), end="")

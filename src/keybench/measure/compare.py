@@ -17,8 +17,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from keybench.columns import SCHEMA_VERSION
 from keybench.errors import KeybenchError
-from keybench.measure.summary import SCHEMA_VERSION, read_summary, require_columns
+from keybench.measure.summary import read_summary, require_columns
 
 KEY = ("backend", "strategy", "dialect", "operation")
 DEFAULT_METRICS = ("requests", "failures", "rps", "p50_ms", "p99_ms")

@@ -10,28 +10,16 @@ import datetime as dt
 import io
 from pathlib import Path
 
+from keybench.columns import (
+    MODEL_COLUMNS,
+    SCHEMA_VERSION,
+    SUMMARY_COLUMNS,
+    VERDICT_COLUMNS,
+)
 from keybench.errors import KeybenchError
 from keybench.measure.collector import COUNTS, OperationStats, Series
 from keybench.measure.latency import LatencyFigures, latency_figures
 from keybench.measure.result import StageResult
-from keybench.model.splitmodel import MODEL_COLUMNS, VERDICT_COLUMNS
-
-SCHEMA_VERSION = 4  # 2 added p50_intended_ms, p99_intended_ms and the split model's columns;
-# 3: `documented` holds the distribution only where a document states it (empty otherwise),
-# and the strategy's provenance follows at the end (PROVENANCE_COLUMNS);
-# 4: the answer first: `verdict` and `agrees` after the operation, and the model's row figures
-SUMMARY_COLUMNS = (
-    "schema_version", "backend", "strategy", "dialect", "operation",
-    *VERDICT_COLUMNS,  # modelled: the split model's verdict over the stage's key stream, and whether it is the claim
-    "access",
-    "requests", "failures", "cut_off", "aborts", "collisions", "emulator_bound", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms", "mean_ms",
-    "p50_intended_ms", "p99_intended_ms", "rows_per_op", "rows_scanned_per_op", "fanout", "wrong_rows", "missing_rows", "integrity", "acknowledged", "stored",
-    "lost", "duplicates", "unexpected", "unknown_outcome", "unknown_stored", "fresh_emulator", "documented", "note",
-    "repetitions", "p50_min_ms", "p50_max_ms", "p99_min_ms", "p99_max_ms", "batch_size",
-    # modelled, not measured: the split model over the stage's recorded key stream
-    *MODEL_COLUMNS,
-    "expected", "source", "advice",
-)
 
 
 def provenance_columns(strategy) -> dict:
@@ -235,10 +223,6 @@ def stage_problems(strategy, rows: list[dict], integrity, tenant_drop, ended_ear
     if wrong:
         problems.append(f"{label} reads returned {wrong} wrong or missing row(s)")
     return problems
-
-
-TIMESERIES_COLUMNS = ("schema_version", "second", "elapsed_s", "backend", "strategy", "dialect", "operation",
-                      "ops", "failures", "p50_ms", "p99_ms")
 
 
 def timeseries_rows(result: StageResult) -> list[dict]:

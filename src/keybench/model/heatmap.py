@@ -18,7 +18,7 @@ import numpy as np
 from keybench.atomic import save_figure
 from keybench.design.byteorder import TABLE_SPACE
 from keybench.model.keystream import KeyStream
-from keybench.model.splitmodel import interval_ranks, range_span, rank_keys
+from keybench.model.placement import interval_ranks, range_span, rank_keys
 
 WRITES, READS = "writes", "reads"
 PROVENANCE = "modelled from the recorded key stream"

@@ -15,7 +15,7 @@ same format and ordering from a different random stream); tests compare the two.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -60,6 +60,7 @@ from keybench.model.params import (
     SplitParams,
 )
 from keybench.model.splitmodel import ModelResult, SpaceModel
+from keybench.model.verdict import judge
 
 START_US = 1_790_000_000_000_000  # 2026-09-21: the synthetic clock's first write
 CHUNK_ROWS = 1_000_000  # rows generated at a time: bounds the temporary arrays
@@ -561,8 +562,6 @@ def simulate_strategy(strategy, rows: int, nodes: int | None = None, seed: int =
     The model's ranges are scaled to the run (see SplitParams), so a read's span of time is
     scaled too: by default a time_window read covers a tenth of one model window's writes,
     as 2 s of writes are a sliver of a multi-GB split in production."""
-    from dataclasses import replace
-
     check_range("--rows", rows, 1, MAX_ROWS)
     check_range("--population", population, 1, MAX_POPULATION)
     check_range("--reads", reads_per_operation, 0, MAX_READS)
@@ -580,8 +579,6 @@ def simulate_verdicts(chosen, rows: int, seed: int = DEFAULT_SEED, population: i
                       params: SplitParams | None = None, reads_per_operation: int = DEFAULT_READS,
                       skew: Skew = UNIFORM) -> list[dict]:
     """Per strategy: its simulated stream's verdict against its claim, then every model figure."""
-    from keybench.model.verdict import judge
-
     out = []
     for strategy in chosen:
         result = simulate_strategy(strategy, rows, seed=seed, population=population, params=params,

@@ -7,18 +7,13 @@ import datetime as dt
 import json
 from dataclasses import asdict, dataclass, field
 
+from keybench.columns import TIMESERIES_COLUMNS
 from keybench.design.strategies import Strategy
 from keybench.drive.settings import WorkloadSettings
 from keybench.infra import emulators, target
 from keybench.measure.result import StageResult
 from keybench.measure.rundir import RunDirectory
-from keybench.measure.summary import (
-    TIMESERIES_COLUMNS,
-    UnitSummary,
-    timeseries_rows,
-    to_csv,
-    unit_summary,
-)
+from keybench.measure.summary import UnitSummary, timeseries_rows, to_csv, unit_summary
 from keybench.run import facts
 from keybench.run.options import RunOptions
 from keybench.run.timing import WallClock
