@@ -3,6 +3,7 @@ they are able to fail (an upward import planted in a copy of the package breaks 
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -58,3 +59,62 @@ def test_orchestration_modules_stay_short():
     paths = [p for name in ORCHESTRATION for p in sorted((package / name).glob("*.py"))]
     long = {str(p.relative_to(package)): n for p in paths if (n := len(p.read_text().splitlines())) > ORCHESTRATION_MAX_LINES}
     assert paths and not long, f"over {ORCHESTRATION_MAX_LINES} lines: {long}"
+
+
+MAX_MODULE_LINES = 450  # a module past this holds more than one concern: split it along them
+
+
+def test_no_module_is_over_the_size_limit():
+    sizes = {str(p.relative_to(PACKAGE)): len(p.read_text().splitlines()) for p in sorted(PACKAGE.rglob("*.py"))}
+    long = {name: n for name, n in sizes.items() if n > MAX_MODULE_LINES}
+    assert len(sizes) > 50 and not long, f"over {MAX_MODULE_LINES} lines: {long}"
+
+
+def import_cycles(package: str, path: Path) -> list[list[str]]:
+    """The import circles between the package's modules (strongly connected components of two
+    or more modules, or a module importing itself), imports under TYPE_CHECKING left out."""
+    code = ("import json, sys, grimp; g = grimp.build_graph(sys.argv[1], exclude_type_checking_imports=True, "
+            "cache_dir=None); print(json.dumps({m: sorted(g.find_modules_directly_imported_by(m)) for m in g.modules}))")
+    done = subprocess.run([sys.executable, "-c", code, package], env={"PYTHONPATH": str(path), "PATH": "/usr/bin:/bin"},
+                          capture_output=True, text=True, timeout=300, check=True)
+    edges: dict[str, list[str]] = json.loads(done.stdout)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(module: str) -> None:  # Tarjan's strongly connected components
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for imported in edges.get(module, []):
+            if imported not in index:
+                visit(imported)
+                low[module] = min(low[module], low[imported])
+            elif imported in on_stack:
+                low[module] = min(low[module], index[imported])
+        if low[module] == index[module]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == module:
+                    break
+            if len(component) > 1 or module in edges.get(module, []):
+                cycles.append(sorted(component))
+
+    for module in sorted(edges):
+        if module not in index:
+            visit(module)
+    return cycles
+
+
+def test_no_module_imports_itself_through_others():
+    assert import_cycles("keybench", REPO / "src") == []
+
+
+def test_a_planted_circle_is_found(tmp_path):
+    copy = planted(tmp_path, "design/hashing.py", "from keybench.design import events  # events imports hashing")
+    assert ["keybench.design.events", "keybench.design.hashing"] in import_cycles("keybench", copy / "src")

@@ -1,6 +1,8 @@
 """The one exception type the CLI turns into a one-line message and an exit code, and the
 range check every option's validation uses."""
 
+from __future__ import annotations
+
 import math
 import re
 
@@ -34,6 +36,10 @@ class FixtureError(KeybenchError):
     """A strategy's fixture that keybench or the database refuses (malformed, or DDL the
     emulator rejects): bad input, exit 2. It ends the run rather than one stage, since every
     later comparison would lack that design; README "Strategies" documents it so."""
+
+    @classmethod
+    def malformed(cls, path: object, what: str) -> FixtureError:
+        return cls(f"malformed schema fixture {path}: {what}")
 
 
 def one_line(exc: BaseException) -> str:

@@ -24,8 +24,8 @@ from keybench.design.events import EPOCH, TIME, WriteEvent, never_accessed
 from keybench.design.hashing import bit_reversed
 from keybench.design.keys import Part
 from keybench.design.plans import StoredRow, strategy_plans
+from keybench.model.keycolumns import encode_events, make_events, per_event_keys
 from keybench.model.keystream import KeyStream
-from keybench.model.simulate import encode_events, make_events, per_event_keys
 
 
 def _part(descending: bool) -> Part:

@@ -3,9 +3,9 @@ import shutil
 import pytest
 
 from keybench.design import strategies
+from keybench.design.limits import check_rules
 from keybench.design.strategies import (
     catalogue,
-    check_rules,
     load_strategy,
     schemas_root,
     select,

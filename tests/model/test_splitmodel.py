@@ -165,7 +165,7 @@ def test_ranks_and_intervals_in_rank_space():
 def test_a_recorded_stream_models_like_the_simulated_one(tmp_path):
     from keybench.design.byteorder import KeyEncoder
     from keybench.design.plans import strategy_plans
-    from keybench.model.simulate import make_events
+    from keybench.model.keycolumns import make_events
     from keybench.model.splitmodel import analyze_file
 
     strategy = strategies.catalogue("spanner")["index_monotonic"]

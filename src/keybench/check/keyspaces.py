@@ -17,9 +17,10 @@ from keybench.check.schema import Column, KeyColumn, Schema, Table
 from keybench.design.byteorder import TABLE_SPACE
 from keybench.design.keys import DEFAULT_SEED, spanner_part
 from keybench.design.strategies import Index, Strategy
+from keybench.model.model_result import ModelResult
 from keybench.model.params import SplitParams
 from keybench.model.simulate import simulate_stream
-from keybench.model.splitmodel import ModelResult, model_stream
+from keybench.model.splitmodel import model_stream
 from keybench.model.verdict import INCONCLUSIVE, judge
 
 # What an unknown column is modelled as: its worst case and its best.

@@ -16,13 +16,19 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from keybench.design.events import NUMBER, OPAQUE, TIME, WriteEvent
+from keybench.design.events import WriteEvent
 from keybench.design.keys import (
     PRELOAD_KINDS,
     KeyGenerator,
     Part,
     bigtable_part,
     spanner_part,
+)
+from keybench.design.provenance import (
+    DISTRIBUTIONS,
+    YOUR_OWN_DESIGN,
+    Provenance,
+    _provenance,
 )
 from keybench.errors import FixtureError, KeybenchError
 
@@ -79,16 +85,6 @@ class ParentRows:
     columns: tuple[Part, ...] = ()  # the parent's NOT NULL columns outside its key, filled by type
 
 
-# The source documents keybench is built from, by title: the one home of their names.
-SPANNER_BEST_PRACTICES = "Spanner: Schema design best practices"
-SPANNER_KEY_MIGRATION = "Spanner: Primary key migration strategies"
-BIGTABLE_BEST_PRACTICES = "Bigtable: Schema design best practices"
-SPANNER_OPTIMIZING = "Optimizing schema design for Cloud Spanner"
-DOCUMENTS = (SPANNER_BEST_PRACTICES, SPANNER_KEY_MIGRATION, BIGTABLE_BEST_PRACTICES, SPANNER_OPTIMIZING)
-# A strategy's expected key distribution: writes pile up at one end of the key space, on one
-# row, or spread over it.
-DISTRIBUTIONS = ("hotspot", "hot_row", "spread")
-NOT_IN_THE_DOCUMENTS = "not in the documents"
 DEFAULT_PAYLOAD_QUALIFIER = "p"
 # Spanner: the NOT NULL column that holds each write's time, which every read returns.
 DEFAULT_TIME_COLUMN = "LastAccess"
@@ -98,37 +94,6 @@ DEFAULT_USER_COLUMN, DEFAULT_WRITE_ID_COLUMN, DEFAULT_PAYLOAD_COLUMN = "UserId",
 # of keybench's own, so they never take the place of a column of the user's.
 USER_DESIGN_COLUMNS = {"time_column": "KeybenchTime", "user_column": "KeybenchUserId",
                        "write_id_column": "KeybenchWriteId", "payload_column": "KeybenchPayload"}
-YOUR_OWN_DESIGN = "your own design"
-
-
-@dataclass(frozen=True)
-class Provenance:
-    """Where a strategy comes from: a document's title and section with the phrase relied on
-    (quoted in the document's language, with an English gloss), or keybench's own reason."""
-
-    title: str = ""  # one of DOCUMENTS; empty: the design is keybench's own addition
-    section: str = ""
-    phrase: str = ""
-    gloss: str = ""
-    # Whether the phrase states the expected distribution, or only supports the advice (the
-    # distribution is then keybench's expectation, `expected_because` says why).
-    states_distribution: bool = False
-    expected_because: str = ""
-    reason: str = ""  # not in the documents: why keybench includes the design
-    user: str = ""  # a user's own design: where it comes from (no document, no expected distribution)
-
-    @property
-    def cited(self) -> bool:
-        return bool(self.title)
-
-    def text(self) -> str:
-        """One line: `Title, section "Section": "phrase" (gloss)`, or `not in the documents: reason`."""
-        if self.user:
-            return f"{YOUR_OWN_DESIGN}: {self.user}"
-        if not self.cited:
-            return f"{NOT_IN_THE_DOCUMENTS} (keybench's own addition): {self.reason}"
-        gloss = f" ({self.gloss})" if self.gloss else ""
-        return f'{self.title}, section "{self.section}": "{self.phrase}"{gloss}'
 
 
 @dataclass(frozen=True)
@@ -219,17 +184,13 @@ def split_ddl(text: str) -> list[str]:
     return [s for s in statements if s]
 
 
-def _fixture_error(path: Path, what: str) -> FixtureError:
-    return FixtureError(f"malformed schema fixture {path}: {what}")
-
-
 def _read_toml(path: Path) -> dict:
     try:
         return tomllib.loads(path.read_text())
     except FileNotFoundError:
-        raise _fixture_error(path, "file is missing") from None
+        raise FixtureError.malformed(path, "file is missing") from None
     except tomllib.TOMLDecodeError as exc:
-        raise _fixture_error(path, f"not valid TOML ({exc})") from None
+        raise FixtureError.malformed(path, f"not valid TOML ({exc})") from None
 
 
 GC_KEYS = {"max_versions", "max_age", "union", "intersection"}
@@ -237,19 +198,19 @@ GC_KEYS = {"max_versions", "max_age", "union", "intersection"}
 
 def _check_gc_rule(path: Path, family: str, rule: dict) -> None:
     if not isinstance(rule, dict) or len(rule) != 1 or not set(rule) <= GC_KEYS:
-        raise _fixture_error(
+        raise FixtureError.malformed(
             path, f"column family {family!r}: gc must be one of {sorted(GC_KEYS)}, got {rule!r}"
         )
     (kind, value), = rule.items()
     if kind in ("union", "intersection"):
         if not isinstance(value, list) or not value:
-            raise _fixture_error(path, f"column family {family!r}: {kind} needs a list of rules")
+            raise FixtureError.malformed(path, f"column family {family!r}: {kind} needs a list of rules")
         for sub in value:
             _check_gc_rule(path, family, sub)
     elif kind == "max_versions" and (not isinstance(value, int) or value < 1):
-        raise _fixture_error(path, f"column family {family!r}: max_versions must be a positive integer")
+        raise FixtureError.malformed(path, f"column family {family!r}: max_versions must be a positive integer")
     elif kind == "max_age" and not re.fullmatch(r"\d+[smhd]", str(value)):
-        raise _fixture_error(path, f"column family {family!r}: max_age must look like 30s, 10m, 12h or 7d")
+        raise FixtureError.malformed(path, f"column family {family!r}: max_age must look like 30s, 10m, 12h or 7d")
 
 
 def _with_buckets(spec, buckets: int | None):
@@ -257,39 +218,6 @@ def _with_buckets(spec, buckets: int | None):
     if buckets is None or not isinstance(spec, dict) or "buckets" not in spec:
         return spec
     return {**spec, "buckets": buckets}
-
-
-PROVENANCE_KEYS = {"user", "title", "section", "phrase", "gloss", "states", "expected_because", "not_in_the_documents"}
-
-
-def _provenance(path: Path, spec) -> Provenance:
-    """The [source] table of a strategy.toml: a document's title, section and phrase, with
-    `states = "distribution"` or `"advice"`; or `not_in_the_documents = "<reason>"`."""
-    if not isinstance(spec, dict) or not spec:
-        raise _fixture_error(path, "needs a [source] table: title, section, phrase and states, "
-                                   "or not_in_the_documents = \"<reason>\"")
-    unknown = set(spec) - PROVENANCE_KEYS
-    if unknown:
-        raise _fixture_error(path, f"[source]: unknown key(s) {sorted(unknown)}")
-    text = {k: " ".join(str(v).split()) for k, v in spec.items()}
-    if "user" in text:
-        if set(text) != {"user"} or not text["user"]:
-            raise _fixture_error(path, "[source]: user takes where your own design comes from and nothing else")
-        return Provenance(user=text["user"])
-    if "not_in_the_documents" in text:
-        if set(text) - {"not_in_the_documents", "expected_because"} or not text["not_in_the_documents"]:
-            raise _fixture_error(path, "[source]: not_in_the_documents takes a reason and nothing else")
-        return Provenance(reason=text["not_in_the_documents"], expected_because=text.get("expected_because", ""))
-    if text.get("title") not in DOCUMENTS:
-        raise _fixture_error(path, f"[source]: title must be one of {list(DOCUMENTS)}, got {text.get('title')!r}")
-    if not text.get("section") or not text.get("phrase"):
-        raise _fixture_error(path, "[source]: a cited document needs its section and the phrase relied on")
-    if text.get("states") not in ("distribution", "advice"):
-        raise _fixture_error(path, '[source]: states must be "distribution" or "advice"')
-    if text["states"] == "advice" and not text.get("expected_because"):
-        raise _fixture_error(path, "[source]: a phrase that states only advice needs expected_because")
-    return Provenance(text["title"], text["section"], text["phrase"], text.get("gloss", ""),
-                      text["states"] == "distribution", text.get("expected_because", ""))
 
 
 def _parent_rows(path: Path, spec, parts: tuple[Part, ...], ddl: tuple[str, ...]) -> ParentRows | None:
@@ -300,13 +228,13 @@ def _parent_rows(path: Path, spec, parts: tuple[Part, ...], ddl: tuple[str, ...]
     try:
         rows = ParentRows(str(spec["table"]), spec["key_columns"], tuple(spanner_part(p) for p in spec.get("column", [])))
     except (KeyError, TypeError, ValueError) as exc:
-        raise _fixture_error(path, f"[parent_rows] needs table, key_columns and column: {exc}") from None
+        raise FixtureError.malformed(path, f"[parent_rows] needs table, key_columns and column: {exc}") from None
     if not isinstance(rows.key_columns, int) or not 1 <= rows.key_columns <= len(parts):
-        raise _fixture_error(path, f"[parent_rows]: key_columns must be from 1 to the key's {len(parts)} columns")
+        raise FixtureError.malformed(path, f"[parent_rows]: key_columns must be from 1 to the key's {len(parts)} columns")
     if any(p.generated for p in parts):
-        raise _fixture_error(path, "[parent_rows]: keys the database generates are inserted by DML, without parent rows")
+        raise FixtureError.malformed(path, "[parent_rows]: keys the database generates are inserted by DML, without parent rows")
     if not any(re.match(rf"CREATE TABLE\s+{re.escape(rows.table)}\b", st, re.IGNORECASE) for st in ddl):
-        raise _fixture_error(path, f"[parent_rows]: the fixture has no CREATE TABLE {rows.table}")
+        raise FixtureError.malformed(path, f"[parent_rows]: the fixture has no CREATE TABLE {rows.table}")
     return rows
 
 
@@ -317,18 +245,18 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
     meta = {**meta, **meta.get(dialect, {})} if dialect in DIALECTS["spanner"] else meta
     name = directory.name
     if not NAME_RE.match(name):
-        raise _fixture_error(directory, "a strategy folder name is lower_snake_case")
+        raise FixtureError.malformed(directory, "a strategy folder name is lower_snake_case")
     make_part = spanner_part if backend == "spanner" else bigtable_part
     try:
         parts = tuple(make_part(_with_buckets(p, buckets)) for p in meta.get("key", []))
     except ValueError as exc:
-        raise _fixture_error(meta_path, str(exc)) from None
+        raise FixtureError.malformed(meta_path, str(exc)) from None
     if not parts:
-        raise _fixture_error(meta_path, "'key' lists no parts")
+        raise FixtureError.malformed(meta_path, "'key' lists no parts")
     source = _provenance(meta_path, meta.get("source"))
     # A user's own design claims nothing: no document states what it does.
     if meta.get("claim") not in DISTRIBUTIONS and not (source.user and "claim" not in meta):
-        raise _fixture_error(meta_path, f"claim must be one of {', '.join(DISTRIBUTIONS)}, got {meta.get('claim')!r}")
+        raise FixtureError.malformed(meta_path, f"claim must be one of {', '.join(DISTRIBUTIONS)}, got {meta.get('claim')!r}")
     common = dict(
         backend=backend, name=name, dialect=dialect, directory=directory,
         summary=str(meta.get("summary", "")), claim=str(meta.get("claim", "")),
@@ -340,7 +268,7 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
     if backend == "spanner":
         ddl_path = directory / f"{dialect}.sql"
         if not ddl_path.exists():
-            raise _fixture_error(ddl_path, "file is missing")
+            raise FixtureError.malformed(ddl_path, "file is missing")
         ddl = tuple(split_ddl(ddl_path.read_text()))
         table = str(meta.get("table", ""))
         parent = meta.get("parent_table")
@@ -348,7 +276,7 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
             if (name or role == "table") and not any(
                 re.match(rf"CREATE TABLE\s+{re.escape(name or '')}\b", st, re.IGNORECASE) for st in ddl
             ):  # names compare without case: the PostgreSQL dialect folds them to lower case
-                raise _fixture_error(ddl_path, f"no CREATE TABLE {name or '<table>'} (strategy.toml names {role} {name!r})")
+                raise FixtureError.malformed(ddl_path, f"no CREATE TABLE {name or '<table>'} (strategy.toml names {role} {name!r})")
         preload = meta.get("preload")
         if preload is not None and (
             not isinstance(preload, dict) or not isinstance(preload.get("rows"), int)
@@ -357,7 +285,7 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
             or not isinstance(preload.get("with_keys", []), list)
             or not all(isinstance(k, int) and k > 0 for k in preload.get("with_keys", []))
         ):
-            raise _fixture_error(meta_path, f"[preload] needs rows = N from 1 to {MAX_PRELOAD_ROWS:,} and keys = one of "
+            raise FixtureError.malformed(meta_path, f"[preload] needs rows = N from 1 to {MAX_PRELOAD_ROWS:,} and keys = one of "
                                             f"{', '.join(PRELOAD_KINDS)}, optionally with_keys = [positive integers], "
                                             "on a one-column key")
         try:
@@ -367,13 +295,13 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
                 for i in meta.get("index", [])
             )
         except (KeyError, TypeError, ValueError) as exc:
-            raise _fixture_error(meta_path, f"[[column]] / [[index]]: {exc}") from None
+            raise FixtureError.malformed(meta_path, f"[[column]] / [[index]]: {exc}") from None
         found = {}
         for index in indexes:
             statement = next((st for st in ddl if re.match(
                 rf"CREATE\s+(NULL_FILTERED\s+)?INDEX\s+{re.escape(index.name)}\b", st, re.IGNORECASE)), None)
             if statement is None:
-                raise _fixture_error(ddl_path, f"no CREATE INDEX {index.name} (strategy.toml declares it)")
+                raise FixtureError.malformed(ddl_path, f"no CREATE INDEX {index.name} (strategy.toml declares it)")
             found[index.name] = bool(re.match(r"CREATE\s+NULL_FILTERED\b", statement, re.IGNORECASE)
                                      or re.search(r"\bWHERE\b.*\bIS\s+NOT\s+NULL\b", statement, re.IGNORECASE))
         indexes = tuple(dataclasses.replace(i, null_filtered=found[i.name]) for i in indexes)
@@ -382,11 +310,11 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
         for setting, default in row_columns.items():
             row_columns[setting] = meta.get(setting, default)
             if not isinstance(row_columns[setting], str) or not re.fullmatch(r"[A-Za-z]\w*", row_columns[setting]):
-                raise _fixture_error(meta_path, f"{setting} must be a column name, got {row_columns[setting]!r}")
+                raise FixtureError.malformed(meta_path, f"{setting} must be a column name, got {row_columns[setting]!r}")
         time_column = row_columns["time_column"]
         parent_rows = _parent_rows(meta_path, meta.get("parent_rows"), parts, ddl)
         if any(p.column == time_column and p.when_set for p in (*parts, *extra)):
-            raise _fixture_error(meta_path, f"{time_column} holds each write's time, which every read returns: "
+            raise FixtureError.malformed(meta_path, f"{time_column} holds each write's time, which every read returns: "
                                             "a nullable part cannot fill it; name another time_column")
         return Strategy(table=table, ddl=ddl, parent_table=parent, preload=preload, indexes=indexes,
                         extra_parts=extra, parent_rows=parent_rows, **row_columns, **common)
@@ -394,19 +322,19 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
     table_spec = _read_toml(table_path)
     families = table_spec.get("column_families")
     if not isinstance(families, dict) or not families:
-        raise _fixture_error(table_path, "needs at least one [column_families.<name>] table")
+        raise FixtureError.malformed(table_path, "needs at least one [column_families.<name>] table")
     for family, spec in families.items():
         unknown = set(spec) - {"gc"}
         if unknown:
-            raise _fixture_error(table_path, f"column family {family!r}: unknown option(s) {sorted(unknown)}")
+            raise FixtureError.malformed(table_path, f"column family {family!r}: unknown option(s) {sorted(unknown)}")
         _check_gc_rule(table_path, family, spec.get("gc", {"max_versions": 1}))
     separator = str(meta.get("separator", "#"))
     qualifier = table_spec.get("payload_qualifier", DEFAULT_PAYLOAD_QUALIFIER)
     if not isinstance(qualifier, str) or not qualifier:
-        raise _fixture_error(table_path, "payload_qualifier must be a non-empty string")
+        raise FixtureError.malformed(table_path, "payload_qualifier must be a non-empty string")
     table_per = table_spec.get("table_per")
     if table_per not in (None, "tenant") or (table_per and parts[0].name != "tenant"):
-        raise _fixture_error(table_path, 'table_per may only be "tenant", on a key whose first part is the tenant')
+        raise FixtureError.malformed(table_path, 'table_per may only be "tenant", on a key whose first part is the tenant')
     return Strategy(table=name, separator=separator, column_families=families, payload_qualifier=qualifier,
                     table_per_tenant=table_per == "tenant", **common)
 
@@ -470,120 +398,4 @@ def select(backend: str, names: list[str] | None, dialect: str | None = None) ->
     return [available[n] for n in names]
 
 
-# Bigtable's limits, as "Bigtable: Schema design best practices" gives them.
-BIGTABLE_MAX_ROW_KEY_BYTES = 4 * 1024
-BIGTABLE_MAX_COLUMN_FAMILIES = 100
-BIGTABLE_MAX_CELL_BYTES = 10 * 1024 * 1024
 BIGTABLE_ROW_BYTES, BIGTABLE_MAX_ROW_BYTES = 100 * 1024 * 1024, 256 * 1024 * 1024  # keep under / hard limit
-BIGTABLE_MAX_QUALIFIER_BYTES = 16 * 1024
-BIGTABLE_MAX_TABLES = 1000  # per instance ("Multi-tenancy")
-# Spanner's index key limits, as "Optimizing schema design for Cloud Spanner" gives them
-# (section "STORING index clause": "Indexschlüssel auf 16 in der Anzahl und 8 KiB in der
-# Gesamtgröße beschränkt", index keys are limited to 16 in number and 8 KiB in total size).
-SPANNER_MAX_INDEX_KEY_COLUMNS = 16
-SPANNER_MAX_INDEX_KEY_BYTES = 8 * 1024
-# Sizes of Spanner key values by type, for the index key estimate: INT64 8 bytes, TIMESTAMP 12.
-SPANNER_VALUE_BYTES = {int: 8, bool: 1}
-SPANNER_TIMESTAMP_BYTES = 12
-
-
-def _probe_event(population: int):
-    """The write with the longest key the workload can make: the largest entity, a late time,
-    a big insert number."""
-    return WriteEvent(entity=population, ts_us=9_999_999_999_999_999, write_id="", seq=10**12)
-
-
-def _spanner_value_bytes(part: Part, value) -> int:
-    if value is None:  # made by the database: a sequence's INT64 or GENERATE_UUID's 36 characters
-        return 36 if part.name == "generated_uuid" else 8
-    if isinstance(value, str):
-        return len(value.encode())
-    if isinstance(value, bytes):
-        return len(value)
-    return SPANNER_VALUE_BYTES.get(type(value), SPANNER_TIMESTAMP_BYTES)
-
-
-def _check_spanner_indexes(strategy: Strategy, population: int) -> None:
-    """An index's key is its own columns plus the table's key columns it carries to find the row."""
-    probe, rng = _probe_event(population), random.Random(0)
-    for index in strategy.indexes:
-        own = {p.column for p in index.parts}
-        parts = (*index.parts, *(p for p in strategy.parts if p.column not in own))
-        if len(parts) > SPANNER_MAX_INDEX_KEY_COLUMNS:
-            raise KeybenchError(
-                f"{strategy.label}: index {index.name} has {len(parts)} key columns (with the table's key); "
-                f"Spanner's rule is at most {SPANNER_MAX_INDEX_KEY_COLUMNS} index key columns"
-            )
-        size = sum(_spanner_value_bytes(p, p.value_when_set(probe, rng)) for p in parts)
-        if size > SPANNER_MAX_INDEX_KEY_BYTES:
-            raise KeybenchError(
-                f"{strategy.label}: index {index.name} has keys of {size:,} bytes; "
-                f"Spanner's rule is an index key of at most 8 KiB"
-            )
-
-
-def _versions_kept(rule: dict) -> int | None:
-    """How many versions of a cell a GC rule keeps at most; None: no version bound (age only)."""
-    (kind, value), = rule.items()
-    if kind == "max_versions":
-        return value
-    if kind == "max_age":
-        return None
-    bounds = [_versions_kept(r) for r in value]
-    if kind == "union":  # collected when any rule says so: the tightest bound holds
-        return min((b for b in bounds if b is not None), default=None)
-    return None if None in bounds else max(bounds)  # intersection: collected only when all say so
-
-
-def _check_bigtable_rows(strategy: Strategy, payload_bytes: int) -> None:
-    """A row rewritten at every write (no part of its key is new per write) holds as many
-    versions of the payload as its GC rule keeps; so does a row per interval (an interval
-    part), for the writes of its interval."""
-    if any(p.role in (TIME, NUMBER, OPAQUE) and not p.interval_us for p in strategy.parts):
-        return  # a new row per write: one version each
-    for family, spec in strategy.column_families.items():
-        versions = _versions_kept(spec.get("gc", {"max_versions": 1}))
-        if versions is None:
-            continue  # kept by age: the size depends on the write rate, which no rule here knows
-        size = versions * payload_bytes
-        if size > BIGTABLE_ROW_BYTES:
-            raise KeybenchError(
-                f"{strategy.label}: rows of up to {size / 2**20:,.0f} MB ({versions} versions of a "
-                f"{payload_bytes:,}-byte cell in family {family!r}); Bigtable's rule is a row under 100 MB "
-                f"({BIGTABLE_MAX_ROW_BYTES // 2**20} MB at most)"
-            )
-
-
-def check_rules(strategy: Strategy, population: int, payload_bytes: int) -> None:
-    """Refuse, before any load, a design that breaks a documented limit."""
-    if strategy.backend == "spanner":
-        _check_spanner_indexes(strategy, population)
-        return
-    where = strategy.directory
-    families = len(strategy.column_families)
-    if families > BIGTABLE_MAX_COLUMN_FAMILIES:
-        raise KeybenchError(
-            f"{where}: {families} column families; Bigtable's rule is about "
-            f"{BIGTABLE_MAX_COLUMN_FAMILIES} at most (Bigtable: Schema design best practices)"
-        )
-    if payload_bytes > BIGTABLE_MAX_CELL_BYTES:
-        raise KeybenchError(
-            f"{strategy.label}: a {payload_bytes:,}-byte payload cell; Bigtable's rule is a cell under 10 MB"
-        )
-    qualifier = len(strategy.payload_qualifier.encode())
-    if qualifier > BIGTABLE_MAX_QUALIFIER_BYTES:
-        raise KeybenchError(
-            f"{where}: a column qualifier of {qualifier:,} bytes; Bigtable's rule is a qualifier of at most 16 KB"
-        )
-    if strategy.tables > BIGTABLE_MAX_TABLES:
-        raise KeybenchError(
-            f"{strategy.label}: one table per tenant needs {strategy.tables:,} tables; Bigtable's rule is at most "
-            f"{BIGTABLE_MAX_TABLES:,} tables per instance (Bigtable: Schema design best practices, \"Multi-tenancy\")"
-        )
-    _check_bigtable_rows(strategy, payload_bytes)
-    generator = strategy.key_generator(0)
-    size = len(generator.row_key(generator.key(_probe_event(population))))
-    if size > BIGTABLE_MAX_ROW_KEY_BYTES:
-        raise KeybenchError(
-            f"{where}: row keys of {size:,} bytes; Bigtable's rule is a row key of at most 4 KB"
-        )

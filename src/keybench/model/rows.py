@@ -7,8 +7,9 @@ from pathlib import Path
 
 from keybench.columns import ANALYSIS_COLUMNS, MODEL_COLUMNS, VERDICT_COLUMNS
 from keybench.errors import KeybenchError
+from keybench.model.model_result import ModelResult
 from keybench.model.params import SplitParams
-from keybench.model.splitmodel import ModelResult, analyze_file
+from keybench.model.splitmodel import analyze_file
 from keybench.model.verdict import judge
 
 

@@ -19,8 +19,9 @@ from keybench.design.strategies import Strategy
 from keybench.infra.progress import progress
 from keybench.measure.rundir import RunDirectory
 from keybench.model.keystream import KeyStream
+from keybench.model.model_result import ModelResult
 from keybench.model.rows import model_columns
-from keybench.model.splitmodel import ModelResult, SplitParams, model_stream
+from keybench.model.splitmodel import SplitParams, model_stream
 from keybench.run.state import unit_name
 
 
