@@ -30,7 +30,7 @@ from keybench.design.byteorder import KeyEncoder
 from keybench.design.events import WriteEvent
 from keybench.drive.settings import INSERT, WorkloadSettings
 from keybench.drive.stage import Stage
-from keybench.drive.users import StageSlot, user_class
+from keybench.drive.users import CurrentStage, user_class
 from keybench.measure.collector import Collector, Series
 
 SERIES = Series("bigtable", "reverse_timestamp", "", INSERT)
@@ -65,7 +65,7 @@ class NoOpBackend(Backend):
 
 def locust_events() -> Events:
     """Events with the request listener a Locust local runner attaches, as during a run."""
-    env = Environment(user_classes=[user_class(StageSlot())], events=Events())
+    env = Environment(user_classes=[user_class(CurrentStage())], events=Events())
     env.create_local_runner()
     return env.events
 

@@ -72,7 +72,7 @@ from keybench.design.byteorder import bigtable_row_range  # noqa: E402
 from keybench.design.events import WriteEvent, timestamp  # noqa: E402
 from keybench.design.plans import DEFAULT_NUMBER_SPAN, DEFAULT_WINDOW_S, READ_OPERATIONS  # noqa: E402
 from keybench.drive.settings import INSERT, WorkloadSettings  # noqa: E402
-from keybench.drive.stage import Stage, StageSpec  # noqa: E402
+from keybench.drive.stage import Stage, StageDefinition  # noqa: E402
 from keybench.drive.workload import UserWorkload
 from keybench.infra import emulators  # noqa: E402
 from keybench.infra.target import INSTANCE, PROJECT  # noqa: E402
@@ -112,11 +112,11 @@ def _settings(operation: str, batch_size: int, users: int) -> WorkloadSettings:
                             users=users, read_share=1.0)
 
 
-def _spec(backend: str, operation: str, batch_size: int, users: int) -> StageSpec:
+def _spec(backend: str, operation: str, batch_size: int, users: int) -> StageDefinition:
     """keybench's own stage, built the way `keybench run` builds it; the bare cases use its
     table and its settings."""
     strategy = strategies.catalogue(backend)[STRATEGIES[backend]]
-    return StageSpec.of(strategy, _settings(operation, batch_size, users), seed=1)
+    return StageDefinition.of(strategy, _settings(operation, batch_size, users), seed=1)
 
 
 # ---------------------------------------------------------------- the bare loop (OS threads or greenlets)
@@ -363,14 +363,14 @@ def run_bare(bare: BareClient, operation: str, users: int, seconds: float) -> di
 
 
 def run_keybench(locust_stage, operation: str, users: int, seconds: float) -> dict:
-    from keybench.drive.locust_driver import LoadPlan
+    from keybench.drive.locust_driver import StageLoad
 
     stage = locust_stage.stage
     backend = stage.strategy.backend
     endpoint = emulators.Endpoint(backend, os.environ[emulators.ENV_VARS[backend]], "environment")
     cpu_before = cpu_seconds()
     started = time.monotonic()
-    driven = locust_stage.drive(LoadPlan(users, 0.0, seconds), f"keybench {backend} {operation}", endpoint)
+    driven = locust_stage.drive(StageLoad(users, 0.0, seconds), f"keybench {backend} {operation}", endpoint)
     cpu, elapsed = cpu_seconds() - cpu_before, driven.seconds
     stats = stage.collector.stats[stage.series[operation]]
     result = {"ops": stats.requests, "seconds": elapsed, "cpu_us_per_op": cpu / max(stats.requests, 1) * 1e6,
@@ -398,9 +398,9 @@ def prefill_keybench(stage: Stage, users: int) -> None:
 def child(case: str, backend: str, operation: str, users: int, seconds: float, batch_size: int) -> dict:
     if case == "keybench":
         # Importing Locust monkey-patches the process for gevent: only in keybench's own case.
-        from keybench.drive.locust_driver import LocustStage
+        from keybench.drive.locust_driver import StageEnvironment
 
-        locust_stage = LocustStage(_spec(backend, operation, batch_size, users))
+        locust_stage = StageEnvironment(_spec(backend, operation, batch_size, users))
         stage = locust_stage.stage
     else:
         stage = _spec(backend, operation, batch_size, users).build()

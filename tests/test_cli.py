@@ -147,15 +147,15 @@ def test_a_malformed_fixture_is_one_line_naming_the_file(tmp_path, backend, path
 def test_a_row_key_over_bigtables_4_kb_is_refused_naming_the_rule(tmp_path):
     schemas = tmp_path / "schemas"
     shutil.copytree(REPO / "schemas", schemas)
-    unit = schemas / "bigtable" / "long_label"
-    unit.mkdir()
-    (unit / "strategy.toml").write_text(LONG_LABEL[0])
-    (unit / "table.toml").write_text(LONG_LABEL[1])
+    folder = schemas / "bigtable" / "long_label"
+    folder.mkdir()
+    (folder / "strategy.toml").write_text(LONG_LABEL[0])
+    (folder / "table.toml").write_text(LONG_LABEL[1])
     result = keybench("run", "--backend", "bigtable", "--strategies", "long_label", "--dry-run",
                       "--results-dir", str(tmp_path / "results"), env={"KEYBENCH_SCHEMAS": str(schemas)}, timeout=60)
     assert result.returncode == 2, result.stderr
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and str(unit) in lines[0], result.stderr
+    assert len(lines) == 1 and str(folder) in lines[0], result.stderr
     assert "Bigtable's rule is a row key of at most 4 KB" in lines[0], lines[0]
 
 
@@ -178,7 +178,7 @@ def test_a_truncated_or_foreign_key_stream_is_one_line_and_exit_2(tmp_path):
     for name, content in (("truncated", whole[: len(whole) // 2]), ("foreign", b"not a zip at all")):
         run = tmp_path / name
         (run / "keystream").mkdir(parents=True)
-        (run / "keystream" / "unit.npz").write_bytes(content)
+        (run / "keystream" / "folder.npz").write_bytes(content)
         result = keybench("analyze", str(run), timeout=60)
         assert result.returncode == 2, result.stderr
         assert len(result.stderr.strip().splitlines()) == 1 and "is not a key stream keybench wrote" in result.stderr
@@ -228,11 +228,11 @@ def test_a_design_over_a_documented_limit_is_refused_before_the_load_naming_the_
     backend, strategy, fixture, extra, rule = LIMITS[name]
     schemas = tmp_path / "schemas"
     shutil.copytree(REPO / "schemas", schemas)
-    unit = schemas / backend / name
-    unit.mkdir()
-    (unit / "strategy.toml").write_text(strategy)
+    folder = schemas / backend / name
+    folder.mkdir()
+    (folder / "strategy.toml").write_text(strategy)
     for fixture_file in (("googlesql.sql", "postgresql.sql") if backend == "spanner" else ("table.toml",)):
-        (unit / fixture_file).write_text(fixture)
+        (folder / fixture_file).write_text(fixture)
     result = keybench("run", "--backend", backend, "--strategies", name, "--dry-run", *extra,
                       "--results-dir", str(tmp_path / "results"), env={"KEYBENCH_SCHEMAS": str(schemas)}, timeout=60)
     print(result.stderr.strip())

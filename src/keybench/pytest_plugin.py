@@ -43,7 +43,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_assertrepr_compare(op: str, left, right) -> list[str] | None:
     """A failed comparison of a check's verdict names the space, its figures and its fix."""
-    result = sys.modules.get("keybench.check.result")  # not loaded: no check ran, nothing to explain
+    result = sys.modules.get("keybench.check.check_result")  # not loaded: no check ran, nothing to explain
     if result is None or op not in ("==", "!="):
         return None
     verdict = next((side for side in (left, right) if isinstance(side, result.SpaceVerdict)), None)
@@ -136,7 +136,7 @@ def _digest(*paths: Path | None) -> str:
 
 @pytest.fixture(scope="session")
 def keybench_check(request: pytest.FixtureRequest):
-    """`keybench check` as a function returning a CheckResult (src/keybench/check/result.py):
+    """`keybench check` as a function returning a CheckResult (src/keybench/check/check_result.py):
 
         keybench_check("schema.sql", rows=..., nodes=..., columns="columns.toml")   # Spanner DDL
         keybench_check(bigtable="{device_type}#{device_id}#{ts}", reads=["range:ts"])

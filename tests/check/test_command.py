@@ -154,7 +154,7 @@ def test_bad_input_is_one_clear_error(spanner_emulator, tmp_path, setup, message
         check(CheckRequest(schema=schema, columns=columns))
 
 
-# The five designs in PostgreSQL, read in one scratch database (one check, auto-detected):
+# The five drafts in PostgreSQL, read in one scratch database (one check, auto-detected):
 # 1. orders keyed by a commit timestamp; 2. the same keyed by (customerid, orderts), as PostgreSQL
 # has no DESC key column; 3. a uuid key with an index on createdat; 4. interleaved order items;
 # 5. a bit-reversed sequence key (and a bit-reversed identity column).

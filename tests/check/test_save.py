@@ -1,4 +1,4 @@
-"""`keybench check --save-strategy`: the designs the check judged, written as strategy folders
+"""`keybench check --save-strategy`: the drafts the check judged, written as strategy folders
 and read back by the catalogue's own loader with the same key parts. GoogleSQL without a
 database: the schema is built as the emulator's INFORMATION_SCHEMA would describe it;
 PostgreSQL as the emulator reads it, its saved fixture applied and written to there."""
@@ -16,13 +16,13 @@ from keybench.check.inference import Distribution, infer
 from keybench.check.keyspaces import key_distributions, table_strategy
 from keybench.check.reader import load_schema
 from keybench.check.request import CheckRequest
-from keybench.check.save import spanner_design, template_design
+from keybench.check.save import spanner_draft, template_draft
 from keybench.check.schema import POSTGRESQL, Column, Index, KeyColumn, Schema, Table
 from keybench.check.template import parse_template, template_strategy
 from keybench.design.events import WriteEvent
-from keybench.design.folders import save_designs
+from keybench.design.folders import save_strategies
 from keybench.design.plans import Span
-from keybench.design.strategies import load_strategy, split_ddl, user_designs
+from keybench.design.strategies import load_strategy, split_ddl, user_strategies
 from keybench.errors import KeybenchError
 from keybench.infra.target import INSTANCE, PROJECT, location_name
 from tests.conftest import keybench
@@ -60,15 +60,15 @@ def shape(parts) -> list[tuple]:
 
 
 def saved(tmp_path: Path, stated: dict) -> tuple[list, Path]:
-    designs = [spanner_design(SCHEMA, t, DDL, Path("shop.sql"), lambda t, c: infer(SCHEMA, t, c, stated))
+    drafts = [spanner_draft(SCHEMA, t, DDL, Path("shop.sql"), lambda t, c: infer(SCHEMA, t, c, stated))
                for t in SCHEMA.tables]
     folder = tmp_path / "mine"
-    return save_designs(designs, folder), folder
+    return save_strategies(drafts, folder), folder
 
 
 def test_a_saved_table_loads_with_the_key_parts_the_check_judged(tmp_path):
     lines, folder = saved(tmp_path, STATED)
-    loaded = user_designs([folder], "spanner")
+    loaded = user_strategies([folder], "spanner")
     assert list(loaded) == ["lines", "orders"]
     strategy = loaded["orders"]
     judged = table_strategy(SCHEMA, ORDERS, key_distributions(SCHEMA, ORDERS, lambda t, c: infer(SCHEMA, t, c, STATED)),
@@ -94,7 +94,7 @@ def test_a_table_interleaved_two_levels_deep_is_left_out_with_the_reason(tmp_pat
     notes = Table("Notes", (*LINES.columns, Column("NoteId", "INT64", False)), (*LINES.key, KeyColumn("NoteId")),
                   parent="Lines")
     schema = Schema((ORDERS, LINES, notes))
-    design = spanner_design(schema, notes, DDL, Path("shop.sql"), lambda t, c: infer(schema, t, c, STATED))
+    design = spanner_draft(schema, notes, DDL, Path("shop.sql"), lambda t, c: infer(schema, t, c, STATED))
     assert not design.files and design.skipped == (
         "interleaved in Lines, itself interleaved in Orders: keybench writes one level of parent rows")
 
@@ -109,8 +109,8 @@ def test_an_unknown_key_column_is_saved_as_its_worst_case_and_says_so(tmp_path):
 
 def test_a_saved_template_loads_with_the_template_s_key_parts(tmp_path):
     template = "{device_type}#{device}#{salt:4}#{ts}"
-    save_designs([template_design(template, [s.spec for s in parse_template(template)])], tmp_path / "bt")
-    [strategy] = user_designs([tmp_path / "bt"], "bigtable").values()
+    save_strategies([template_draft(template, [s.spec for s in parse_template(template)])], tmp_path / "bt")
+    [strategy] = user_strategies([tmp_path / "bt"], "bigtable").values()
     assert strategy.name == "device_type_device_salt_4_ts"
     assert shape(strategy.parts) == shape(template_strategy(template, parse_template(template)).parts)
     assert strategy.separator == "#" and strategy.source.user
@@ -119,7 +119,7 @@ def test_a_saved_template_loads_with_the_template_s_key_parts(tmp_path):
 def test_a_not_null_column_of_a_type_keybench_cannot_write_is_one_line():
     table = Table("T", (Column("Id", "INT64", False), Column("P", "PROTO<a.B>", False)), (KeyColumn("Id"),))
     with pytest.raises(KeybenchError, match=r"T\.P is NOT NULL and keybench cannot generate values of type PROTO<a.B>"):
-        spanner_design(Schema((table,)), table, "CREATE TABLE T", Path("t.sql"), lambda t, c: infer(Schema((table,)), t, c, {}))
+        spanner_draft(Schema((table,)), table, "CREATE TABLE T", Path("t.sql"), lambda t, c: infer(Schema((table,)), t, c, {}))
 
 
 def test_an_existing_folder_is_never_overwritten(tmp_path):
@@ -139,7 +139,7 @@ def test_a_table_whose_key_the_database_computes_is_left_out_with_the_reason():
     table = Table("T", (Column("Shard", "INT64", False, generated="MOD(FARM_FINGERPRINT(Name), 16)", stored=True),
                         Column("Name", "STRING(20)", False)), (KeyColumn("Shard"), KeyColumn("Name")))
     schema = Schema((table,))
-    design = spanner_design(schema, table, "CREATE TABLE T", Path("t.sql"), lambda t, c: infer(schema, t, c, {}))
+    design = spanner_draft(schema, table, "CREATE TABLE T", Path("t.sql"), lambda t, c: infer(schema, t, c, {}))
     assert not design.files and design.skipped.startswith("key column(s) Shard generated AS (...) by the database")
 
 
@@ -179,13 +179,13 @@ def test_a_postgresql_table_is_saved_as_postgresql_sql_that_the_emulator_takes_a
     source = tmp_path / "shop.sql"
     schema = load_schema(split_ddl(SHOP_POSTGRESQL), source, POSTGRESQL)
     stated = {"lineno": Distribution("sequential", "stated"), "region": Distribution("categorical", "stated", 12)}
-    designs = [spanner_design(schema, t, SHOP_POSTGRESQL, source, lambda t, c: infer(schema, t, c, stated))
+    drafts = [spanner_draft(schema, t, SHOP_POSTGRESQL, source, lambda t, c: infer(schema, t, c, stated))
                for t in schema.tables]
-    save_designs(designs, tmp_path / "mine")
+    save_strategies(drafts, tmp_path / "mine")
     assert sorted(p.name for p in (tmp_path / "mine" / "spanner" / "orders").iterdir()) == ["postgresql.sql",
                                                                                            "strategy.toml"]
-    assert user_designs([tmp_path / "mine"], "spanner", "googlesql") == {}  # saved in one dialect, run in it only
-    loaded = user_designs([tmp_path / "mine"], "spanner", POSTGRESQL)
+    assert user_strategies([tmp_path / "mine"], "spanner", "googlesql") == {}  # saved in one dialect, run in it only
+    loaded = user_strategies([tmp_path / "mine"], "spanner", POSTGRESQL)
     assert list(loaded) == ["invoices", "lines", "orders"]
     for name, strategy in loaded.items():
         table = schema.table(name)
@@ -225,6 +225,6 @@ def test_a_postgresql_table_is_saved_as_postgresql_sql_that_the_emulator_takes_a
 def test_a_postgresql_table_with_quoted_names_not_in_lower_case_is_left_out_with_the_reason():
     table = Table("Orders", (Column("OrderId", "INT64", False), Column("note", "STRING(MAX)")), (KeyColumn("OrderId"),))
     schema = Schema((table,), dialect=POSTGRESQL)
-    design = spanner_design(schema, table, 'CREATE TABLE "Orders"', Path("t.sql"), lambda t, c: infer(schema, t, c, {}))
+    design = spanner_draft(schema, table, 'CREATE TABLE "Orders"', Path("t.sql"), lambda t, c: infer(schema, t, c, {}))
     assert not design.files and design.skipped == ("quoted name(s) Orders, OrderId are not lower case: keybench "
                                                    "writes PostgreSQL names as PostgreSQL folds unquoted ones")

@@ -10,7 +10,7 @@ from keybench.design.strategies import (
     schemas_root,
     select,
     split_ddl,
-    user_designs,
+    user_strategies,
 )
 from keybench.errors import KeybenchError
 from tests.conftest import REPO, test_strategy_toml
@@ -20,7 +20,7 @@ CANONICAL = {
         "timestamp_first", "sequential_int", "uuid4_string", "uuid4_bytes", "uuid1", "uuid7", "bit_reversed_app",
         "swapped_order", "hash_shard", "desc_timestamp", "interleaved", "bit_reversed_sequence",
         "migrate_skip_range", "migrate_start_counter",
-        # issue 15: designs the documents describe
+        # issue 15: drafts the documents describe
         "desc_timestamp_first", "uuid_int64_pair", "uuid4_generated", "migrate_uuid", "index_sparse", "interleaved_asc",
     },
     "bigtable": {
@@ -78,10 +78,10 @@ def test_the_documents_advice_is_carried():
     ('[source]\nnot_in_the_documents = ""', "takes a reason"),
 ])
 def test_a_strategy_without_true_provenance_is_refused_in_one_line(copy_of, source, complaint):
-    unit = copy_of("bigtable", "salted")
-    (unit / "strategy.toml").write_text('summary = "s"\nclaim = "spread"\nkey = ["device", "ts"]\n' + source + "\n")
+    folder = copy_of("bigtable", "salted")
+    (folder / "strategy.toml").write_text('summary = "s"\nclaim = "spread"\nkey = ["device", "ts"]\n' + source + "\n")
     with pytest.raises(KeybenchError) as err:
-        load_strategy(unit, "bigtable", "")
+        load_strategy(folder, "bigtable", "")
     assert complaint in str(err.value) and "\n" not in str(err.value)
 
 
@@ -124,11 +124,11 @@ def copy_of(tmp_path):
     ("summary = 'no key'", "lists no parts"),
 ])
 def test_malformed_strategy_files_are_named_in_one_line(copy_of, content, complaint):
-    unit = copy_of("bigtable", "salted")
-    (unit / "strategy.toml").write_text(content)
+    folder = copy_of("bigtable", "salted")
+    (folder / "strategy.toml").write_text(content)
     with pytest.raises(KeybenchError) as err:
-        load_strategy(unit, "bigtable", "")
-    assert complaint in str(err.value) and str(unit) in str(err.value)
+        load_strategy(folder, "bigtable", "")
+    assert complaint in str(err.value) and str(folder) in str(err.value)
     assert "\n" not in str(err.value)
 
 
@@ -140,42 +140,42 @@ def test_malformed_strategy_files_are_named_in_one_line(copy_of, content, compla
     ("", "at least one"),
 ])
 def test_malformed_bigtable_table_fixtures_are_refused(copy_of, content, complaint):
-    unit = copy_of("bigtable", "field_promoted")
-    (unit / "table.toml").write_text(content)
+    folder = copy_of("bigtable", "field_promoted")
+    (folder / "table.toml").write_text(content)
     with pytest.raises(KeybenchError) as err:
-        load_strategy(unit, "bigtable", "")
+        load_strategy(folder, "bigtable", "")
     assert complaint in str(err.value) and "table.toml" in str(err.value)
 
 
 def test_spanner_fixture_without_its_table_is_refused(copy_of):
-    unit = copy_of("spanner", "hash_shard")
-    (unit / "googlesql.sql").write_text("CREATE TABLE Other (A INT64) PRIMARY KEY (A);")
+    folder = copy_of("spanner", "hash_shard")
+    (folder / "googlesql.sql").write_text("CREATE TABLE Other (A INT64) PRIMARY KEY (A);")
     with pytest.raises(KeybenchError) as err:
-        load_strategy(unit, "spanner", "googlesql")
+        load_strategy(folder, "spanner", "googlesql")
     assert "googlesql.sql" in str(err.value) and "AccessLog" in str(err.value)
 
 
 def test_bigtable_gc_rules_nest(copy_of):
-    unit = copy_of("bigtable", "salted")
-    (unit / "table.toml").write_text(
+    folder = copy_of("bigtable", "salted")
+    (folder / "table.toml").write_text(
         "[column_families.cf]\ngc = { union = [{ max_versions = 2 }, { max_age = '7d' }] }\n"
     )
-    assert load_strategy(unit, "bigtable", "").column_families["cf"]["gc"]["union"][1] == {"max_age": "7d"}
+    assert load_strategy(folder, "bigtable", "").column_families["cf"]["gc"]["union"][1] == {"max_age": "7d"}
 
 
 def test_more_than_100_column_families_are_refused_naming_the_rule(copy_of):
-    unit = copy_of("bigtable", "salted")
-    (unit / "table.toml").write_text("".join(f"[column_families.f{i}]\n" for i in range(101)))
-    strategy = load_strategy(unit, "bigtable", "")
+    folder = copy_of("bigtable", "salted")
+    (folder / "table.toml").write_text("".join(f"[column_families.f{i}]\n" for i in range(101)))
+    strategy = load_strategy(folder, "bigtable", "")
     with pytest.raises(KeybenchError, match="101 column families; Bigtable's rule is about 100"):
         check_rules(strategy, population=1000, payload_bytes=100)
 
 
 def test_a_row_key_over_4_kb_is_refused_naming_the_rule(copy_of):
-    unit = copy_of("bigtable", "salted")
-    (unit / "strategy.toml").write_text(test_strategy_toml(f'key = ["device", {{ value = "label", text = "{"m" * 4100}" }}]'))
+    folder = copy_of("bigtable", "salted")
+    (folder / "strategy.toml").write_text(test_strategy_toml(f'key = ["device", {{ value = "label", text = "{"m" * 4100}" }}]'))
     with pytest.raises(KeybenchError, match="row keys of 4,109 bytes; Bigtable's rule is a row key of at most 4 KB"):
-        check_rules(load_strategy(unit, "bigtable", ""), population=1000, payload_bytes=100)
+        check_rules(load_strategy(folder, "bigtable", ""), population=1000, payload_bytes=100)
 
 
 def test_a_cell_over_10_mb_is_refused_naming_the_rule():
@@ -191,11 +191,11 @@ def test_buckets_override_the_salt_count():
 
 
 def test_a_table_per_tenant_is_declared_on_a_key_led_by_the_tenant(copy_of):
-    unit = copy_of("bigtable", "table_per_tenant")
-    assert load_strategy(unit, "bigtable", "").tables == 20
-    (unit / "strategy.toml").write_text(test_strategy_toml('key = ["device", "tenant", "ts"]'))
+    folder = copy_of("bigtable", "table_per_tenant")
+    assert load_strategy(folder, "bigtable", "").tables == 20
+    (folder / "strategy.toml").write_text(test_strategy_toml('key = ["device", "tenant", "ts"]'))
     with pytest.raises(KeybenchError) as err:
-        load_strategy(unit, "bigtable", "")
+        load_strategy(folder, "bigtable", "")
     assert 'table_per may only be "tenant"' in str(err.value) and "\n" not in str(err.value)
     assert catalogue("bigtable")["tenant_prefix"].tables == 1
 
@@ -205,13 +205,13 @@ def test_a_table_per_tenant_is_declared_on_a_key_led_by_the_tenant(copy_of):
     ('"Created At"', "time_column must be a column name"),
 ])
 def test_the_time_column_every_read_returns_is_never_nullable(copy_of, time_column, complaint):
-    unit = copy_of("spanner", "index_monotonic")
-    toml = unit / "strategy.toml"
+    folder = copy_of("spanner", "index_monotonic")
+    toml = folder / "strategy.toml"
     text = toml.read_text()
     assert 'time_column = "CreatedAt"' in text
     toml.write_text(text.replace('time_column = "CreatedAt"', f"time_column = {time_column}"))
     with pytest.raises(KeybenchError) as err:
-        load_strategy(unit, "spanner", "googlesql")
+        load_strategy(folder, "spanner", "googlesql")
     assert complaint in str(err.value) and "\n" not in str(err.value)
 
 
@@ -220,22 +220,22 @@ def test_user_designs_are_lone_folders_or_backend_folders_and_names_are_unique(t
     shutil.copytree(schemas_root() / "bigtable" / "hashed", tmp_path / "tree" / "bigtable" / "my_hash")
     shutil.copytree(schemas_root() / "spanner" / "uuid7", tmp_path / "tree" / "spanner" / "my_uuid7")
     folders = [tmp_path / "lone" / "my_salt", tmp_path / "tree"]
-    assert list(user_designs(folders, "bigtable")) == ["my_salt", "my_hash"]
-    assert list(user_designs(folders, "spanner")) == ["my_uuid7"]
+    assert list(user_strategies(folders, "bigtable")) == ["my_salt", "my_hash"]
+    assert list(user_strategies(folders, "spanner")) == ["my_uuid7"]
     shutil.copytree(schemas_root() / "bigtable" / "hashed", tmp_path / "again" / "my_salt")
-    with pytest.raises(KeybenchError, match="two designs named bigtable:my_salt"):
-        user_designs([*folders, tmp_path / "again" / "my_salt"], "bigtable")
+    with pytest.raises(KeybenchError, match="two drafts named bigtable:my_salt"):
+        user_strategies([*folders, tmp_path / "again" / "my_salt"], "bigtable")
     with pytest.raises(KeybenchError, match="no such folder"):
-        user_designs([tmp_path / "missing"], "bigtable")
+        user_strategies([tmp_path / "missing"], "bigtable")
 
 
-@pytest.mark.parametrize("unit, parent_rows, complaint", [
+@pytest.mark.parametrize("folder, parent_rows, complaint", [
     ("uuid4_string", 'table = "AccessLog"\nkey_columns = 2', "key_columns must be from 1 to the key's 1 columns"),
     ("uuid4_string", 'table = "Users"\nkey_columns = 1', "the fixture has no CREATE TABLE Users"),
     ("uuid4_generated", 'table = "AccessLog"\nkey_columns = 1', "keys the database generates are inserted by DML"),
 ])
-def test_parent_rows_are_checked_against_the_key_and_the_fixture(copy_of, unit, parent_rows, complaint):
-    folder = copy_of("spanner", unit)
+def test_parent_rows_are_checked_against_the_key_and_the_fixture(copy_of, folder, parent_rows, complaint):
+    folder = copy_of("spanner", folder)
     toml = folder / "strategy.toml"
     toml.write_text(toml.read_text().replace("\n[source]", f"\n[parent_rows]\n{parent_rows}\n\n[source]"))
     with pytest.raises(KeybenchError) as err:

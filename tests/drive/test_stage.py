@@ -307,26 +307,26 @@ def test_a_refused_spanner_batch_leaves_each_of_its_rows_to_the_audit(stage_of):
 
 def test_batch_size_must_be_positive_and_needs_keys_keybench_makes():
     from keybench.errors import KeybenchError
-    from keybench.run import RunOptions, plan_stages
+    from keybench.run import RunOptions, schedule_stages
 
     with pytest.raises(KeybenchError, match="--batch-size must be between 1 and"):
         RunOptions(settings=WorkloadSettings(batch_size=0)).validate()
     options = RunOptions(backends=("spanner",), strategies=("bit_reversed_sequence",), dialects=("googlesql",),
                          settings=WorkloadSettings(batch_size=10))
     with pytest.raises(KeybenchError, match="keys the database generates"):
-        plan_stages(options)
-    assert plan_stages(dataclasses.replace(options, strategies=("swapped_order",)))
+        schedule_stages(options)
+    assert schedule_stages(dataclasses.replace(options, strategies=("swapped_order",)))
 
 
 def test_a_stage_spec_travels_as_plain_types_and_builds_the_same_stage(emulator_hosts):
     import json
 
-    from keybench.drive.stage import StageSpec
+    from keybench.drive.stage import StageDefinition
 
     strategy = strategies.catalogue("bigtable")["salted"]
     settings = WorkloadSettings(population=50, payload_bytes=7, timeout_s=3.0, mix={"insert": 1})
-    spec = StageSpec.of(strategy, settings, seed=5)
-    travelled = StageSpec(**json.loads(json.dumps(dataclasses.asdict(spec))))  # as a worker receives it
+    spec = StageDefinition.of(strategy, settings, seed=5)
+    travelled = StageDefinition(**json.loads(json.dumps(dataclasses.asdict(spec))))  # as a worker receives it
     stage = travelled.build()
     try:
         assert stage.settings == settings and stage.seed == 5 and stage.tag == spec.tag

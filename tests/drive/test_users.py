@@ -8,7 +8,7 @@ import gevent
 from locust.env import Environment
 
 from keybench.drive.settings import INSERT, READER, WRITER, WorkloadSettings
-from keybench.drive.users import StageSlot, user_class
+from keybench.drive.users import CurrentStage, user_class
 from keybench.drive.workload import UserWorkload
 
 CALL_S = 0.001  # what the stand-in's operation waits, as a call to the database would
@@ -44,7 +44,7 @@ def run_users(stage: Operations, users: int, seconds: float) -> tuple[int, float
     """Run `users` Locust users on `stage` for `seconds`, then stop them as a stage's end does.
     Returns the tasks Locust ran, the seconds the stop took, and how long after the stop
     began the last operation ended."""
-    slot = StageSlot()
+    slot = CurrentStage()
     slot.put(stage)
     tasks = []
     base = user_class(slot)

@@ -8,7 +8,7 @@ import pytest
 
 from keybench.design import strategies
 from keybench.design.plans import READ_OPERATIONS
-from keybench.drive.locust_driver import LoadPlan, LocustStage
+from keybench.drive.locust_driver import StageEnvironment, StageLoad
 from keybench.drive.partition import SOLE, Partition
 from keybench.drive.settings import (
     DEFAULT_READERS,
@@ -18,7 +18,7 @@ from keybench.drive.settings import (
     Roles,
     WorkloadSettings,
 )
-from keybench.drive.stage import StageSpec
+from keybench.drive.stage import StageDefinition
 from keybench.drive.workload import UserWorkload
 from keybench.errors import KeybenchError
 from keybench.infra import emulators
@@ -127,7 +127,7 @@ def test_a_reader_with_nothing_to_read_waits_for_the_writers_or_writes_its_own_f
     a reader without writers writes the one row its reads start from."""
     strategy = strategies.catalogue("bigtable")["salted"]
     settings = WorkloadSettings(users=2, mix=mix)
-    stage = StageSpec.of(strategy, settings, seed=4).build()
+    stage = StageDefinition.of(strategy, settings, seed=4).build()
     try:
         stage.setup()
         reader = next(u for u in (stage.new_user(), stage.new_user()) if u.role == READER)
@@ -147,7 +147,7 @@ def test_inserts_go_on_while_a_reader_runs_a_slow_full_scan(emulator_hosts):
     strategy = strategies.catalogue("bigtable")["timestamp_first"]
     settings = WorkloadSettings(population=20, users=3, readers=1, mix={INSERT: 1, "latest_n": 1},
                                 batch_size=FILL_BATCH)
-    locust_stage = LocustStage(StageSpec.of(strategy, settings, seed=3))
+    locust_stage = StageEnvironment(StageDefinition.of(strategy, settings, seed=3))
     stage = locust_stage.stage
     assert stage.plans["latest_n"].access == "full_scan"
     done = []  # (operation, started, ended) of every operation the users completed, epoch seconds
@@ -161,7 +161,7 @@ def test_inserts_go_on_while_a_reader_runs_a_slow_full_scan(emulator_hosts):
                                                                         start_time + response_time / 1000)))
         ep = emulators.Endpoint("bigtable", emulator_hosts["bigtable"], "environment")
         filled = sum(s.requests for s in stage.collector.stats.values())  # before Locust's runner listened
-        locust_stage.drive(LoadPlan(users=3, spawn_rate=0.0, duration_s=2.0), "roles", ep)
+        locust_stage.drive(StageLoad(users=3, spawn_rate=0.0, duration_s=2.0), "roles", ep)
         # The heap the load froze, once a second, is collectable again once the stage is over.
         assert gc.get_freeze_count() == 0
         # Locust's statistics, fed in batches, hold every operation the collector recorded.

@@ -77,8 +77,8 @@ def test_without_the_documented_setting_the_sequence_collides_and_the_run_fails(
 def test_a_skip_range_that_misses_the_source_keys_collides_and_fails_the_run(emulator_hosts, wrong_schemas, tmp_path):
     # This source used bit-reversed counters, which lie far above 2^32: skipping 1..2^32
     # protects nothing, and the sequence generates the source's own keys again.
-    unit = wrong_schemas / "migrate_skip_range" / "strategy.toml"
-    unit.write_text(unit.read_text().replace('keys = "uint32"', 'keys = "bit_reversed_counter"'))
+    variant = wrong_schemas / "migrate_skip_range" / "strategy.toml"
+    variant.write_text(variant.read_text().replace('keys = "uint32"', 'keys = "bit_reversed_counter"'))
     for dialect, start in (("googlesql", ",\n  start_with_counter = 2147483648"),
                            ("postgresql", " START COUNTER WITH 2147483648")):
         without(wrong_schemas / "migrate_skip_range" / f"{dialect}.sql", start)  # the counter from 1, as the source's

@@ -1,4 +1,4 @@
-"""The model of each unit, in its own process while the run goes on, gives the rows the
+"""The model of each variant, in its own process while the run goes on, gives the rows the
 end-of-run model gives; a model process that dies leaves the run to model in its own."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from keybench.measure.rundir import RunDirectory
 from keybench.model.params import SplitParams
 from keybench.model.simulate import simulate_stream
 from keybench.run.modelling import Modeller
-from keybench.run.state import unit_name
+from keybench.run.state import variant_name
 
 PARAMS = SplitParams(nodes=8)
 UNITS = [strategies.catalogue("spanner", "googlesql")["timestamp_first"], strategies.catalogue("bigtable")["salted"]]
@@ -33,7 +33,7 @@ def modelled(tmp_path, run_id: str, overlap: bool, kill_process: bool = False) -
             if kill_process and i == 0:
                 os.kill(modeller._process.proc.pid, signal.SIGKILL)
             modeller.wait()
-        rows = modeller.rows({unit_name(s): summary_rows(s) for s in UNITS})
+        rows = modeller.rows({variant_name(s): summary_rows(s) for s in UNITS})
     finally:
         modeller.close()
     return rows, run_dir

@@ -5,7 +5,7 @@ import time
 
 from keybench.drive.settings import WorkloadSettings
 from keybench.measure.summary import read_summary
-from keybench.run import RunOptions, parse_duration, plan_stages, run
+from keybench.run import RunOptions, parse_duration, run, schedule_stages
 from tests.conftest import keybench
 
 OPERATIONS = {
@@ -19,7 +19,7 @@ def test_durations_parse_in_the_usual_units():
 
 
 def test_a_name_shared_by_both_backends_runs_on_each():
-    stages = plan_stages(RunOptions(strategies=("timestamp_first", "salted")))
+    stages = schedule_stages(RunOptions(strategies=("timestamp_first", "salted")))
     assert [(s.backend, s.name, s.dialect) for s in stages] == [
         ("spanner", "timestamp_first", "googlesql"), ("spanner", "timestamp_first", "postgresql"),
         ("bigtable", "timestamp_first", ""), ("bigtable", "salted", ""),
@@ -37,7 +37,7 @@ def test_smoke_run_of_every_strategy_writes_a_clean_summary(emulator_hosts, tmp_
     assert run(options) == 0
     rows = read_summary(tmp_path / "smoke" / "summary.csv")
     seen = {(r["backend"], r["strategy"], r["operation"]) for r in rows}
-    for stage in plan_stages(options):
+    for stage in schedule_stages(options):
         assert {(stage.backend, stage.name, op) for op in OPERATIONS[stage.backend]} <= seen
     for r in rows:
         assert int(r["requests"]) > 0, r
@@ -49,24 +49,24 @@ def test_smoke_run_of_every_strategy_writes_a_clean_summary(emulator_hosts, tmp_
         ("tenant_prefix", "tenant_drop"), ("table_per_tenant", "tenant_drop")}
     inserts = [r for r in rows if r["operation"] == "insert"]
     spanner_units = {(r["strategy"], r["dialect"]) for r in inserts if r["backend"] == "spanner"}
-    assert spanner_units == {(s.name, d) for s in plan_stages(options) if s.backend == "spanner"
+    assert spanner_units == {(s.name, d) for s in schedule_stages(options) if s.backend == "spanner"
                              for d in ("googlesql", "postgresql")}
     assert {r["note"] != "" for r in inserts if r["dialect"] == "postgresql" and r["strategy"] == "desc_timestamp"} == {True}
     assert all(r["aborts"].isdigit() and r["collisions"] == "0" for r in inserts if r["backend"] == "spanner")
     assert {r["strategy"] for r in inserts if r["emulator_bound"] == "yes"} == {
         "bit_reversed_sequence", "migrate_skip_range", "migrate_start_counter", "uuid4_generated", "migrate_uuid"}
     assert all(r["aborts"] == "" for r in rows if r["backend"] == "bigtable")
-    preloaded = {s.name: (s.preload or {}).get("rows", 0) for s in plan_stages(options)}
+    preloaded = {s.name: (s.preload or {}).get("rows", 0) for s in schedule_stages(options)}
     for r in inserts:  # every acknowledged insert, and every migrated row, is stored
         assert int(r["stored"]) >= int(r["acknowledged"]) == int(r["requests"]) + preloaded[r["strategy"]], r
     locust_csvs = {p.name for p in (tmp_path / "smoke" / "locust").iterdir()}
     assert locust_csvs == {f"{s.backend}-{s.name}" + (f"-{s.dialect}" if s.dialect else "") + f"_{kind}.csv"
-                           for s in plan_stages(options) for kind in ("stats", "failures")}
+                           for s in schedule_stages(options) for kind in ("stats", "failures")}
     assert [p.name for p in tmp_path.iterdir()] == ["smoke"]
-    # the split model's (modelled) columns, from a key stream saved per unit
+    # the split model's (modelled) columns, from a key stream saved per variant
     assert all(0 < float(r["hot_node_share"]) <= 1 and float(r["mean_key_bytes"]) > 0 for r in inserts)
     assert len(list((tmp_path / "smoke" / "keystream").glob("*.npz"))) == len(spanner_units) + sum(
-        1 for s in plan_stages(options) if s.backend == "bigtable")
+        1 for s in schedule_stages(options) if s.backend == "bigtable")
     per_second = read_summary(tmp_path / "smoke" / "timeseries.csv")
     for r in rows:  # the time series adds up to the summary, series by series
         if r["operation"] != "tenant_drop":

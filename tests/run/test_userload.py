@@ -76,7 +76,7 @@ def test_check_load_audits_the_user_s_tables_in_their_dialect_and_a_saved_design
     schema.write_text(READINGS)
     check(CheckRequest(schema=schema, rows=5000, save_to=tmp_path / "mine"))
     options = RunOptions(backends=("spanner",), dialects=("googlesql",), strategies=("sequential_int", "readings"),
-                         designs=(tmp_path / "mine",), users=2, duration_s=1.0, results_dir=tmp_path,
+                         strategy_dirs=(tmp_path / "mine",), users=2, duration_s=1.0, results_dir=tmp_path,
                          smoke=True, run_id="beside", report=False)
     assert run(options) == 0
     inserts = {r["strategy"]: r for r in read_summary(tmp_path / "beside" / "summary.csv") if r["operation"] == "insert"}

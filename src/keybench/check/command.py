@@ -6,16 +6,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from keybench.check.check_result import CheckResult, spanner_result
+from keybench.check.check_text import check_lines, failure_lines
 from keybench.check.fixes import Fix, fixed_statements, propose
 from keybench.check.inference import Distribution, infer, read_columns_file
 from keybench.check.keyspaces import check_schema
-from keybench.check.report import check_lines, failure_lines
 from keybench.check.request import AUTO_DIALECT, MAX_CHECK_ROWS, CheckRequest
-from keybench.check.result import CheckResult, spanner_result
-from keybench.check.save import spanner_design, template_design
+from keybench.check.save import spanner_draft, template_draft
 from keybench.check.schema import POSTGRESQL, Schema
 from keybench.check.template import parse_template
-from keybench.design.folders import Design, check_save_folder, save_designs
+from keybench.design.folders import StrategyDraft, check_save_folder, save_strategies
 from keybench.design.strategies import DIALECTS, split_ddl
 from keybench.errors import KeybenchError, check_range
 from keybench.model.params import MAX_NODES
@@ -26,19 +26,19 @@ from keybench.model.verdict import VERDICTS
 class CheckReport:
     lines: list[str] = field(default_factory=list)
     exit_code: int = 0
-    designs: list[Design] = field(default_factory=list)  # each checked table or template, as a strategy folder
+    drafts: list[StrategyDraft] = field(default_factory=list)  # each checked table or template, as a strategy folder
 
 
 def check(request: CheckRequest) -> CheckReport:
-    """The check as `keybench check` prints it; with --save-strategy, the designs saved."""
+    """The check as `keybench check` prints it; with --save-strategy, the drafts saved."""
     if request.save_to is not None:
         check_save_folder(request.save_to)  # before any work: a folder that is taken is bad input
-    result, designs = findings(request)
+    result, drafts = findings(request)
     lines = list(result.lines)
     if request.save_to is not None:
-        lines += ["", *save_designs(designs, request.save_to)]
+        lines += ["", *save_strategies(drafts, request.save_to)]
     failures = failure_lines(result.spaces, request.fail_on)
-    return CheckReport(lines + failures, 1 if failures else 0, designs)
+    return CheckReport(lines + failures, 1 if failures else 0, drafts)
 
 
 def check_result(request: CheckRequest) -> CheckResult:
@@ -46,7 +46,7 @@ def check_result(request: CheckRequest) -> CheckResult:
     return findings(request)[0]
 
 
-def findings(request: CheckRequest) -> tuple[CheckResult, list[Design]]:
+def findings(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraft]]:
     """The check's findings, and each checked table or template as a strategy folder's
     content when the request wants them (--save-strategy, --load)."""
     check_range("--nodes", request.nodes, 1, MAX_NODES)
@@ -66,13 +66,13 @@ def findings(request: CheckRequest) -> tuple[CheckResult, list[Design]]:
         if request.dialect != AUTO_DIALECT:
             raise KeybenchError("--dialect applies to Spanner DDL only")
         result = check_template(request.bigtable, request.reads, request.rows, request.nodes)
-        designs = [template_design(request.bigtable, [s.spec for s in parse_template(request.bigtable)])
-                   ] if request.designs_wanted else []
+        drafts = [template_draft(request.bigtable, [s.spec for s in parse_template(request.bigtable)])
+                   ] if request.drafts_wanted else []
     else:
         if request.reads:
             raise KeybenchError("--read applies to --bigtable templates only")
-        result, designs = check_spanner(request)
-    return result, designs
+        result, drafts = check_spanner(request)
+    return result, drafts
 
 
 def read_statements(path: Path) -> list[str]:
@@ -100,7 +100,7 @@ def _check_stated(stated: dict[str, Distribution], schema: Schema, path: Path | 
     return {folded[n]: d for n, d in stated.items()}
 
 
-def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[Design]]:
+def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraft]]:
     from keybench.check.reader import (
         apply_ddl,
         load_schema,
@@ -119,8 +119,8 @@ def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[Design]]:
         schema = load_schema(statements, path, request.dialect)
         stated = _check_stated(stated, schema, request.columns)
         checks = check_schema(schema, stated, path, request.rows, request.nodes)
-        designs = [spanner_design(schema, t, path.read_text(), path, lambda t, c: infer(schema, t, c, stated))
-                   for t in schema.tables] if request.designs_wanted else []
+        drafts = [spanner_draft(schema, t, path.read_text(), path, lambda t, c: infer(schema, t, c, stated))
+                   for t in schema.tables] if request.drafts_wanted else []
         fixes: dict[str, Fix] = {}
         fixed_schema, changed, superseded = schema, [], set()
         for space in checks:
@@ -142,4 +142,4 @@ def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[Design]]:
         endpoint.stop()
         emulators.restore_environment(saved_env)  # a later run (--load) must not find the stopped one
     lines = check_lines(str(path), statements, checks, fixes, request.rows, request.nodes, fixed_checks, schema.dialect)
-    return spanner_result(str(path), lines, statements, checks, fixes, fixed_checks), designs
+    return spanner_result(str(path), lines, statements, checks, fixes, fixed_checks), drafts

@@ -29,6 +29,6 @@ class CheckRequest:
     load_s: float | None = None  # --load: run the design under keybench run's load for this long, after the check
 
     @property
-    def designs_wanted(self) -> bool:
-        """Whether the checked designs are turned into strategy folders (to save or to load)."""
+    def drafts_wanted(self) -> bool:
+        """Whether the checked drafts are turned into strategy folders (to save or to load)."""
         return self.save_to is not None or self.load_s is not None

@@ -1,6 +1,6 @@
 """`keybench check --save-strategy DIR`: each checked table (or the row-key template) as a
 keybench strategy folder, DIR/<backend>/<name>/, in the catalogue's own format (strategy.toml
-and googlesql.sql or postgresql.sql, or table.toml), so that `keybench run --designs DIR` runs
+and googlesql.sql or postgresql.sql, or table.toml), so that `keybench run --strategy-dir DIR` runs
 it beside the catalogue, in the dialect it was saved from. The key parts are the ones the check
 judged (keyspaces.key_specs, template.py); the fixture is the user's own DDL, which the emulator
 has accepted, plus the columns keybench keeps its bookkeeping in."""
@@ -12,7 +12,12 @@ from pathlib import Path
 from keybench.check.inference import Distribution
 from keybench.check.keyspaces import UNKNOWN_CASES, key_distributions, key_specs
 from keybench.check.schema import POSTGRESQL, Column, Schema, Table, new_name, quoted
-from keybench.design.folders import Design, folder_name, toml_table_list, toml_value
+from keybench.design.folders import (
+    StrategyDraft,
+    folder_name,
+    toml_table_list,
+    toml_value,
+)
 from keybench.design.strategies import USER_DESIGN_COLUMNS, split_ddl
 from keybench.design.typed import parse_type
 from keybench.errors import KeybenchError
@@ -33,26 +38,26 @@ def _resolved(distributions: dict[str, Distribution]) -> tuple[dict[str, Distrib
     return resolved, notes
 
 
-def spanner_design(schema: Schema, table: Table, ddl_text: str, source: Path, infer) -> Design:
+def spanner_draft(schema: Schema, table: Table, ddl_text: str, source: Path, infer) -> StrategyDraft:
     """A table of the user's DDL as a strategy folder; `infer(table, column)` is the check's
     inference (with --columns)."""
     name, what = folder_name(table.name), f"table {table.name}"
     parent = schema.table(table.parent) if table.parent else None
     cased = _cased_names(schema, table, parent)
     if cased:
-        return Design("spanner", name, what, skipped=f"quoted name(s) {', '.join(cased)} are not lower case: keybench "
+        return StrategyDraft("spanner", name, what, skipped=f"quoted name(s) {', '.join(cased)} are not lower case: keybench "
                                                      "writes PostgreSQL names as PostgreSQL folds unquoted ones")
     if parent is not None and parent.parent:
-        return Design("spanner", name, what, skipped=f"interleaved in {parent.name}, itself interleaved in "
+        return StrategyDraft("spanner", name, what, skipped=f"interleaved in {parent.name}, itself interleaved in "
                                                      f"{parent.parent}: keybench writes one level of parent rows")
     taken = [c for c in USER_DESIGN_COLUMNS.values() if any(col.name.lower() == c.lower() for col in table.columns)]
     if taken:
-        return Design("spanner", name, what, skipped=f"has column(s) {', '.join(taken)}, which keybench keeps its "
+        return StrategyDraft("spanner", name, what, skipped=f"has column(s) {', '.join(taken)}, which keybench keeps its "
                                                      "bookkeeping in")
     distributions, notes = _resolved(key_distributions(schema, table, infer))
     computed = [c for c in distributions if table.column(c).generated is not None]
     if computed:
-        return Design("spanner", name, what, skipped=f"key column(s) {', '.join(computed)} generated AS (...) by the "
+        return StrategyDraft("spanner", name, what, skipped=f"key column(s) {', '.join(computed)} generated AS (...) by the "
                                                      "database: keybench cannot know the keys of the rows it writes")
     keyed = {k.name for k in table.key}
     indexes, extra = [], {}
@@ -67,7 +72,7 @@ def spanner_design(schema: Schema, table: Table, ddl_text: str, source: Path, in
     parent_rows = {}
     if parent is not None:
         if any(spec["value"] in ("generated", "generated_uuid") for spec in key):
-            return Design("spanner", name, what, skipped=f"interleaved in {parent.name} with a key the database "
+            return StrategyDraft("spanner", name, what, skipped=f"interleaved in {parent.name} with a key the database "
                                                          "generates: keybench inserts such keys by DML, without parent rows")
         parent_rows = {"table": parent.name, "key_columns": len(parent.key),
                        "column": _fills(parent, {k.name for k in parent.key}, source)}
@@ -94,7 +99,7 @@ def spanner_design(schema: Schema, table: Table, ddl_text: str, source: Path, in
     ddl = (f"-- {source.name} as the Spanner emulator accepted it:\n{text}\n\n"
            "-- The columns keybench keeps each write's time, user, WriteId and payload in (nullable, outside every key).\n"
            + "".join(f"{s};\n" for s in bookkeeping))
-    return Design("spanner", name, what, {"strategy.toml": meta, f"{dialect}.sql": ddl}, notes=tuple(notes))
+    return StrategyDraft("spanner", name, what, {"strategy.toml": meta, f"{dialect}.sql": ddl}, notes=tuple(notes))
 
 
 def _cased_names(schema: Schema, table: Table, parent: Table | None) -> list[str]:
@@ -136,7 +141,7 @@ def _closed(ddl_text: str) -> bool:
     return split_ddl(f"{ddl_text}\n{marker}")[-1] == marker
 
 
-def template_design(template: str, specs: list[dict]) -> Design:
+def template_draft(template: str, specs: list[dict]) -> StrategyDraft:
     """A row-key template as a Bigtable strategy folder: its segments' bigtable_part declarations."""
     from keybench.check.template import SEPARATOR
 
@@ -147,4 +152,4 @@ def template_design(template: str, specs: list[dict]) -> Design:
             + toml_table_list("key", specs)
             + f"\n[source]\nuser = {toml_value(f'saved by keybench check --bigtable {template}')}\n")
     table = "# One column family; a row is one write, so one version is all it needs.\n[column_families.cf]\ngc = { max_versions = 1 }\n"
-    return Design("bigtable", name, f"row key {template}", {"strategy.toml": meta, "table.toml": table})
+    return StrategyDraft("bigtable", name, f"row key {template}", {"strategy.toml": meta, "table.toml": table})

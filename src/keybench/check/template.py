@@ -9,8 +9,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from keybench.check.report import INDENT, figures, rule_text
-from keybench.check.result import CheckResult, SpaceResult
+from keybench.check.check_result import CheckResult, SpaceResult
+from keybench.check.check_text import INDENT, figures, rule_text
 from keybench.design.events import BUCKET, DERIVED, ENTITY, NUMBER, OPAQUE, TIME
 from keybench.design.keys import BIGTABLE_VALUES, Part, bigtable_part
 from keybench.design.plans import DEFAULT_LATEST_N, strategy_plans
@@ -31,7 +31,7 @@ READS_PER_OPERATION = 50  # sample reads per read the user names
 SEGMENT = re.compile(r"^\{(\w+)(?::([^}]*))?\}$")
 ROLE_TEXT = {ENTITY: "one device (or user) of many", DERIVED: "follows from the device", TIME: "the write's time",
              NUMBER: "the insert number", BUCKET: "one of a few values", OPAQUE: "random or hashed"}
-# Bigtable catalogue designs whose sources state the rule broken and the fix.
+# Bigtable catalogue drafts whose sources state the rule broken and the fix.
 MONOTONIC_RULE = {TIME: "timestamp_first", NUMBER: "sequential_id"}
 
 

@@ -59,7 +59,7 @@ def parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run every chosen strategy under identical load and write results/<run-id>/")
     r.add_argument("--backend", choices=BACKEND_CHOICES, default="all")
     r.add_argument("--strategies", help="comma-separated strategy names (default: the whole catalogue)")
-    r.add_argument("--designs", "--schemas", action="append", dest="designs", default=[], metavar="DIR",
+    r.add_argument("--strategy-dir", "--designs", "--schemas", action="append", dest="strategy_dirs", default=[], metavar="DIR",
                    help="your own strategy folder (DIR/strategy.toml, or DIR/<backend>/<name>/ as schemas/ and "
                         "keybench check --save-strategy lay them out), run beside the catalogue (repeatable)")
     r.add_argument("--users", type=int, help=f"Locust users per stage (default {DEFAULT_USERS}; smoke {SMOKE_USERS}), "
@@ -185,7 +185,7 @@ def parser() -> argparse.ArgumentParser:
                    help="exit 1 when a table or index gets one of these verdicts, e.g. hotspot,hot_row")
     k.add_argument("--save-strategy", metavar="DIR",
                    help="write each checked table (or the template) as a strategy folder DIR/<backend>/<name>/, "
-                        "for keybench run --designs DIR; DIR must be new or empty")
+                        "for keybench run --strategy-dir DIR; DIR must be new or empty")
     k.add_argument("--load", metavar="DURATION",
                    help="after the verdicts, run the design under keybench run's insert and read load on the emulator "
                         "for this long, e.g. 30s: integrity audit and latency table, results in --results-dir")

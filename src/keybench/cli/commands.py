@@ -30,7 +30,7 @@ def run_command(args: argparse.Namespace) -> int:
     options = RunOptions(
         backends=backends(args.backend),
         strategies=None if args.strategies is None else names(args.strategies),
-        designs=tuple(Path(d) for d in args.designs),
+        strategy_dirs=tuple(Path(d) for d in args.strategy_dirs),
         users=args.users,
         spawn_rate=args.spawn_rate,
         duration_s=parse_duration(args.duration) if args.duration is not None else None,
@@ -72,7 +72,7 @@ def compare_command(args: argparse.Namespace) -> int:
 
 
 def report_command(args: argparse.Namespace) -> int:
-    from keybench.measure.report import status_of, write_report
+    from keybench.measure.html_report import status_of, write_report
 
     print(write_report(Path(args.run)))
     status = status_of(Path(args.run))
@@ -141,9 +141,9 @@ def check_command(args: argparse.Namespace) -> int:
     print("\n".join(report.lines))
     if request.load_s is None:
         return report.exit_code
-    from keybench.run.userload import load_designs
+    from keybench.run.userload import load_strategies
 
-    return max(report.exit_code, load_designs(report.designs, request.load_s, Path(args.results_dir)))
+    return max(report.exit_code, load_strategies(report.drafts, request.load_s, Path(args.results_dir)))
 
 
 def model_params(args: argparse.Namespace) -> SplitParams:

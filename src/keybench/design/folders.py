@@ -1,4 +1,4 @@
-"""Strategy folders written from a description: a user's own designs (`keybench check
+"""Strategy folders written from a description: a user's own drafts (`keybench check
 --save-strategy`, `--load`) in the catalogue's format, DIR/<backend>/<name>/ as under schemas/,
 all of them or none, never over an existing folder's files."""
 
@@ -16,7 +16,7 @@ from keybench.errors import KeybenchError
 
 
 @dataclass(frozen=True)
-class Design:
+class StrategyDraft:
     """One design to save: its folder's files, or why it is not saved."""
 
     backend: str
@@ -60,26 +60,26 @@ def check_save_folder(folder: Path) -> None:
         raise KeybenchError(f"--save-strategy {folder}: exists and is not an empty folder; choose a new one")
 
 
-def save_designs(designs: list[Design], folder: Path) -> list[str]:
+def save_strategies(drafts: list[StrategyDraft], folder: Path) -> list[str]:
     """Every saved design in folder/<backend>/<name>/, built under a hidden name and renamed
     into place, so the folder holds all of them or none. An existing non-empty folder is refused."""
     folder = Path(folder)
     check_save_folder(folder)
-    _check_names(designs)
-    if all(d.skipped for d in designs):
+    _check_names(drafts)
+    if all(d.skipped for d in drafts):
         raise KeybenchError(f"--save-strategy {folder}: no design to save: "
-                            + "; ".join(f"{d.what} {d.skipped}" for d in designs))
+                            + "; ".join(f"{d.what} {d.skipped}" for d in drafts))
     building = folder.with_name(f".{folder.name}.partial")
     shutil.rmtree(building, ignore_errors=True)
     lines = []
-    for design in designs:
-        if design.skipped:
-            lines.append(f"not saved: {design.what}: {design.skipped}")
+    for draft in drafts:
+        if draft.skipped:
+            lines.append(f"not saved: {draft.what}: {draft.skipped}")
             continue
-        for file, text in design.files.items():
-            write_atomically(building / design.backend / design.name / file, text)
-        lines.append(f"saved: {design.what} as {folder / design.backend / design.name}")
-        lines += [f"  note: {n}" for n in design.notes]
+        for file, text in draft.files.items():
+            write_atomically(building / draft.backend / draft.name / file, text)
+        lines.append(f"saved: {draft.what} as {folder / draft.backend / draft.name}")
+        lines += [f"  note: {n}" for n in draft.notes]
     try:
         if folder.exists():
             folder.rmdir()
@@ -90,10 +90,10 @@ def save_designs(designs: list[Design], folder: Path) -> list[str]:
     return lines
 
 
-def _check_names(designs: list[Design]) -> None:
+def _check_names(drafts: list[StrategyDraft]) -> None:
     """Two tables whose folder names coincide (Orders, orders) cannot both be saved."""
     seen: dict[tuple, str] = {}
-    for d in designs:
+    for d in drafts:
         if not d.skipped and (d.backend, d.name) in seen:
             raise KeybenchError(f"--save-strategy: {seen[(d.backend, d.name)]} and {d.what} would share folder {d.name}")
         seen[(d.backend, d.name)] = d.what

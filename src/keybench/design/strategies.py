@@ -1,6 +1,6 @@
-"""Strategy units: one folder under `schemas/<backend>/<name>/` is one key design.
+"""Strategy folders: one folder under `schemas/<backend>/<name>/` is one key design.
 
-A unit holds the schema fixture (Spanner: `googlesql.sql` and `postgresql.sql`, a user's
+A folder holds the schema fixture (Spanner: `googlesql.sql` and `postgresql.sql`, a user's
 design one of them; Bigtable: `table.toml` with column families and GC rules) and
 `strategy.toml`, which declares the key as an ordered list of parts (see `keys.py`). The
 read plan follows from the key (see `plans.py`). Adding a strategy means adding one folder.
@@ -353,29 +353,29 @@ def catalogue(backend: str, dialect: str | None = None, buckets: int | None = No
     return {s.name: s for s in sorted(found, key=lambda s: (s.order, s.name))}
 
 
-def user_designs(folders, backend: str, dialect: str | None = None, buckets: int | None = None) -> dict[str, Strategy]:
-    """Strategies of a backend in a user's own folders (`keybench run --designs`): a folder
+def user_strategies(folders, backend: str, dialect: str | None = None, buckets: int | None = None) -> dict[str, Strategy]:
+    """Strategies of a backend in a user's own folders (`keybench run --strategy-dir`): a folder
     that is one strategy (FOLDER/strategy.toml, of this backend), or holds backend folders as
     schemas/ does (FOLDER/<backend>/<name>/strategy.toml). A name given twice is refused."""
     dialect = DIALECTS[backend][0] if dialect is None else dialect
     found: dict[str, Strategy] = {}
     for folder in map(Path, folders):
         if not folder.is_dir():
-            raise KeybenchError(f"--designs {folder}: no such folder")
+            raise KeybenchError(f"--strategy-dir {folder}: no such folder")
         if folder.resolve() == schemas_root().resolve():
             continue  # the catalogue itself, which runs anyway
         if (folder / "strategy.toml").exists():
-            units = [folder] if _backend_of(folder) == backend else []
+            folders = [folder] if _backend_of(folder) == backend else []
         else:
             root = folder / backend
-            units = [d for d in sorted(root.iterdir()) if (d / "strategy.toml").exists()] if root.is_dir() else []
-        for unit in units:
-            if not (unit / f"{dialect}.sql").exists() and backend == "spanner":
+            folders = [d for d in sorted(root.iterdir()) if (d / "strategy.toml").exists()] if root.is_dir() else []
+        for folder in folders:
+            if not (folder / f"{dialect}.sql").exists() and backend == "spanner":
                 continue  # a design written in one dialect runs in that dialect only
-            strategy = load_strategy(unit.resolve(), backend, dialect, buckets)
+            strategy = load_strategy(folder.resolve(), backend, dialect, buckets)
             if strategy.name in found:
-                raise KeybenchError(f"--designs: two designs named {backend}:{strategy.name} "
-                                    f"({found[strategy.name].directory} and {unit}); rename one folder")
+                raise KeybenchError(f"--strategy-dir: two designs named {backend}:{strategy.name} "
+                                    f"({found[strategy.name].directory} and {folder}); rename one folder")
             found[strategy.name] = strategy
     return found
 

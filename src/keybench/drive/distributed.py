@@ -33,8 +33,8 @@ from collections.abc import Callable
 import gevent
 
 from keybench.drive.partition import Partition
-from keybench.drive.stage import Stage, StageSpec
-from keybench.drive.users import StageSlot
+from keybench.drive.stage import Stage, StageDefinition
+from keybench.drive.users import CurrentStage
 
 STAGE_MESSAGE, FLUSH_MESSAGE, JOINED_MESSAGE = "keybench_stage", "keybench_flush", "keybench_joined"
 FINAL_REPORT_TIMEOUT_S = 30.0
@@ -44,7 +44,7 @@ log = logging.getLogger("keybench")
 class MasterSide:
     """The master's half: hand out the stage, gather the workers' snapshots, merge them."""
 
-    def __init__(self, environment, stage: Stage, spec: StageSpec,
+    def __init__(self, environment, stage: Stage, spec: StageDefinition,
                  exited: Callable[[], dict[int, str]] | None = None):
         """`exited`, when this process started the workers: pid -> how it exited, for those
         that did; workers elsewhere are lost when Locust misses their heartbeats."""
@@ -118,7 +118,7 @@ class MasterSide:
         return bool(alive or self.lost) and all(r["final"] and r["received"] >= self.flushed_at for r in alive)
 
 
-def attach_worker(environment, slot: StageSlot) -> None:
+def attach_worker(environment, slot: CurrentStage) -> None:
     """The worker's half, once its runner exists: build the stage on request into the users'
     slot, and report its collector's state to the master."""
     state: dict = {}
@@ -128,10 +128,10 @@ def attach_worker(environment, slot: StageSlot) -> None:
         old = slot.clear()
         if old is not None:
             old.teardown(drop=False)
-        stage = StageSpec(**msg.data["spec"]).build(Partition(index, count), environment.events)
+        stage = StageDefinition(**msg.data["spec"]).build(Partition(index, count), environment.events)
         state.update(stage=stage, index=index)
         slot.put(stage)
-        gc.freeze()  # what exists now outlives the load (see LocustStage.drive); a worker exits after its stage
+        gc.freeze()  # what exists now outlives the load (see StageEnvironment.drive); a worker exits after its stage
         environment.runner.send_message(JOINED_MESSAGE, {"index": index, "pid": os.getpid()})
 
     def on_flush(environment, **_kw) -> None:
@@ -149,7 +149,7 @@ def attach_worker(environment, slot: StageSlot) -> None:
         if stage is None:
             return
         final = environment.runner.user_count == 0
-        gc.freeze()  # what the load kept since the last report, as LocustStage.drive does each second
+        gc.freeze()  # what the load kept since the last report, as StageEnvironment.drive does each second
         data["keybench"] = {
             "index": state["index"],
             "final": final,

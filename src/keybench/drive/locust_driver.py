@@ -18,8 +18,8 @@ from locust.stats import PERCENTILES_TO_REPORT, StatsCSV
 
 from keybench.children import die_with_parent, how_it_ended
 from keybench.drive.distributed import MasterSide
-from keybench.drive.stage import Stage, StageSpec
-from keybench.drive.users import StageSlot, user_class
+from keybench.drive.stage import Stage, StageDefinition
+from keybench.drive.users import CurrentStage, user_class
 from keybench.errors import KeybenchError
 from keybench.infra import emulators
 from keybench.infra.interrupt import INTERRUPT
@@ -37,7 +37,7 @@ FORCED_STOP_S = 3.0  # ... unless the stage was cut short: then operations still
 
 
 @dataclass(frozen=True)
-class LoadPlan:
+class StageLoad:
     """How hard and how long one stage is driven."""
 
     users: int
@@ -82,19 +82,19 @@ class Lifeline:
         return None
 
 
-class LocustStage:
+class StageEnvironment:
     """One stage's Locust environment: the stage is built into it, so the collector reports
     to Locust's events from the start."""
 
-    def __init__(self, spec: StageSpec):
+    def __init__(self, spec: StageDefinition):
         self.spec = spec
-        self.slot = StageSlot()
+        self.slot = CurrentStage()
         self.env = Environment(user_classes=[user_class(self.slot)], stop_timeout=STOP_TIMEOUT_S)
         self.stage: Stage = spec.build(events=self.env.events)
         self.slot.put(self.stage)
         self.watch = Watchdog(self.stage.backend.answers)  # the waits after the load: stop, audit, drop
 
-    def drive(self, plan: LoadPlan, label: str, ep: emulators.Endpoint) -> Driven:
+    def drive(self, plan: StageLoad, label: str, ep: emulators.Endpoint) -> Driven:
         env, stage = self.env, self.stage
         stage.collector.settle()  # what was recorded before the load (a caller's own fill) is not Locust's
         workers = None

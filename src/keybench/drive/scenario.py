@@ -23,8 +23,8 @@ from keybench.design.keys import DEFAULT_SEED
 from keybench.drive import webui
 from keybench.drive.distributed import MasterSide, attach_worker
 from keybench.drive.settings import DEFAULT_READERS, WorkloadSettings
-from keybench.drive.stage import Stage, StageSpec
-from keybench.drive.users import KeybenchUser, StageSlot, user_class
+from keybench.drive.stage import Stage, StageDefinition
+from keybench.drive.users import CurrentStage, KeybenchUser, user_class
 from keybench.errors import KeybenchError, one_line
 from keybench.infra import emulators
 from keybench.infra.watchdog import watched
@@ -35,7 +35,7 @@ from keybench.measure.summary import stage_problems, stage_rows
 def scenario(backend: str) -> type[KeybenchUser]:
     """Register the listeners of one backend's scenario and return its user class."""
     state: dict = {}
-    slot = StageSlot()
+    slot = CurrentStage()
 
     @events.init_command_line_parser.add_listener
     def _options(parser, **_kw):
@@ -70,7 +70,7 @@ def scenario(backend: str) -> type[KeybenchUser]:
             settings.validate((backend,))
             strategies.check_rules(strategy, settings.population, settings.payload_bytes)
             emulators.use(emulators.resolve(backend, may_start=False))
-            spec = StageSpec.of(strategy, settings, opts.keybench_seed)
+            spec = StageDefinition.of(strategy, settings, opts.keybench_seed)
             stage = spec.build(events=environment.events)
             try:
                 stage.setup()

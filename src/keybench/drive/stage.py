@@ -1,8 +1,8 @@
 """A stage: one strategy's fresh table under the workload, from schema to audit.
 
 `keybench run`, the plain `locust -f` scenarios and the Locust workers all build their
-stages one way, from a `StageSpec`; the Locust users only ask the stage for the next
-operation. A finished stage ends in a plain record (`measure.result.StageResult`).
+stages one way, from a `StageDefinition`; the Locust users only ask the stage for the next
+operation. A finished stage ends in a plain record (`measure.stage_result.StageResult`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from keybench.drive.workload import UserWorkload
 from keybench.infra.target import INSTANCE, PROJECT, location_name, run_tag
 from keybench.measure.audit import Integrity, TenantDrop, audit
 from keybench.measure.collector import Collector, Series
-from keybench.measure.result import StageResult
+from keybench.measure.stage_result import StageResult
 
 RECENT_ROWS = 4096  # acknowledged rows that point and entity reads pick from
 ROWS_WAIT_S = 0.05  # a reader's poll for the first row the writers acknowledge
@@ -44,7 +44,7 @@ class OperationDeadline(TimeoutError):
 
 
 @dataclass(frozen=True)
-class StageSpec:
+class StageDefinition:
     """Everything needed to build a stage, in plain types: a Locust master sends it to its
     workers as it is, and every builder of a stage goes through `build`."""
 
@@ -64,7 +64,7 @@ class StageSpec:
 
     @classmethod
     def of(cls, strategy: Strategy, settings: WorkloadSettings, seed: int, tag: str | None = None,
-           buckets: int | None = None, project: str = PROJECT, instance: str = INSTANCE) -> StageSpec:
+           buckets: int | None = None, project: str = PROJECT, instance: str = INSTANCE) -> StageDefinition:
         tag = tag or run_tag()
         folder = strategy.directory.resolve()
         root = schemas_root().resolve()

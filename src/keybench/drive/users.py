@@ -1,6 +1,6 @@
 """The Locust users of every scenario: each asks its stage for the next operation.
 
-A user finds its stage in a `StageSlot`, which whoever builds the stage fills: `keybench
+A user finds its stage in a `CurrentStage`, which whoever builds the stage fills: `keybench
 run` for each stage, the `locust -f` scenario files once their options are parsed, and a
 distributed worker when the master's stage message arrives.
 """
@@ -23,7 +23,7 @@ STAGE_WAIT_S = 60.0
 TASK_SLICE_S = 0.02
 
 
-class StageSlot:
+class CurrentStage:
     """The stage the users of one Locust environment drive."""
 
     def __init__(self) -> None:
@@ -53,7 +53,7 @@ class StageSlot:
 
 class KeybenchUser(User):
     abstract = True
-    slot: StageSlot  # set by `user_class`
+    slot: CurrentStage  # set by `user_class`
     stage = None  # the slot's stage, once on_start has it
 
     def on_start(self) -> None:
@@ -100,7 +100,7 @@ class KeybenchUser(User):
 STAGE_USER = "StageUser"  # the class name `keybench run` and its workers share (Locust matches users by name)
 
 
-def user_class(slot: StageSlot, name: str = STAGE_USER, host: str | None = None) -> type[KeybenchUser]:
+def user_class(slot: CurrentStage, name: str = STAGE_USER, host: str | None = None) -> type[KeybenchUser]:
     """A concrete user class bound to one slot. `host` only fills the web UI's Host field:
     the stage, not Locust, decides where the operations go."""
     return type(name, (KeybenchUser,), {"slot": slot, "host": host, "__module__": __name__})

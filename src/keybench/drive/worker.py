@@ -11,7 +11,7 @@ from locust.event import Events
 
 import keybench.infra.runtime  # noqa: F401  (gevent and gRPC set-up, before any client exists)
 from keybench.drive.distributed import attach_worker
-from keybench.drive.users import StageSlot, user_class
+from keybench.drive.users import CurrentStage, user_class
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -19,7 +19,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--master-host", default="127.0.0.1")
     p.add_argument("--master-port", type=int, required=True)
     args = p.parse_args(argv)
-    slot = StageSlot()
+    slot = CurrentStage()
     env = Environment(user_classes=[user_class(slot)], events=Events())
     runner = env.create_worker_runner(args.master_host, args.master_port)
     attach_worker(env, slot)

@@ -52,7 +52,7 @@ def simulation_table(rows: list[dict], fmt: str) -> str:
         return out.getvalue()
     first = rows[0]
     text = [{c: (f"{r[c]:.3f}" if isinstance(r[c], float) else ("-" if r[c] is None else str(r[c])))
-             for c in SIMULATION_COLUMNS} | {"strategy": _unit_label(r)} for r in rows]
+             for c in SIMULATION_COLUMNS} | {"strategy": _variant_label(r)} for r in rows]
     widths = {c: max(len(c), *(len(t[c]) for t in text)) for c in SIMULATION_COLUMNS}
     agree = sum(r["agrees"] == "yes" for r in rows)
     lines = [f"modelled, not measured: {first['rows']:,} simulated writes per strategy, {first['nodes']} nodes, "
@@ -63,7 +63,7 @@ def simulation_table(rows: list[dict], fmt: str) -> str:
 
 
 def analysis_text(rows: list[dict], nodes: int, fmt: str) -> str:
-    """`keybench analyze`: one line per unit, or CSV."""
+    """`keybench analyze`: one line per variant, or CSV."""
     if fmt == "csv":
         out = io.StringIO()
         writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
@@ -72,11 +72,11 @@ def analysis_text(rows: list[dict], nodes: int, fmt: str) -> str:
                          for r in rows)
         return out.getvalue()
     lines = [f"modelled, not measured: the split model over each stage's recorded keys, {nodes} nodes",
-             f"{'unit':44} {'verdict':12} {'hot_space':24} {'hot_node_share':>14} {'effective_nodes':>15} {'vs_ideal':>8} "
+             f"{'variant':44} {'verdict':12} {'hot_space':24} {'hot_node_share':>14} {'effective_nodes':>15} {'vs_ideal':>8} "
              f"{'read_ranges':>11} {'key_bytes':>9} {'windows':>7} {'table_rows':>10} {'index_entries':>13}"]
     for r in rows:
         touched = "" if r["read_ranges_touched"] is None else f"{r['read_ranges_touched']:.2f}"
-        lines.append(f"{r['unit']:44} {r['verdict']:12} {r['hot_space']:24} {r['hot_node_share']:14.3f} {r['effective_nodes']:15.2f} "
+        lines.append(f"{r['variant']:44} {r['verdict']:12} {r['hot_space']:24} {r['hot_node_share']:14.3f} {r['effective_nodes']:15.2f} "
                      f"{r['write_throughput_vs_ideal']:8.3f} {touched:>11} {r['mean_key_bytes']:9.1f} {r['windows']:7} "
                      f"{r['table_rows']:10} {r['index_entries']:13}")
     return "\n".join(lines) + "\n"
@@ -91,7 +91,7 @@ def side_by_side(rows: list[dict]) -> str:
     for r in rows:
         groups.setdefault((r["backend"], r["operation"]), []).append(r)
     for (backend, op), members in groups.items():
-        label = [dict(r, strategy=_unit_label(r)) for r in members]
+        label = [dict(r, strategy=_variant_label(r)) for r in members]
         widths = {c: max(len(c), *(len(str(r[c])) for r in label)) for c in cols}
         lines.append(f"\n{backend} / {op}")
         lines.append("  ".join(c.ljust(widths[c]) if c in ("strategy", "access", "integrity") else c.rjust(widths[c]) for c in cols))
@@ -103,19 +103,19 @@ def side_by_side(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def _unit_label(row: dict) -> str:
+def _variant_label(row: dict) -> str:
     return row["strategy"] + (f"[{row['dialect']}]" if row["dialect"] not in ("", "googlesql") else "")
 
 
 def _units(rows: list[dict]) -> dict[tuple, list[dict]]:
-    """Summary rows grouped per unit (backend, strategy, dialect), in summary order."""
-    units: dict[tuple, list[dict]] = {}
+    """Summary rows grouped per variant (backend, strategy, dialect), in summary order."""
+    variants: dict[tuple, list[dict]] = {}
     for r in rows:
-        units.setdefault((r["backend"], r["strategy"], r["dialect"]), []).append(r)
-    return units
+        variants.setdefault((r["backend"], r["strategy"], r["dialect"]), []).append(r)
+    return variants
 
 
-VERDICT_TABLE_COLUMNS = ("design", "expected", "verdict", "agrees", "hot_node_share", "effective_nodes",
+VERDICT_TABLE_COLUMNS = ("strategy", "expected", "verdict", "agrees", "hot_node_share", "effective_nodes",
                          "hot_row_share", "busiest_row", "insert_rps", "insert_p50_ms", "insert_p99_ms",
                          "reads (access/ranges touched)")
 
@@ -143,7 +143,7 @@ def verdict_rows(rows: list[dict]) -> list[dict]:
         first = insert or members[0]
         measured = (lambda c: insert[c] or "-") if insert else (lambda c: "-")
         out.append({
-            "backend": backend, "dialect": dialect, "design": _unit_label(first),
+            "backend": backend, "dialect": dialect, "strategy": _variant_label(first),
             "expected": first["expected"] + (" (documented)" if first["documented"] else " (keybench)")
                         if first["expected"] else "- (your design)",
             "verdict": first.get("verdict") or "-", "agrees": first.get("agrees") or "-",
@@ -182,6 +182,6 @@ def verdict_offenders(rows: list[dict], verdicts: tuple[str, ...]) -> list[str]:
     for (backend, _, _), members in _units(rows).items():
         row = members[0]
         if row.get("verdict") in verdicts:
-            out.append(f"{backend}:{_unit_label(row)} verdict {row['verdict']} ({row.get('verdict_reason', '')}); "
+            out.append(f"{backend}:{_variant_label(row)} verdict {row['verdict']} ({row.get('verdict_reason', '')}); "
                        f"expected {row['expected']}")
     return out

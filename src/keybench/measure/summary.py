@@ -19,7 +19,7 @@ from keybench.columns import (
 from keybench.errors import KeybenchError
 from keybench.measure.collector import COUNTS, OperationStats, Series
 from keybench.measure.latency import LatencyFigures, latency_figures
-from keybench.measure.result import StageResult
+from keybench.measure.stage_result import StageResult
 
 
 def provenance_columns(strategy) -> dict:
@@ -166,14 +166,14 @@ def _added(items):
 
 
 @dataclasses.dataclass(frozen=True)
-class UnitSummary:
-    """One unit (backend, strategy, dialect) over all its repetitions."""
+class VariantSummary:
+    """One variant (backend, strategy, dialect) over all its repetitions."""
 
     rows: list[dict]
     problems: list[str]
 
 
-def unit_summary(results: list[StageResult]) -> UnitSummary:
+def variant_summary(results: list[StageResult]) -> VariantSummary:
     """The summary rows of one strategy run K times. Percentiles come from the merged
     histograms; the spread columns give the min and max of each repetition's own p50 and
     p99. Then the problems that fail the run."""
@@ -195,11 +195,11 @@ def unit_summary(results: list[StageResult]) -> UnitSummary:
             row[f"{q}_min_ms"] = f"{min(values):.3f}" if values else ""
             row[f"{q}_max_ms"] = f"{max(values):.3f}" if values else ""
     ended_early = next((r.ended_early for r in results if r.ended_early), None)
-    return UnitSummary(rows, stage_problems(first.strategy, rows, integrity, tenant_drop, ended_early))
+    return VariantSummary(rows, stage_problems(first.strategy, rows, integrity, tenant_drop, ended_early))
 
 
 def stage_problems(strategy, rows: list[dict], integrity, tenant_drop, ended_early: str | None = None) -> list[str]:
-    """Why a finished stage (or unit) fails the run, if it does."""
+    """Why a finished stage (or variant) fails the run, if it does."""
     label = strategy.label
     problems = [] if integrity.ok else [f"{label} integrity {integrity.describe()}"]
     if ended_early:

@@ -14,7 +14,7 @@ from keybench.model.verdict import judge
 
 
 def analyze_run(run_dir: Path, params: SplitParams | None = None) -> list[dict]:
-    """The model over every key stream a run directory keeps, one row per unit."""
+    """The model over every key stream a run directory keeps, one row per variant."""
     params = params or SplitParams()
     params.validate()
     streams = sorted((Path(run_dir) / "keystream").glob("*.npz"))
@@ -25,7 +25,7 @@ def analyze_run(run_dir: Path, params: SplitParams | None = None) -> list[dict]:
     for path in streams:
         result = analyze_file(path, params)
         summary = result.summary()
-        rows.append({"unit": path.stem, "verdict": judge(result).verdict, **{k: summary[k] for k in ANALYSIS_COLUMNS}})
+        rows.append({"variant": path.stem, "verdict": judge(result).verdict, **{k: summary[k] for k in ANALYSIS_COLUMNS}})
     return rows
 
 

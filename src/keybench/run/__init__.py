@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import importlib
 
-_HOMES = {"RunOptions": "options", "parse_duration": "options", "plan_stages": "plan", "run": "pipeline"}
+_HOMES = {"RunOptions": "options", "parse_duration": "options", "schedule_stages": "plan", "run": "pipeline"}
 __all__ = list(_HOMES)
 
 

@@ -1,11 +1,11 @@
-"""After the load: each unit's key stream saved, the split model's columns added to its
+"""After the load: each variant's key stream saved, the split model's columns added to its
 summary rows, and its heatmaps drawn. Every figure here is modelled: the emulators never split.
 
-A unit is modelled as soon as its last stage is done, in a process of its own (`Modeller`),
+A variant is modelled as soon as its last stage is done, in a process of its own (`Modeller`),
 while keybench audits that stage, restarts the emulator and sets up the next one. The next
 stage's load waits until that model is done, so the model never shares the machine with a
 measured stage: it only fills time that was not load anyway (README, "Where the time goes").
-With `overlap=False` every unit is modelled at the end of the run, in this process, as before.
+With `overlap=False` every variant is modelled at the end of the run, in this process, as before.
 """
 
 from __future__ import annotations
@@ -22,22 +22,22 @@ from keybench.model.keystream import KeyStream
 from keybench.model.model_result import ModelResult
 from keybench.model.rows import model_columns
 from keybench.model.splitmodel import SplitParams, model_stream
-from keybench.run.state import unit_name
+from keybench.run.state import variant_name
 
 
 @dataclass(frozen=True)
 class ModelJob:
-    """One unit's model, in plain types: the model process receives it as it is."""
+    """One variant's model, in plain types: the model process receives it as it is."""
 
     stream: bytes  # KeyStream.to_bytes() of every repetition's keys
     params: SplitParams
-    name: str  # the unit's file stem
+    name: str  # the variant's file stem
     label: str
     heatmaps: str | None  # the folder the heatmaps go to; None: no heatmaps
 
 
 def run_job(job: ModelJob) -> ModelResult:
-    """The model of one unit's key stream, and its heatmaps drawn."""
+    """The model of one variant's key stream, and its heatmaps drawn."""
     stream = KeyStream.from_bytes(job.stream)
     model = model_stream(stream, job.params)
     if job.heatmaps and stream.spaces():
@@ -53,40 +53,40 @@ def run_job(job: ModelJob) -> ModelResult:
 
 
 @dataclass(frozen=True)
-class _Unit:
+class _Variant:
     strategy: Strategy
     cell_bytes: float  # what one write adds: its key and its payload
     job: ModelJob
 
 
 class Modeller:
-    """The model of every unit of a run: `submit` a unit once its last stage is done, `wait`
+    """The model of every variant of a run: `submit` a variant once its last stage is done, `wait`
     before the next load, and take the modelled rows at the end with `rows`."""
 
     def __init__(self, params: SplitParams, run_dir: RunDirectory, heatmaps: bool, payload_bytes: int = 0,
                  overlap: bool = True):
         self.params, self.run_dir, self.heatmaps, self.payload_bytes = params, run_dir, heatmaps, payload_bytes
         self.overlap = overlap
-        self.units: dict[str, _Unit] = {}
+        self.variants: dict[str, _Variant] = {}
         self.models: dict[str, ModelResult] = {}
         self._process: PlainProcess | None = None
         self._in_flight: str | None = None
 
     def submit(self, strategy: Strategy, streams: list[KeyStream]) -> None:
-        """Model the unit's key stream (every repetition's): now, in the model process
+        """Model the variant's key stream (every repetition's): now, in the model process
         (overlap), or at the end."""
         stream = KeyStream()
         for each in streams:
             stream.merge(each)
-        name = unit_name(strategy)
+        name = variant_name(strategy)
         blob = stream.to_bytes()
         cell_bytes = stream.mean_key_bytes() + self.payload_bytes if stream.write_count() else 0.0
         job = ModelJob(blob, self.params, name, strategy.label,
                        str(self.run_dir.partial / "heatmaps") if self.heatmaps else None)
-        self.units[name] = _Unit(strategy, cell_bytes, job)
+        self.variants[name] = _Variant(strategy, cell_bytes, job)
         self.models.pop(name, None)
         if self.overlap:
-            self.wait()  # one unit at a time: the process models in order
+            self.wait()  # one variant at a time: the process models in order
             self._in_flight = name
             try:
                 self._start().send(run_job, job)
@@ -94,7 +94,7 @@ class Modeller:
                 self._give_up(exc)
 
     def wait(self) -> None:
-        """Until the unit in the model process is modelled (nothing to wait for without one)."""
+        """Until the variant in the model process is modelled (nothing to wait for without one)."""
         name, self._in_flight = self._in_flight, None
         if name is None:
             return
@@ -104,19 +104,19 @@ class Modeller:
             self._give_up(exc)
 
     def rows(self, unit_rows: dict[str, list[dict]]) -> list[dict]:
-        """Each unit's summary rows (by file stem) with the model's columns filled in, its
-        verdict first, and its key stream saved; units not yet modelled are modelled here."""
+        """Each variant's summary rows (by file stem) with the model's columns filled in, its
+        verdict first, and its key stream saved; variants not yet modelled are modelled here."""
         self.wait()
         out = []
         for name, rows in unit_rows.items():
-            unit = self.units[name]
+            variant = self.variants[name]
             # Written with the rest of the run's results, after the stages: a small disk fills
             # with the results of the stages that ran, not with key streams.
-            self.run_dir.write(f"keystream/{name}.npz", unit.job.stream)
+            self.run_dir.write(f"keystream/{name}.npz", variant.job.stream)
             if name not in self.models:
-                self.models[name] = run_job(unit.job)
-            out.extend({**row, **model_columns(self.models[name], row["operation"], unit.strategy.claim,
-                                               unit.cell_bytes)} for row in rows)
+                self.models[name] = run_job(variant.job)
+            out.extend({**row, **model_columns(self.models[name], row["operation"], variant.strategy.claim,
+                                               variant.cell_bytes)} for row in rows)
         return out
 
     def close(self) -> None:

@@ -42,7 +42,7 @@ def parse_duration(text: str) -> float:
 class RunOptions:
     backends: tuple[str, ...] = BACKENDS
     strategies: tuple[str, ...] | None = None  # None: the whole catalogue of each backend
-    designs: tuple[Path, ...] = ()  # a user's own strategy folders, run beside the catalogue (`--designs`)
+    strategy_dirs: tuple[Path, ...] = ()  # a user's own strategy folders, run beside the catalogue (`--strategy-dir`)
     users: int | None = None  # concurrent Locust users per stage; None: DEFAULT_USERS (smoke: SMOKE_USERS)
     spawn_rate: float = 0.0  # 0: all users at once
     duration_s: float | None = None  # per stage; None: DEFAULT_DURATION_S (smoke: SMOKE_DURATION_S)
@@ -57,8 +57,8 @@ class RunOptions:
     rate: float | None = None  # open loop: inserts per second per stage, spread over the writers
     workers: int = 0  # Locust worker processes per stage; 0 runs the users in this process
     report: bool = True  # write report.html (and the heatmaps) at the end
-    # Model each unit in a process of its own while the next stage is set up (never during a
-    # load); False: every unit at the end of the run, in this process.
+    # Model each variant in a process of its own while the next stage is set up (never during a
+    # load); False: every variant at the end of the run, in this process.
     overlap: bool = True
     model: SplitParams = field(default_factory=SplitParams)  # the split model over the recorded keys
     target: str = "emulator"  # or "real": an existing instance named by project and instance (see infra/target.py)

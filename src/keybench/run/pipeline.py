@@ -25,15 +25,15 @@ from keybench.measure.rundir import RunDirectory
 from keybench.model.keystream import KeyStream
 from keybench.run.modelling import Modeller
 from keybench.run.options import RunOptions
-from keybench.run.plan import plan_stages
-from keybench.run.stage_run import StageFailed, run_stage
-from keybench.run.state import RunState, unit_name, unit_of
+from keybench.run.schedule import schedule_stages
+from keybench.run.stage_run import StageSetupFailed, run_stage
+from keybench.run.state import RunState, variant_name, variant_of
 
 
 def run(options: RunOptions) -> int:
     # ---- plan: nothing is contacted until the options, the stages and the directory pass
     options.validate()
-    stages = plan_stages(options)
+    stages = schedule_stages(options)
     root = Path(options.results_dir)
     RunDirectory.check_writable(root)
     now = dt.datetime.now(dt.UTC)
@@ -64,17 +64,17 @@ def run(options: RunOptions) -> int:
             interrupted = True
         # ---- then write, model (what is not modelled yet) and report
         with state.clock.phase("model"):
-            for unit, results in state.results.items():
-                if unit_name(results[0].strategy) not in modeller.units:  # its last repetition never came
+            for variant, results in state.results.items():
+                if variant_name(results[0].strategy) not in modeller.variants:  # its last repetition never came
                     modeller.submit(results[0].strategy, [r.key_stream for r in results])
-            rows = modeller.rows({unit_name(results[0].strategy): state.unit_summaries()[unit].rows
-                                  for unit, results in state.results.items()})
+            rows = modeller.rows({variant_name(results[0].strategy): state.variant_summaries()[variant].rows
+                                  for variant, results in state.results.items()})
         modeller.close()
         _, problems = state.summary()
         status = "interrupted" if interrupted else "complete"
         state.write(run_dir, status, rows)
         if options.report:
-            from keybench.measure.report import write_report
+            from keybench.measure.html_report import write_report
 
             with state.clock.phase("report"):
                 write_report(run_dir.partial)
@@ -119,7 +119,7 @@ def _endpoint(options: RunOptions, backend: str) -> emulators.Endpoint:
 def _run_stages(stages, options: RunOptions, tag: str, endpoints: dict, state: RunState,
                 run_dir: RunDirectory, modeller: Modeller) -> bool:
     """Every stage, repetitions interleaved (A B C, A B C, ...) so drift over the run lands on
-    every strategy; the run directory is rewritten after each, and a unit whose last
+    every strategy; the run directory is rewritten after each, and a variant whose last
     repetition is done goes to the model, which runs while the next stage is set up. True if
     interrupted."""
     total = len(stages) * options.repeat
@@ -146,13 +146,13 @@ def _run_stages(stages, options: RunOptions, tag: str, endpoints: dict, state: R
                                  after_load=after_load)
             except FixtureError:
                 raise  # a fixture the database refuses ends the run (exit 2), as a malformed one does
-            except (StageFailed, KeybenchError) as exc:
+            except (StageSetupFailed, KeybenchError) as exc:
                 progress(f"  {label}  {exc}")
                 state.add_failure(strategy, str(exc), repetition)
                 continue
             suffix = f"-r{repetition}" if options.repeat > 1 else ""
             for kind, text in done.locust_csvs.items():
-                run_dir.write(f"locust/{unit_name(strategy)}{suffix}_{kind}.csv", text)
+                run_dir.write(f"locust/{variant_name(strategy)}{suffix}_{kind}.csv", text)
             state.add(done.result, ep, repetition, state.clock.since(before))
             with state.clock.phase("write"):
                 state.write(run_dir, "running", state.summary()[0])
@@ -171,12 +171,12 @@ def _next_stage(stages, repeat: int, repetition: int, number: int):
 def _after_load(strategy, repetition: int, state: RunState, modeller: Modeller, endpoints: dict, served: dict,
                 following) -> Callable[[KeyStream], None]:
     """What starts once a stage's load is over, to run beside its audit and the next stage's
-    set-up (never beside a load): the unit's model once its last repetition is in, and the
+    set-up (never beside a load): the variant's model once its last repetition is in, and the
     emulator the next stage restarts to."""
 
     def start(key_stream: KeyStream) -> None:
         if repetition == state.options.repeat:
-            earlier = [r.key_stream for r in state.results.get(unit_of(strategy), [])]
+            earlier = [r.key_stream for r in state.results.get(variant_of(strategy), [])]
             modeller.submit(strategy, [*earlier, key_stream])
         if state.options.overlap and following is not None and served[following.backend] > 0:
             endpoints[following.backend].prepare_restart()

@@ -1,5 +1,5 @@
 """One stage of `keybench run`: a fresh table, the load, the audit, the drop, and the stage's
-plain record. A stage that cannot start is a `StageFailed`, and the run goes on."""
+plain record. A stage that cannot start is a `StageSetupFailed`, and the run goes on."""
 
 from __future__ import annotations
 
@@ -8,24 +8,24 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from keybench.design.strategies import Strategy
-from keybench.drive.locust_driver import LoadPlan, LocustStage
-from keybench.drive.stage import StageSpec
+from keybench.drive.locust_driver import StageEnvironment, StageLoad
+from keybench.drive.stage import StageDefinition
 from keybench.errors import FixtureError, one_line
 from keybench.infra import emulators, target
 from keybench.infra.progress import progress
 from keybench.infra.watchdog import watched
-from keybench.measure.result import StageResult
+from keybench.measure.stage_result import StageResult
 from keybench.model.keystream import KeyStream
 from keybench.run.options import RunOptions
 from keybench.run.timing import WallClock
 
 
-class StageFailed(Exception):
+class StageSetupFailed(Exception):
     """A stage that could not run at all (its database could not be created): the run goes on."""
 
 
 @dataclass(frozen=True)
-class StageRun:
+class StageOutcome:
     """A finished stage: its record, and Locust's own CSVs of it."""
 
     result: StageResult
@@ -34,19 +34,19 @@ class StageRun:
 
 def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, tag: str, label: str,
               clock: WallClock | None = None, before_load: Callable[[], None] | None = None,
-              after_load: Callable[[KeyStream], None] | None = None) -> StageRun:
+              after_load: Callable[[KeyStream], None] | None = None) -> StageOutcome:
     """One strategy on a fresh table: load, audit, the strategy's own checks; `clock` is told
     where the stage's time went. `after_load` gets the stage's key stream as soon as its load
     is over, to start what may run beside the audit; `before_load` is waited for once the
     table is set up, so that what ran beside the set-up ends before the load begins."""
     clock = clock or WallClock()
     project, instance = target.project_instance(ep)
-    spec = StageSpec.of(strategy, options.workload, options.seed, tag, options.buckets, project, instance)
-    plan = LoadPlan(options.users, options.spawn_rate, options.duration_s, options.workers)
+    spec = StageDefinition.of(strategy, options.workload, options.seed, tag, options.buckets, project, instance)
+    plan = StageLoad(options.users, options.spawn_rate, options.duration_s, options.workers)
     started = time.time()
     driven, silent = None, False
     with clock.phase("setup"):
-        locust_stage = LocustStage(spec)  # its clients: the backend's, opened here
+        locust_stage = StageEnvironment(spec)  # its clients: the backend's, opened here
     stage = locust_stage.stage
     try:
         try:
@@ -55,7 +55,7 @@ def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, t
         except FixtureError:
             raise  # bad input: the run ends with exit 2 (errors.FixtureError)
         except Exception as exc:  # noqa: BLE001 - one stage that cannot start must not end the run
-            raise StageFailed(f"{strategy.label} could not start: {one_line(exc)}") from None
+            raise StageSetupFailed(f"{strategy.label} could not start: {one_line(exc)}") from None
         if before_load is not None:
             with clock.phase("model"):
                 before_load()
@@ -100,4 +100,4 @@ def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, t
         progress(f"  {label}  tenant_drop {tenant_drop.tenant}: {tenant_drop.removed} of "
                  f"{tenant_drop.tenant_rows} rows removed, {tenant_drop.left_behind} left behind, "
                  f"{tenant_drop.others_removed} of other tenants removed")
-    return StageRun(result, driven.locust_csvs)
+    return StageOutcome(result, driven.locust_csvs)

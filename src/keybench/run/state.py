@@ -11,22 +11,29 @@ from keybench.columns import TIMESERIES_COLUMNS
 from keybench.design.strategies import Strategy
 from keybench.drive.settings import WorkloadSettings
 from keybench.infra import emulators, target
-from keybench.measure.result import StageResult
 from keybench.measure.rundir import RunDirectory
-from keybench.measure.summary import UnitSummary, timeseries_rows, to_csv, unit_summary
+from keybench.measure.stage_result import StageResult
+from keybench.measure.summary import (
+    VariantSummary,
+    timeseries_rows,
+    to_csv,
+    variant_summary,
+)
 from keybench.run import facts
 from keybench.run.options import RunOptions
 from keybench.run.timing import WallClock
 
-Unit = tuple[str, str, str]  # (backend, strategy, dialect)
+# A variant: one strategy in one dialect, (backend, strategy, dialect); its repetitions share
+# one summary, one key stream and one verdict.
+Variant = tuple[str, str, str]
 
 
-def unit_of(strategy: Strategy) -> Unit:
+def variant_of(strategy: Strategy) -> Variant:
     return (strategy.backend, strategy.name, strategy.dialect)
 
 
-def unit_name(strategy: Strategy) -> str:
-    """A unit's file name stem, e.g. spanner-hash_shard-postgresql."""
+def variant_name(strategy: Strategy) -> str:
+    """A variant's file name stem, e.g. spanner-hash_shard-postgresql."""
     return f"{strategy.backend}-{strategy.name}" + (f"-{strategy.dialect}" if strategy.dialect else "")
 
 
@@ -65,12 +72,12 @@ class RunState:
     run_id: str
     started: dt.datetime
     endpoints: dict
-    results: dict[Unit, list[StageResult]] = field(default_factory=dict)  # per unit, one per repetition
+    results: dict[Variant, list[StageResult]] = field(default_factory=dict)  # per variant, one per repetition
     records: list = field(default_factory=list)  # per stage, for run.json
     series_rows: list = field(default_factory=list)
     problems: list = field(default_factory=list)  # stages that could not run
     clock: WallClock = field(default_factory=WallClock)  # where the run's wall time goes
-    _summaries: dict[Unit, UnitSummary] = field(default_factory=dict)
+    _summaries: dict[Variant, VariantSummary] = field(default_factory=dict)
     # Facts of the machine, looked up once: run.json is rewritten after every stage.
     _versions: dict = field(default_factory=facts.versions)
     _machine: dict = field(default_factory=facts.machine)
@@ -82,9 +89,9 @@ class RunState:
 
     def add(self, result: StageResult, ep: emulators.Endpoint, repetition: int,
             outside_load_s: dict[str, float] | None = None) -> None:
-        unit = unit_of(result.strategy)
-        self.results.setdefault(unit, []).append(result)
-        self._summaries.pop(unit, None)  # a new repetition changes that unit's rows
+        variant = variant_of(result.strategy)
+        self.results.setdefault(variant, []).append(result)
+        self._summaries.pop(variant, None)  # a new repetition changes that variant's rows
         self.series_rows.extend(timeseries_rows(result))
         self.records.append(stage_record(result, ep, repetition, self.options.workload, outside_load_s))
 
@@ -93,20 +100,20 @@ class RunState:
         self.records.append({"backend": strategy.backend, "strategy": strategy.name, "dialect": strategy.dialect,
                              "repetition": repetition, "error": cause})
 
-    def unit_summaries(self) -> dict[Unit, UnitSummary]:
-        """Each unit's summary rows and problems, computed once per repetition added (reading
+    def variant_summaries(self) -> dict[Variant, VariantSummary]:
+        """Each variant's summary rows and problems, computed once per repetition added (reading
         percentiles out of the histograms is the costly part)."""
-        for unit, results in self.results.items():
-            if unit not in self._summaries:
-                self._summaries[unit] = unit_summary(results)
+        for variant, results in self.results.items():
+            if variant not in self._summaries:
+                self._summaries[variant] = variant_summary(results)
         return dict(self._summaries)
 
     def summary(self) -> tuple[list[dict], list[str]]:
         """The summary rows so far (model columns still empty) and the problems that fail the run."""
         rows, problems = [], list(self.problems)
-        for unit in self.unit_summaries().values():
-            rows.extend(unit.rows)
-            problems.extend(unit.problems)
+        for variant in self.variant_summaries().values():
+            rows.extend(variant.rows)
+            problems.extend(variant.problems)
         return rows, problems
 
     def write(self, run_dir: RunDirectory, status: str, rows: list[dict]) -> None:

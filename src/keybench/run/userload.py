@@ -1,38 +1,38 @@
-"""`keybench check --load 30s`: the designs the check judged, saved as strategy folders in a
-temporary folder, then run as `keybench run --designs` runs them: the same stages, integrity
-audit, latency table and results directory, with only those designs and the given duration."""
+"""`keybench check --load 30s`: the drafts the check judged, saved as strategy folders in a
+temporary folder, then run as `keybench run --strategy-dir` runs them: the same stages, integrity
+audit, latency table and results directory, with only those drafts and the given duration."""
 
 from __future__ import annotations
 
 import tempfile
 from pathlib import Path
 
-from keybench.design.folders import save_designs
+from keybench.design.folders import save_strategies
 from keybench.errors import KeybenchError
 from keybench.run.options import RunOptions
 from keybench.run.pipeline import run
 
 
 def load_options(folder: Path, backend: str, names: list[str], duration_s: float, results_dir: Path) -> RunOptions:
-    """`keybench run --designs folder --strategies names` on one backend, with every setting
+    """`keybench run --strategy-dir folder --strategies names` on one backend, with every setting
     `keybench run`'s default: a saved Spanner design holds the fixture of the dialect it was
     saved from only, and a user's design runs in the dialects its folder has fixtures for."""
-    return RunOptions(backends=(backend,), strategies=tuple(names), designs=(folder,), duration_s=duration_s,
+    return RunOptions(backends=(backend,), strategies=tuple(names), strategy_dirs=(folder,), duration_s=duration_s,
                       results_dir=results_dir)
 
 
-def load_designs(designs, duration_s: float, results_dir: Path = RunOptions.results_dir) -> int:
-    """Save `designs` and run them; the run's exit code."""
-    if all(d.skipped for d in designs):
-        raise KeybenchError("--load: nothing to load: " + "; ".join(f"{d.what} {d.skipped}" for d in designs))
+def load_strategies(drafts, duration_s: float, results_dir: Path = RunOptions.results_dir) -> int:
+    """Save `drafts` and run them; the run's exit code."""
+    if all(d.skipped for d in drafts):
+        raise KeybenchError("--load: nothing to load: " + "; ".join(f"{d.what} {d.skipped}" for d in drafts))
     with tempfile.TemporaryDirectory(prefix="keybench-load-") as tmp:
-        folder = Path(tmp) / "designs"
-        save_designs(designs, folder)  # a temporary folder: its lines name it, so they are not printed
-        loaded = [d for d in designs if not d.skipped]
+        folder = Path(tmp) / "drafts"
+        save_strategies(drafts, folder)  # a temporary folder: its lines name it, so they are not printed
+        loaded = [d for d in drafts if not d.skipped]
         print(f"\nload: {', '.join(d.what for d in loaded)} under keybench run's load for {duration_s:g}s "
               "on the emulator")
-        for design in designs:
-            if design.skipped:
-                print(f"  not loaded: {design.what}: {design.skipped}")
-            print("".join(f"  {design.what}: {note}\n" for note in design.notes), end="")
+        for draft in drafts:
+            if draft.skipped:
+                print(f"  not loaded: {draft.what}: {draft.skipped}")
+            print("".join(f"  {draft.what}: {note}\n" for note in draft.notes), end="")
         return run(load_options(folder, loaded[0].backend, [d.name for d in loaded], duration_s, results_dir))

@@ -6,9 +6,14 @@ from __future__ import annotations
 
 import pytest
 
+from keybench.check.check_result import (
+    CheckResult,
+    SpaceResult,
+    SpaceVerdict,
+    UnknownSpace,
+)
 from keybench.check.command import check, check_result
 from keybench.check.request import CheckRequest
-from keybench.check.result import CheckResult, SpaceResult, SpaceVerdict, UnknownSpace
 from keybench.model.verdict import Verdict
 
 

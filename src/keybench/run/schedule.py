@@ -7,29 +7,29 @@ from keybench.errors import KeybenchError
 from keybench.run.options import RunOptions
 
 
-def _with_designs(catalogue: dict, designs: dict, backend: str) -> dict:
-    """The catalogue, then the user's designs (`--designs`); a name both use is refused: the
+def _with_user_strategies(catalogue: dict, designs: dict, backend: str) -> dict:
+    """The catalogue, then the user's designs (`--strategy-dir`); a name both use is refused: the
     summary tells designs apart by name."""
     clash = [n for n in designs if n in catalogue]
     if clash:
-        raise KeybenchError(f"--designs: {', '.join(f'{backend}:{n}' for n in clash)} is the name of a catalogue "
+        raise KeybenchError(f"--strategy-dir: {', '.join(f'{backend}:{n}' for n in clash)} is the name of a catalogue "
                             f"strategy; rename the folder ({designs[clash[0]].directory})")
     return {**catalogue, **designs}
 
 
-def plan_stages(options: RunOptions) -> list[strategies.Strategy]:
+def schedule_stages(options: RunOptions) -> list[strategies.Strategy]:
     """The stages in run order; a strategy name applies to every chosen backend that has it."""
     names = list(options.strategies or ())
     catalogues = {
-        (b, d): _with_designs(strategies.catalogue(b, d, buckets=options.buckets),
-                              strategies.user_designs(options.designs, b, d, options.buckets), b)
+        (b, d): _with_user_strategies(strategies.catalogue(b, d, buckets=options.buckets),
+                              strategies.user_strategies(options.strategy_dirs, b, d, options.buckets), b)
         for b in options.backends for d in (options.dialects if b == "spanner" else strategies.DIALECTS[b])
     }
     unknown = [n for n in names if not any(n in c for c in catalogues.values())]
     if unknown and "spanner" in options.backends:
         # a user's design is written in one dialect: named, but left out by --dialects
         other = [d for d in strategies.DIALECTS["spanner"] if d not in options.dialects]
-        elsewhere = {n: d for d in other for n in strategies.user_designs(options.designs, "spanner", d) if n in unknown}
+        elsewhere = {n: d for d in other for n in strategies.user_strategies(options.strategy_dirs, "spanner", d) if n in unknown}
         if elsewhere:
             raise KeybenchError("; ".join(f"spanner:{n} has a fixture in {d} only ({d}.sql), which --dialects "
                                           f"{','.join(options.dialects)} leaves out" for n, d in elsewhere.items()))

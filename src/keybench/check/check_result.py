@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from keybench.check.check_text import figures
 from keybench.check.fixes import Fix
 from keybench.check.keyspaces import SpaceCheck
-from keybench.check.report import figures
 from keybench.errors import KeybenchError
 from keybench.model.verdict import Verdict
 
