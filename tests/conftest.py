@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import keybench.infra.runtime  # noqa: F401  (gevent and gRPC set-up before any client exists)
+from keybench.design import strategies
 from keybench.infra import emulators, images
 from tests import dockerd
 
@@ -91,7 +92,7 @@ def emulator_hosts(docker_engine_or_reason, spanner_emulator, bigtable_emulator)
 
 @pytest.fixture
 def native_binaries():
-    missing = [b for b in emulators.BACKENDS if emulators.binary(b) is None]
+    missing = [b for b in strategies.BACKENDS if emulators.binary(b) is None]
     if missing:
         pytest.skip(f"needs the native {' and '.join(missing)} emulator binaries (google-cloud-cli components)")
 
@@ -99,7 +100,7 @@ def native_binaries():
 @pytest.fixture
 def no_emulator_env(monkeypatch, state_dir):
     """No *_EMULATOR_HOST and free default ports, so keybench must start emulators itself."""
-    for backend in emulators.BACKENDS:
+    for backend in strategies.BACKENDS:
         monkeypatch.delenv(emulators.ENV_VARS[backend], raising=False)
         monkeypatch.setenv(emulators.PORT_OVERRIDES[backend], str(emulators.free_port()))
 

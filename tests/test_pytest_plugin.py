@@ -12,6 +12,7 @@ from importlib.metadata import entry_points
 
 import pytest
 
+from keybench.design import strategies
 from keybench.infra import emulators
 
 pytest_plugins = ["pytester"]
@@ -76,7 +77,7 @@ def test_a_users_assertions_pass_and_a_wrong_one_fails_with_the_figures(pytester
 @pytest.fixture
 def no_emulator_found(monkeypatch, tmp_path):
     """No variable, no Docker engine."""
-    for backend in emulators.BACKENDS:
+    for backend in strategies.BACKENDS:
         monkeypatch.delenv(emulators.ENV_VARS[backend], raising=False)
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-docker.sock")
     monkeypatch.setenv("KEYBENCH_STATE_DIR", str(tmp_path / "state"))

@@ -2,7 +2,7 @@ import shutil
 
 import pytest
 
-from keybench.design import strategies
+from keybench.design import provenance, strategies
 from keybench.design.limits import check_rules
 from keybench.design.strategies import (
     catalogue,
@@ -44,7 +44,7 @@ def test_every_strategy_declares_its_expected_distribution_and_provenance():
             assert s.claim in strategies.DISTRIBUTIONS, s.name
             assert s.summary and s.advice, s.name
             if s.source.cited:
-                assert s.source.title in strategies.DOCUMENTS and s.source.section and s.source.phrase, s.name
+                assert s.source.title in provenance.DOCUMENTS and s.source.section and s.source.phrase, s.name
                 assert s.documented or s.source.expected_because, s.name
             else:
                 assert s.source.reason and not s.documented, s.name
@@ -65,7 +65,7 @@ def test_the_documents_advice_is_carried():
     assert bigtable["hashed"].advice.startswith("avoid") and "sort order" in bigtable["hashed"].advice
     assert bigtable["forward_domain"].advice.startswith("avoid") and "compression" in bigtable["forward_domain"].advice
     assert bigtable["single_row_counter"].claim == "hot_row"
-    assert catalogue("spanner")["uuid1"].source.title == strategies.SPANNER_BEST_PRACTICES
+    assert catalogue("spanner")["uuid1"].source.title == provenance.SPANNER_BEST_PRACTICES
 
 
 @pytest.mark.parametrize("source, complaint", [

@@ -3,7 +3,7 @@ import time
 
 from locust.event import Events
 
-from keybench.measure.collector import Collector, Series
+from keybench.measure.collector import Collector, Measurement, Series
 
 SERIES = Series("spanner", "timestamp_first", "googlesql", "insert")
 
@@ -16,7 +16,9 @@ def test_timed_block_records_latency_in_microseconds():
             time.sleep(0.002)
     stats = c.stats[SERIES]
     assert stats.requests == 5 and stats.failures == 0
-    assert 1_900 <= stats.histogram.get_value_at_percentile(50) <= 20_000
+    # microseconds: at least the sleep; the upper bound is loose enough for a loaded machine,
+    # and a unit error (milliseconds, or nanoseconds) is 1,000 times off either way
+    assert 1_900 <= stats.histogram.get_value_at_percentile(50) <= 500_000
 
 
 def test_an_exception_inside_is_a_counted_failure_not_a_crash():
@@ -90,6 +92,8 @@ def _busy(seconds: float) -> None:
 
 
 def test_summary_percentiles_match_known_latencies_where_locust_rounds_them_away():
+    """Known latencies recorded as they are (no clock involved, so a loaded machine cannot move
+    them): keybench's p50 keeps them to HdrHistogram's precision, Locust's rounds the smallest away."""
     from locust.stats import RequestStats
 
     from keybench.design.strategies import catalogue
@@ -104,12 +108,12 @@ def test_summary_percentiles_match_known_latencies_where_locust_rounds_them_away
     for seconds in (0.0002, 0.002, 0.02):
         series = Series("bigtable", "fake", "", f"sleep_{seconds * 1000:g}ms")
         c.register(series, "point")
-        for _ in range(200 if seconds < 0.02 else 40):
-            with c.timed(series):
-                _busy(seconds)
+        for _ in range(200):
+            c.record(series, seconds, Measurement())
+        c.settle()
         row = summary_row(series, c.stats[series], 1.0, clean, True, provenance_columns(catalogue("bigtable")["salted"]))
         true_ms = seconds * 1000
-        assert abs(float(row["p50_ms"]) - true_ms) <= 0.05 * true_ms, (true_ms, row["p50_ms"])
+        assert abs(float(row["p50_ms"]) - true_ms) <= 0.01 * true_ms, (true_ms, row["p50_ms"])
         # Locust's "50%" (its CSV and UI percentiles) keeps whole milliseconds below 100 ms.
         locust_p50 = locust_stats.get(series.operation, series.request_type).get_response_time_percentile(0.5)
         if seconds == 0.0002:
@@ -123,8 +127,11 @@ def test_intended_latency_counts_the_wait_behind_a_late_schedule():
     with c.timed(SERIES, intended=due):
         _busy(0.001)
     stats = c.stats[SERIES]
-    assert 900 <= stats.histogram.get_value_at_percentile(50) <= 5_000
-    assert 50_000 <= stats.intended.get_value_at_percentile(50) <= 60_000
+    service_us = stats.histogram.get_value_at_percentile(50)
+    intended_us = stats.intended.get_value_at_percentile(50)
+    assert 900 <= service_us <= 500_000
+    # the intended latency adds the 50 ms the operation started late (to HdrHistogram's precision)
+    assert 49_000 <= intended_us - service_us <= 500_000, (service_us, intended_us)
 
 
 def test_a_worker_snapshot_absorbed_by_the_master_adds_up_and_replaces_nothing():

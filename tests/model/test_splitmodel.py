@@ -302,7 +302,7 @@ def _figures(result) -> list[dict]:
 def test_a_saved_stream_is_analysed_a_block_at_a_time_with_the_figures_of_the_whole(tmp_path, monkeypatch, workers):
     from dataclasses import replace
 
-    from keybench.model import keystream
+    from keybench.model import saved_stream
     from keybench.model.splitmodel import analyze_file
 
     strategy = strategies.catalogue("spanner")["index_monotonic"]  # a table and an index, reads in both
@@ -312,16 +312,16 @@ def test_a_saved_stream_is_analysed_a_block_at_a_time_with_the_figures_of_the_wh
     path = stream.save(tmp_path / "keystream.npz")
     params = replace(SplitParams(nodes=NODES), window_writes=400)
     whole = model_stream(KeyStream.load(path), params)
-    monkeypatch.setattr(keystream, "SAVED_BLOCK", 250)  # many blocks, each smaller than a window
+    monkeypatch.setattr(saved_stream, "SAVED_BLOCK", 250)  # many blocks, each smaller than a window
     blocks = []
-    original = keystream.SavedKeyStream.writes_in_time_order
+    original = saved_stream.SavedKeyStream.writes_in_time_order
 
     def counted(self, i):
         for block in original(self, i):
             blocks.append(len(block[0]))
             yield block
 
-    monkeypatch.setattr(keystream.SavedKeyStream, "writes_in_time_order", counted)
+    monkeypatch.setattr(saved_stream.SavedKeyStream, "writes_in_time_order", counted)
     streamed = analyze_file(path, params)
     assert len(blocks) > 2 * len(whole.spaces)
     if workers == 1:  # a file in time order is modelled in its own blocks
@@ -335,7 +335,7 @@ def test_a_saved_stream_cut_short_is_one_clear_error(tmp_path, monkeypatch):
     import zipfile
 
     from keybench.errors import KeybenchError
-    from keybench.model import keystream
+    from keybench.model import saved_stream
     from keybench.model.splitmodel import analyze_file
 
     good = simulate_stream(strategies.catalogue("spanner")["timestamp_first"], 2000, reads_per_operation=0)
@@ -345,7 +345,7 @@ def test_a_saved_stream_cut_short_is_one_clear_error(tmp_path, monkeypatch):
     arrays["w0_t"] = arrays["w0_t"].copy()
     arrays["w0_t"][1500] = np.nan
     np.savez(tmp_path / "nan.npz", **arrays)
-    monkeypatch.setattr(keystream, "SAVED_BLOCK", 500)
+    monkeypatch.setattr(saved_stream, "SAVED_BLOCK", 500)
     with pytest.raises(KeybenchError, match="nan.npz is not a key stream keybench wrote.*'w0_t' holds a non-finite"):
         analyze_file(tmp_path / "nan.npz", SplitParams(nodes=NODES))
     with zipfile.ZipFile(tmp_path / "good.npz") as whole, zipfile.ZipFile(tmp_path / "short.npz", "w") as short:

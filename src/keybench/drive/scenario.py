@@ -18,7 +18,7 @@ import gevent.event
 from locust import events
 from locust.runners import MasterRunner, WorkerRunner
 
-from keybench.design import strategies
+from keybench.design import limits, strategies
 from keybench.design.keys import DEFAULT_SEED
 from keybench.drive import webui
 from keybench.drive.distributed import MasterSide, attach_worker
@@ -68,7 +68,7 @@ def scenario(backend: str) -> type[KeybenchUser]:
             # Roles are dealt out against -u: users the web UI adds beyond it write.
             settings = WorkloadSettings(population=opts.population, users=opts.num_users or 1, readers=opts.readers)
             settings.validate((backend,))
-            strategies.check_rules(strategy, settings.population, settings.payload_bytes)
+            limits.check_rules(strategy, settings.population, settings.payload_bytes)
             emulators.use(emulators.resolve(backend, may_start=False))
             spec = StageDefinition.of(strategy, settings, opts.keybench_seed)
             stage = spec.build(events=environment.events)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from keybench.design import strategies
+from keybench.design import limits, strategies
 from keybench.errors import KeybenchError
 from keybench.run.options import RunOptions
 
@@ -47,7 +47,7 @@ def schedule_stages(options: RunOptions) -> list[strategies.Strategy]:
         where = strategies.schemas_root()
         raise KeybenchError(f"nothing to run: no strategy of {', '.join(options.backends)} under {where}")
     for strategy in stages:
-        strategies.check_rules(strategy, options.settings.population, options.settings.payload_bytes)
+        limits.check_rules(strategy, options.settings.population, options.settings.payload_bytes)
         if options.settings.batch_size > 1 and any(p.generated for p in strategy.parts):
             # Their inserts are DML that returns the generated key, one row per transaction.
             raise KeybenchError(f"--batch-size {options.settings.batch_size}: {strategy.label} has keys the "
