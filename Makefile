@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.keybench-installed
 
-.PHONY: compare smoke test install system-packages clean
+.PHONY: compare smoke test test-fast lint install system-packages clean
 
 install: $(STAMP)
 
@@ -23,6 +23,15 @@ smoke: $(STAMP)
 
 test: $(STAMP) system-packages
 	$(PY) -m pytest
+
+# The tests that need only Python (no emulator, Docker, browser or wheel build): about a minute.
+test-fast: $(STAMP)
+	$(PY) -m pytest -m "not emulator and not docker and not browser and not wheel"
+
+# The same checks as .pre-commit-config.yaml, configured in pyproject.toml.
+lint: $(STAMP)
+	$(VENV)/bin/ruff check src tests loadtests benchmarks
+	$(VENV)/bin/mypy
 
 # From Debian's packages: Chromium for the report and web UI tests; docker.io (dockerd, which
 # the tests start privately and stop by PID, see tests/dockerd.py) and busybox-static (for

@@ -159,7 +159,7 @@ class BareClient:
                     events = self.events(PREFILL_BATCH)
                     self.write(events)
                     self.written.extend(events)
-            except Exception as exc:  # noqa: BLE001 - raised by the caller
+            except Exception as exc:
                 errors.append(exc)
 
         threads = [threading.Thread(target=write_share) for _ in range(workers)]
@@ -342,7 +342,7 @@ def run_bare(bare: BareClient, operation: str, users: int, seconds: float) -> di
                 call(step)
                 counts[worker] += 1
                 step += users  # each worker walks its own users or devices
-        except Exception as exc:  # noqa: BLE001 - reported by the main thread
+        except Exception as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=loop, args=(w,)) for w in range(users)]

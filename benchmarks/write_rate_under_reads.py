@@ -12,18 +12,18 @@ so drift over the run lands on both. Inserts/s and reads/s are the summary's `rp
 stage's operations over its seconds. The ratio is computed per round, for each round's pair.
 """
 
-import argparse  # noqa: E402
-import dataclasses  # noqa: E402
-import time  # noqa: E402
+import argparse
+import dataclasses
+import time
 
-from _common import spread  # noqa: E402
+from _common import spread
 
 import keybench.infra.runtime  # noqa: F401  (gevent and gRPC set-up, before any client exists)
-from keybench.design import strategies  # noqa: E402
-from keybench.drive.settings import INSERT, WorkloadSettings  # noqa: E402
-from keybench.infra import emulators, target  # noqa: E402
-from keybench.run.options import RunOptions  # noqa: E402
-from keybench.run.stage_run import run_stage  # noqa: E402
+from keybench.design import strategies
+from keybench.drive.settings import INSERT, WorkloadSettings
+from keybench.infra import emulators, target
+from keybench.run.options import RunOptions
+from keybench.run.stage_run import run_stage
 
 SPANNER_DESIGNS = ("timestamp_first", "uuid4_string", "bit_reversed_sequence", "hash_shard_generated",
                    "migrate_skip_range", "migrate_start_counter")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-import keybench.infra.runtime  # noqa: F401  (gevent and gRPC set-up before any client exists)
+import keybench.infra.runtime
 from keybench.design import strategies
 from keybench.infra import emulators, images
 from tests import dockerd

@@ -76,7 +76,7 @@ def pause(pid: int, seconds: float) -> None:
 def gone(pid: int) -> bool:
     try:
         return not emulators._cmdline(pid)
-    except Exception:  # noqa: BLE001
+    except Exception:
         return True
 
 

@@ -118,14 +118,14 @@ def scenario(backend: str) -> type[KeybenchUser]:
         try:
             lost = state["master"].lost if "master" in state else None
             integrity, tenant_drop = watched(lambda: stage.finish(lost), stage.backend.answers, "the audit")
-        except Exception as exc:  # noqa: BLE001 - the emulator went away: say so in one line, not a traceback
+        except Exception as exc:
             integrity, tenant_drop = stage.unverifiable(f"the database does not answer: {one_line(exc)}"), None
         finally:
             try:
                 verified = integrity is not None and integrity.verified
                 watched(lambda: stage.teardown(drop=not state["keep"] and verified),
                         stage.backend.answers, "the drop")
-            except Exception as exc:  # noqa: BLE001 - nor can it drop the table
+            except Exception as exc:
                 print(f"keybench: could not drop {stage.backend.location}: {one_line(exc)}", file=sys.stderr)
         result = stage.result(seconds=stage.collector.active_seconds(), integrity=integrity, tenant_drop=tenant_drop,
                               fresh=False, started_epoch_s=state["started"])

@@ -51,12 +51,12 @@ def start(backend: str) -> EmulatorContainer:
     try:
         client = DockerClient().client
         client.ping()
-    except Exception as exc:  # noqa: BLE001 - any failure here means: no engine answers
+    except Exception as exc:
         raise KeybenchError(f"no Docker engine answers ({one_line(exc)})") from None
     try:
         client.images.get(image)
         local = True
-    except Exception:  # noqa: BLE001 - not here (or unreadable): testcontainers pulls it
+    except Exception:
         local = False
     finally:
         client.close()
@@ -66,7 +66,7 @@ def start(backend: str) -> EmulatorContainer:
         container = container.with_command(COMMANDS[backend])
     try:
         container.start()
-    except Exception as exc:  # noqa: BLE001 - the engine's or the registry's refusal, as one line
+    except Exception as exc:
         container.stop()
         pulled = "" if local else (f"; {image} is not on this machine and could not be pulled: "
                                    "`python -m keybench.infra.images` builds it from google-cloud-cli's emulators")

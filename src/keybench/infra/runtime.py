@@ -14,7 +14,7 @@ import os
 
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 
-from gevent import monkey  # noqa: E402
+from gevent import monkey
 
 monkey.patch_all()
 

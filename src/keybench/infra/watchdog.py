@@ -65,6 +65,6 @@ def _answers_within(answers: Callable[[float], bool], timeout_s: float) -> bool:
     with gevent.Timeout(timeout_s + 0.5, False):
         try:
             return bool(answers(timeout_s))
-        except Exception:  # noqa: BLE001 - any error from the probe means no answer
+        except Exception:
             return False
     return False

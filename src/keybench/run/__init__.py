@@ -1,4 +1,4 @@
-"""`keybench run`, the orchestration: options, plan, one stage at a time, the run's state.
+"""`keybench run`, the orchestration: options, schedule, one stage at a time, the run's state.
 The library's entry point: `from keybench.run import RunOptions, run`. The names load on
 first use, so reading the options (as the CLI does at start) does not load Locust."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import importlib
 
-_HOMES = {"RunOptions": "options", "parse_duration": "options", "schedule_stages": "plan", "run": "pipeline"}
+_HOMES = {"RunOptions": "options", "parse_duration": "options", "schedule_stages": "schedule", "run": "pipeline"}
 __all__ = list(_HOMES)
 
 

@@ -54,7 +54,7 @@ def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, t
                 stage.setup()
         except FixtureError:
             raise  # bad input: the run ends with exit 2 (errors.FixtureError)
-        except Exception as exc:  # noqa: BLE001 - one stage that cannot start must not end the run
+        except Exception as exc:
             raise StageSetupFailed(f"{strategy.label} could not start: {one_line(exc)}") from None
         if before_load is not None:
             with clock.phase("model"):
@@ -72,7 +72,7 @@ def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, t
                 with clock.phase("audit"):
                     integrity, tenant_drop = locust_stage.watch.run(lambda: stage.finish(driven.lost_workers),
                                                                     "the audit")
-            except Exception as exc:  # noqa: BLE001 - the database went away or stalled after the load
+            except Exception as exc:
                 integrity = stage.unverifiable(one_line(exc))
                 silent = True
     finally:
@@ -85,7 +85,7 @@ def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, t
                     locust_stage.watch.run(lambda: stage.teardown(drop=True), "the drop")
                 else:  # closing the clients asks nothing of a database the stage's watch found silent
                     watched(lambda: stage.teardown(drop=False), stage.backend.answers, "closing the clients")
-        except Exception as exc:  # noqa: BLE001 - a database that went away cannot be dropped either
+        except Exception as exc:
             progress(f"  {label}  could not drop {spec.location}: {one_line(exc)}")
     result = stage.result(seconds=driven.seconds, integrity=integrity, tenant_drop=tenant_drop, fresh=ep.restartable,
                           started_epoch_s=started, ended_early=driven.ended_early, interrupted=driven.interrupted,
