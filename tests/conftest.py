@@ -22,6 +22,27 @@ from tests import dockerd
 REPO = Path(__file__).resolve().parent.parent
 
 
+# The markers (pyproject.toml) follow from what a test uses: the fixtures that start an
+# emulator or a Docker engine, and the browser helper it calls. Tests that start keybench
+# runs as subprocesses carry their marker themselves.
+FIXTURE_MARKS = {
+    "emulator_hosts": "emulator", "spanner_emulator": "emulator", "bigtable_emulator": "emulator",
+    "keybench_check": "emulator", "native_binaries": "emulator", "no_emulator_env": "emulator",
+    "docker_engine": "docker", "docker_engine_or_reason": "docker",
+}
+BROWSER_HELPERS = {"chromium", "_chromium"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        for mark in sorted({FIXTURE_MARKS[n] for n in names if n in FIXTURE_MARKS}):
+            item.add_marker(mark)
+        code = getattr(getattr(item, "function", None), "__code__", None)
+        if code is not None and BROWSER_HELPERS & set(code.co_names):
+            item.add_marker("browser")
+
+
 def test_strategy_toml(body: str, claim: str = "spread") -> str:
     """A strategy.toml for a design a test makes up: `body` (top-level keys first) with the
     expected distribution and a provenance that says it is no document's."""
