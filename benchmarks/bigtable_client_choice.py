@@ -109,7 +109,8 @@ def main() -> None:
         def rate_of(prefix: str) -> float:
             return statistics.median(results[next(k for k in results if k.startswith(prefix))])
 
-        print(f"  single-row: data client / legacy = {rate_of('single-row  data') / rate_of('single-row  legacy'):.2f}, "
+        print("  single-row: data client / legacy = "
+              f"{rate_of('single-row  data') / rate_of('single-row  legacy'):.2f}, "
               f"MutateRowCall / data client = {rate_of('single-row  keybench') / rate_of('single-row  data'):.2f}")
         print(f"  100-row: data client / legacy = {rate_of('100-row     data') / rate_of('100-row     legacy'):.2f}")
         table.delete()

@@ -87,7 +87,7 @@ def collector_case(operations: int) -> float:
     keys = [generator.key(e) for e in events]
 
     def run(n: int) -> None:
-        for key, event in zip(keys[:n], events[:n]):
+        for key, event in zip(keys[:n], events[:n], strict=True):
             collector.attempt(event.write_id)
             with collector.timed(SERIES) as m:
                 m.rows, m.fanout = 1, 1
@@ -99,7 +99,8 @@ def collector_case(operations: int) -> float:
 
 def stage_insert_case(operations: int, batch_size: int = 1) -> float:
     strategy = strategies.catalogue("bigtable")["reverse_timestamp"]
-    stage = Stage(strategy, NoOpBackend(strategy, "noop", "keybench-local", "noop"), WorkloadSettings(batch_size=batch_size), seed=1,
+    stage = Stage(strategy, NoOpBackend(strategy, "noop", "keybench-local", "noop"),
+                  WorkloadSettings(batch_size=batch_size), seed=1,
                   events=locust_events())
     user = stage.new_user()
 

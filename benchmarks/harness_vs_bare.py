@@ -34,7 +34,8 @@ stops after N rows, prefix_scan one device's range, and time_window and number_r
 own path, one row per call from as many writers at once as the case has users (as keybench's
 prefill writes them: gevent's thread pool grows with the calls waiting at once, so a case
 prefilled by one writer would read with a smaller pool), each row's user or device drawn at
-random as keybench's users draw them; every read picks a random written row (its key, its user or device, or its insert number), as keybench's
+random as keybench's users draw them; every read picks a random written row (its key, its user
+or device, or its insert number), as keybench's
 users pick a recent one, so a device read holds as many rows on average in every case (a device
 picked by a row is one with more rows). The bare loops build row keys and requests with
 keybench's key functions and the backend's request helpers, before the timed loop where they
@@ -73,7 +74,7 @@ from keybench.design.events import WriteEvent, timestamp  # noqa: E402
 from keybench.design.plans import DEFAULT_NUMBER_SPAN, DEFAULT_WINDOW_S, READ_OPERATIONS  # noqa: E402
 from keybench.drive.settings import INSERT, WorkloadSettings  # noqa: E402
 from keybench.drive.stage import Stage, StageDefinition  # noqa: E402
-from keybench.drive.workload import UserWorkload
+from keybench.drive.workload import UserWorkload  # noqa: E402
 from keybench.infra import emulators  # noqa: E402
 from keybench.infra.target import INSTANCE, PROJECT  # noqa: E402
 
@@ -282,7 +283,7 @@ class BareBigtable(BareClient):
 
         backend = self.stage.backend
         keys = [backend.row_key(self.generator.key(e)) for e in events]
-        for e, key in zip(events, keys):
+        for e, key in zip(events, keys, strict=True):
             self.row_keys[e.seq] = key
         if self.rpc and len(events) == 1:
             e = events[0]
@@ -290,7 +291,8 @@ class BareBigtable(BareClient):
         elif len(events) == 1:
             self.table.mutate_row(keys[0], backend._cells(events[0]))
         else:
-            self.table.bulk_mutate_rows([RowMutationEntry(k, backend._cells(e)) for k, e in zip(keys, events)])
+            self.table.bulk_mutate_rows([RowMutationEntry(k, backend._cells(e)) for k, e in zip(keys, events,
+                                                                                                strict=True)])
         return len(events)
 
     def _read(self, rows=None, limit: int | None = None, where=None) -> int:
@@ -519,13 +521,13 @@ def main() -> None:
                 print("  client CPU per operation, us: " + ";  ".join(
                     f"{case} {spread(cpu[case])}" for case in cases))
                 for a, b in (r for r in RATIOS if r[0] in cases and r[1] in cases):
-                    ratios = [x / y for x, y in zip(figures[a], figures[b])]
+                    ratios = [x / y for x, y in zip(figures[a], figures[b], strict=False)]
                     print(f"  {a + ' / ' + b:37}  {spread(ratios, '.2f')}")
                 for note in notes:
                     print(f"  NOTE {note}")
                 if "keybench" in cases and len(cases) > 1:
                     base = fair_baseline(cases)
-                    ratios = [x / y for x, y in zip(figures["keybench"], figures[base])]
+                    ratios = [x / y for x, y in zip(figures["keybench"], figures[base], strict=False)]
                     summary.append(f"| {backend} {operation} | {base} | **{spread(ratios, '.2f')}** | "
                                    f"{statistics.median(cpu[base]):,.0f} | {statistics.median(cpu['keybench']):,.0f} |")
                 sys.stdout.flush()

@@ -107,7 +107,8 @@ def main() -> int:
     if len(modes) < 2:
         return 0
     print()
-    print("| backend | design | operation | p50 ms overlap | p50 ms no-overlap | p99 ms overlap | p99 ms no-overlap | ranges overlap |")
+    print("| backend | design | operation | p50 ms overlap | p50 ms no-overlap | p99 ms overlap | p99 ms no-overlap | "
+          "ranges overlap |")
     print("|---|---|---|---:|---:|---:|---:|---|")
     apart, one_sided = 0, []
     for (backend, design, op), cell in sorted(latencies.items()):
@@ -117,7 +118,8 @@ def main() -> int:
         a, b = cell["overlap"], cell["no-overlap"]
         same = overlaps(a["p50"], b["p50"]) and overlaps(a["p99"], b["p99"])
         apart += not same
-        ranges = [f"{statistics.median(v):.2f} [{min(v):.2f}..{max(v):.2f}]" for v in (a["p50"], b["p50"], a["p99"], b["p99"])]
+        ranges = [f"{statistics.median(v):.2f} [{min(v):.2f}..{max(v):.2f}]" for v in (a["p50"], b["p50"], a["p99"],
+                                                                                       b["p99"])]
         print(f"| {backend} | {design} | {op} | {' | '.join(ranges)} | {'yes' if same else '**no**'} |")
     compared = len(latencies) - len(one_sided)
     print(f"\n{compared - apart} of {compared} rows: the p50 and p99 ranges of the two modes overlap")

@@ -91,7 +91,8 @@ def main() -> None:
     roles = {b: default.workload.roles(b) for b in endpoints}
     print(f"\n{args.rounds} round(s) of {args.seconds:g} s per stage, {args.users} users; default stage: "
           + "; ".join(f"{b} {r.writers} writers, {r.readers} readers" for b, r in roles.items())
-          + f", read rate {default.settings.read_rate:g}/s (0: closed loop, read share {default.settings.read_share:g}); "
+          + f", read rate {default.settings.read_rate:g}/s (0: closed loop, read share "
+            f"{default.settings.read_share:g}); "
           f"{(time.monotonic() - started) / 60:.1f} min; median [min..max]")
     header = ("design", "inserts/s with readers", "inserts/s insert-only", "ratio", "reads/s")
     print("| " + " | ".join(header) + " |\n|---|---:|---:|---:|---:|")

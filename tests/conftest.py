@@ -46,7 +46,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def test_strategy_toml(body: str, claim: str = "spread") -> str:
     """A strategy.toml for a design a test makes up: `body` (top-level keys first) with the
     expected distribution and a provenance that says it is no document's."""
-    return f'claim = "{claim}"\nadvice = "a test design"\n{body}\n[source]\nnot_in_the_documents = "made up by a test"\n'
+    return (f'claim = "{claim}"\nadvice = "a test design"\n{body}\n'
+            '[source]\nnot_in_the_documents = "made up by a test"\n')
 
 
 test_strategy_toml.__test__ = False  # a helper, not a test

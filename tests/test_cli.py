@@ -117,7 +117,8 @@ def test_a_run_id_already_in_the_results_directory_is_refused(tmp_path):
 # Each case breaks one file of a copy of schemas/; the one-line error must name that file.
 # --dry-run: even a fixture that failed to break would contact nothing.
 
-LONG_LABEL = (test_strategy_toml('summary = "too long"\nkey = [{ value = "label", text = "' + "x" * 5000 + '" }, "device", "ts"]'),
+LONG_LABEL = (test_strategy_toml('summary = "too long"\n'
+                                 'key = [{ value = "label", text = "' + "x" * 5000 + '" }, "device", "ts"]'),
               "[column_families.cf]\ngc = { max_versions = 1 }\n")
 
 
@@ -188,13 +189,15 @@ def test_a_truncated_or_foreign_key_stream_is_one_line_and_exit_2(tmp_path):
 # Each case adds a design that breaks one limit of the documents; --dry-run: nothing is
 # contacted, and the refusal comes before any load.
 
-SPANNER_TABLE = "CREATE TABLE AccessLog (LogId STRING(36) NOT NULL, {columns} UserId INT64 NOT NULL, " \
-                "LastAccess TIMESTAMP NOT NULL, WriteId STRING(64) NOT NULL, Payload STRING(MAX)) PRIMARY KEY (LogId);\n"
+SPANNER_TABLE = ("CREATE TABLE AccessLog (LogId STRING(36) NOT NULL, {columns} UserId INT64 NOT NULL, "
+                 "LastAccess TIMESTAMP NOT NULL, WriteId STRING(64) NOT NULL, Payload STRING(MAX)) "
+                 "PRIMARY KEY (LogId);\n")
 WIDE = [f"C{i}" for i in range(1, 17)]
 LIMITS = {
     "index_of_17_columns": ("spanner", test_strategy_toml(
         'table = "AccessLog"\nkey = [{ column = "LogId", value = "uuid4_string" }]\n'
-        'index = [{ name = "Wide", key = [' + ", ".join(f'{{ column = "{c}", value = "user" }}' for c in WIDE) + "] }]"),
+        'index = [{ name = "Wide", key = ['
+        + ", ".join(f'{{ column = "{c}", value = "user" }}' for c in WIDE) + "] }]"),
         SPANNER_TABLE.format(columns=" ".join(f"{c} INT64 NOT NULL," for c in WIDE))
         + f"CREATE INDEX Wide ON AccessLog({', '.join(WIDE)});", [],
         "index Wide has 17 key columns (with the table's key); Spanner's rule is at most 16 index key columns"),

@@ -174,7 +174,8 @@ def _summary_text() -> str:
             stats.histogram.record_value(1_000 + 10 * i)
         stats.requests = 50
         rows.append(summary_row(Series("bigtable", "salted", "", operation), stats, 1.0,
-                                Integrity(50, 50, 0, 0, 0, 0, 0), True, provenance_columns(catalogue("bigtable")["salted"])))
+                                Integrity(50, 50, 0, 0, 0, 0, 0), True,
+                                provenance_columns(catalogue("bigtable")["salted"])))
     return to_csv(rows)
 
 
@@ -185,7 +186,7 @@ def _timeseries_text() -> str:
     columns = ("schema_version", "second", "elapsed_s", "backend", "strategy", "dialect", "operation", "ops",
                "failures", "p50_ms", "p99_ms")
     rows = [dict(zip(columns, (SCHEMA_VERSION, f"2026-01-01T00:00:0{s}Z", s, "bigtable", "salted", "", "insert", 25, 0,
-                               "1.2", "1.4"))) for s in range(2)]
+                               "1.2", "1.4"), strict=False)) for s in range(2)]
     return to_csv(rows, columns)
 
 

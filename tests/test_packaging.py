@@ -29,7 +29,8 @@ def run(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float = 600) ->
 
 
 def tracked(*paths: str) -> list[str]:
-    return subprocess.run(["git", "ls-files", *paths], cwd=REPO, capture_output=True, text=True, check=True).stdout.split()
+    return subprocess.run(["git", "ls-files", *paths], cwd=REPO, capture_output=True, text=True,
+                          check=True).stdout.split()
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +73,8 @@ def elsewhere(tmp_path) -> Path:
 
 
 def test_the_wheel_holds_every_file_of_the_package_and_the_catalogue(wheel):
-    expected = {p.removeprefix("src/") if p.startswith("src/") else "keybench/" + p for p in tracked("src/keybench", "schemas")}
+    expected = {p.removeprefix("src/") if p.startswith("src/") else "keybench/" + p for p in tracked("src/keybench",
+                                                                                                     "schemas")}
     with zipfile.ZipFile(wheel) as archive:
         names = {n for n in archive.namelist() if ".dist-info/" not in n}
         metadata = {n.split("/", 1)[1] for n in archive.namelist() if ".dist-info/" in n}

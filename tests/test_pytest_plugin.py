@@ -67,7 +67,8 @@ def test_a_users_assertions_pass_and_a_wrong_one_fails_with_the_figures(pytester
     result.assert_outcomes(passed=3, failed=1)
     result.stdout.fnmatch_lines([
         "*assert 'hotspot' == 'spread'*",
-        "*index Orders.OrdersByCreatedAt: hotspot (hot_node_share 1.000, effective_nodes 1.00 of 8 nodes): the busiest*",
+        "*index Orders.OrdersByCreatedAt: hotspot (hot_node_share 1.000, effective_nodes 1.00 of 8 nodes): "
+        "the busiest*",
         "*fix: put a shard column first in the index: ShardId*, then spread",
         "*keybench check*schema.sql: GoogleSQL DDL, 1 table(s), 1 index(es)*",  # the report, as captured stdout
     ])
@@ -101,7 +102,8 @@ def test_a_native_emulator_is_started_named_for_the_session_and_stopped(pytester
     assert not emulators.answers(host, timeout=1)[0]
 
 
-@pytest.mark.parametrize("option, outcome", [((), {"errors": 1}), (("--keybench-missing-emulator=skip",), {"skipped": 1})])
+@pytest.mark.parametrize("option, outcome", [((), {"errors": 1}), (("--keybench-missing-emulator=skip",),
+                                                                   {"skipped": 1})])
 def test_no_emulator_fails_with_how_to_get_one_unless_skipping_is_asked(pytester, no_emulator_found, monkeypatch,
                                                                         tmp_path, option, outcome):
     monkeypatch.setenv("KEYBENCH_GCLOUD_SDK_ROOT", str(tmp_path / "no-sdk"))
@@ -111,7 +113,8 @@ def test_no_emulator_fails_with_how_to_get_one_unless_skipping_is_asked(pytester
     """))
     result = pytester.runpytest("-rs", *QUIET, *option)
     result.assert_outcomes(**outcome)
-    result.stdout.fnmatch_lines(["*no Spanner emulator: SPANNER_EMULATOR_HOST is not set; Docker: no Docker engine answers"
+    result.stdout.fnmatch_lines(["*no Spanner emulator: SPANNER_EMULATOR_HOST is not set; Docker: no Docker engine "
+                                 "answers"
                                  "*; no native emulator installed; set SPANNER_EMULATOR_HOST=host:port*"])
 
 

@@ -22,8 +22,10 @@ SUMMARY_COLUMNS = (
     "schema_version", "backend", "strategy", "dialect", "operation",
     *VERDICT_COLUMNS,  # modelled: the split model's verdict over the stage's key stream, and whether it is the claim
     "access",
-    "requests", "failures", "cut_off", "aborts", "collisions", "emulator_bound", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms", "mean_ms",
-    "p50_intended_ms", "p99_intended_ms", "rows_per_op", "rows_scanned_per_op", "fanout", "wrong_rows", "missing_rows", "integrity", "acknowledged", "stored",
+    "requests", "failures", "cut_off", "aborts", "collisions", "emulator_bound", "rps", "p50_ms", "p90_ms", "p99_ms",
+    "max_ms", "mean_ms",
+    "p50_intended_ms", "p99_intended_ms", "rows_per_op", "rows_scanned_per_op", "fanout", "wrong_rows", "missing_rows",
+    "integrity", "acknowledged", "stored",
     "lost", "duplicates", "unexpected", "unknown_outcome", "unknown_stored", "fresh_emulator", "documented", "note",
     "repetitions", "p50_min_ms", "p50_max_ms", "p99_min_ms", "p99_max_ms", "batch_size",
     # modelled, not measured: the split model over the stage's recorded key stream

@@ -35,7 +35,8 @@ MISSING_CHOICES = ("fail", "skip")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    text = "when no Spanner or Bigtable emulator can be found or started: fail (default) or skip the tests that need one"
+    text = ("when no Spanner or Bigtable emulator can be found or started: fail (default) or skip the tests "
+            "that need one")
     parser.getgroup("keybench").addoption("--keybench-missing-emulator", dest=MISSING_EMULATOR,
                                           choices=MISSING_CHOICES, default=None, help=text)
     parser.addini(MISSING_EMULATOR, text, default="fail")
@@ -82,7 +83,8 @@ def find_or_start(backend: str, started_by: str) -> tuple[EmulatorHost, Callable
         tried.append(f"Docker: {exc}")
     if emulators.binary(backend) is None:
         tried.append("no native emulator installed")
-        raise KeybenchError(f"no {emulators.TITLES[backend]} emulator: {'; '.join(tried)}; {emulators.fix_hint(backend)} "
+        raise KeybenchError(f"no {emulators.TITLES[backend]} emulator: {'; '.join(tried)}; "
+                            f"{emulators.fix_hint(backend)} "
                             f"(these fixtures look at no default port: after `docker compose up -d`, "
                             f"export {variable}={emulators.expected_address(backend)})")
     emulator = emulators.start(backend, emulators.free_port(), started_by, detach=False)

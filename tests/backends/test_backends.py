@@ -361,8 +361,10 @@ def test_read_rows_call_resumes_after_the_last_row_with_the_limit_reduced():
         RowRange(start_key_closed=b"a", end_key_open=b"c"), RowRange(start_key_closed=b"d", end_key_closed=b"f")]})
     resumed = resumed_request(ranged, b"b", 4)
     assert resumed.rows_limit == 6 and resumed.table_name == "t"
-    assert list(resumed.rows.row_ranges) == [RowRange(start_key_open=b"b", end_key_open=b"c"), ranged.rows.row_ranges[1]]
-    assert list(resumed_request(ranged, b"e", 4).rows.row_ranges) == [RowRange(start_key_open=b"e", end_key_closed=b"f")]
+    assert list(resumed.rows.row_ranges) == [RowRange(start_key_open=b"b", end_key_open=b"c"),
+                                             ranged.rows.row_ranges[1]]
+    assert list(resumed_request(ranged, b"e", 4).rows.row_ranges) == [RowRange(start_key_open=b"e",
+                                                                               end_key_closed=b"f")]
     assert resumed_request(ranged, b"f", 4) is None  # every range read
     assert resumed_request(ranged, b"b", 10) is None  # the limit reached
     keys = Request(rows={"row_keys": [b"a", b"b", b"c"]})
@@ -391,7 +393,8 @@ def test_bigtable_reads_return_what_the_data_clients_read_rows_returns(emulator_
             out = []
             for row in db.table.read_rows(query):
                 cells = [row.get_cells(db.family, q) for q in (b"u", b"t", b"w", b"n")]
-                out += [(int(u.value), int(t.value), w.value.decode(), int(n.value)) for u, t, w, n in zip(*cells)]
+                out += [(int(u.value), int(t.value), w.value.decode(), int(n.value)) for u, t, w, n in zip(*cells,
+                                                                                                           strict=True)]
             return out
 
         def ours(spans, limit=None, where=None):

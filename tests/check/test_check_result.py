@@ -55,7 +55,8 @@ def test_a_table_is_found_by_name_whatever_its_case():
 
 @pytest.mark.parametrize("find, message", [
     (lambda r: r.table("Order"), "shop.sql has no table 'Order'; its tables: Orders, Customers"),
-    (lambda r: r.index("Orders", "ByTime"), "shop.sql has no index 'Orders.ByTime'; its indexes: Orders.OrdersByCreatedAt"),
+    (lambda r: r.index("Orders", "ByTime"),
+     "shop.sql has no index 'Orders.ByTime'; its indexes: Orders.OrdersByCreatedAt"),
     (lambda r: r.table("OrdersByCreatedAt"), "its tables: Orders, Customers"),
 ])
 def test_an_unknown_name_lists_the_known_ones(find, message):

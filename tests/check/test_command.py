@@ -53,7 +53,7 @@ def write(tmp_path, name: str, text: str):
 
 def section(lines: list[str], title: str) -> str:
     """The lines of one table's or index's block of the report."""
-    start = lines.index(title) if title in lines else next(i for i, l in enumerate(lines) if l.startswith(title))
+    start = lines.index(title) if title in lines else next(i for i, line in enumerate(lines) if line.startswith(title))
     end = next((i for i in range(start + 1, len(lines)) if not lines[i].startswith(" ")), len(lines))
     return "\n".join(lines[start:end])
 
@@ -69,13 +69,15 @@ def test_a_commit_timestamp_first_key_is_a_hotspot_and_the_swap_fix_spreads(span
     assert 'rule: Spanner: Schema design best practices, section "Choose a primary key to prevent hotspots"' in orders
     assert "fix: swap the key order: CustomerId before OrderTs, PRIMARY KEY (CustomerId, OrderTs)" in orders
     assert ") PRIMARY KEY (CustomerId, OrderTs);" in orders
-    after = report.lines[report.lines.index("after the fixes (the fixed DDL applied to the emulator and checked again):") + 1]
+    after = report.lines[report.lines.index("after the fixes (the fixed DDL applied to the emulator and checked "
+                                            "again):") + 1]
     assert after.startswith("  table Orders: key (CustomerId, OrderTs): spread")
     assert report.exit_code == 0
 
 
 def test_an_uninferable_int64_key_column_is_named_never_guessed(spanner_emulator, tmp_path):
-    schema = write(tmp_path, "orders.sql", ORDERS_BY_COMMIT_TIME.replace("(OrderTs, CustomerId)", "(CustomerId, OrderTs)"))
+    schema = write(tmp_path, "orders.sql", ORDERS_BY_COMMIT_TIME.replace("(OrderTs, CustomerId)",
+                                                                         "(CustomerId, OrderTs)"))
     report = check(CheckRequest(schema=schema))
     orders = section(report.lines, "table Orders: key (CustomerId, OrderTs)")
     assert "verdict: inconclusive: it depends on CustomerId, which keybench cannot infer" in orders
@@ -93,7 +95,8 @@ def shop_report(spanner_emulator, tmp_path_factory):
 def test_a_bit_reversed_sequence_key_spreads(shop_report):
     customers = section(shop_report.lines, "table Customers: key (CustomerId)")
     assert "verdict: spread" in customers
-    assert "assumes CustomerId = bit_reversed: DEFAULT from sequence CustomerSequence, bit_reversed_positive" in customers
+    assumed = "assumes CustomerId = bit_reversed: DEFAULT from sequence CustomerSequence, bit_reversed_positive"
+    assert assumed in customers
 
 
 def test_an_interleaved_child_takes_its_parents_key_and_spreads(shop_report):
@@ -110,12 +113,12 @@ def test_a_null_filtered_index_on_a_time_hotspots_alone_and_the_shard_fix_spread
     assert "best practice #3" in index
     assert "CREATE NULL_FILTERED INDEX EventsByCreatedAt ON Events(ShardId, CreatedAt) STORING (Kind);" in index
     assert "ShardId INT64 AS (MOD(FARM_FINGERPRINT(CAST(CreatedAt AS STRING)), 16)) STORED," in index
-    assert any(l.startswith("  index Events.EventsByCreatedAt: key (ShardId, CreatedAt, EventId): spread")
-               for l in shop_report.lines)
+    assert any(line.startswith("  index Events.EventsByCreatedAt: key (ShardId, CreatedAt, EventId): spread")
+               for line in shop_report.lines)
 
 
 def test_fail_on_verdict_lists_each_offender_on_one_line_and_exits_1(shop_report):
-    failures = [l for l in shop_report.lines if l.startswith("FAIL ")]
+    failures = [line for line in shop_report.lines if line.startswith("FAIL ")]
     assert failures == [f for f in failures if "Events.EventsByCreatedAt: hotspot" in f] and len(failures) == 1
     assert shop_report.exit_code == 1
 
@@ -229,8 +232,8 @@ def test_postgresql_a_commit_timestamp_first_key_is_a_hotspot_and_the_swap_fix_s
             "      customerid bigint NOT NULL,\n      amount double precision,\n"
             "      PRIMARY KEY (customerid, orderts)\n    );") in orders
     assert " DESC" not in orders
-    assert any(l.startswith("  table ordersbytime: key (customerid, orderts): spread")
-               for l in after_fixes(postgresql_report.lines))
+    assert any(line.startswith("  table ordersbytime: key (customerid, orderts): spread")
+               for line in after_fixes(postgresql_report.lines))
 
 
 @pytest.mark.parametrize("title, assumption", [
@@ -253,8 +256,8 @@ def test_postgresql_an_index_on_createdat_hotspots_alone_and_is_sharded_in_postg
     assert "shardid bigint GENERATED ALWAYS AS (mod(spanner.farm_fingerprint(createdat::text), 16)) STORED," in index
     assert ("CREATE INDEX eventsbycreatedat ON events (shardid, createdat) INCLUDE (kind) "
             "WHERE createdat IS NOT NULL;") in index
-    assert any(l.startswith("  index events.eventsbycreatedat: key (shardid, createdat, eventid): spread")
-               for l in after_fixes(postgresql_report.lines))
+    assert any(line.startswith("  index events.eventsbycreatedat: key (shardid, createdat, eventid): spread")
+               for line in after_fixes(postgresql_report.lines))
     assert postgresql_report.exit_code == 0
 
 

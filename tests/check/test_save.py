@@ -86,7 +86,8 @@ def test_a_saved_table_loads_with_the_key_parts_the_check_judged(tmp_path):
     # the interleaved child upserts its parent row, keyed by its own leading key columns, in its commit
     child = loaded["lines"]
     assert child.parent_rows.table == "Orders" and child.parent_rows.key_columns == 2
-    assert [(p.column, p.name) for p in child.parent_rows.columns] == [("Region", "fill"), ("Total", "fill"), ("Tags", "fill")]
+    assert [(p.column, p.name) for p in child.parent_rows.columns] == [("Region", "fill"), ("Total", "fill"), ("Tags",
+                                                                                                               "fill")]
     assert child.parent_table is None  # the catalogue's UserId parent, which its reads also read, is another thing
 
 
@@ -119,7 +120,8 @@ def test_a_saved_template_loads_with_the_template_s_key_parts(tmp_path):
 def test_a_not_null_column_of_a_type_keybench_cannot_write_is_one_line():
     table = Table("T", (Column("Id", "INT64", False), Column("P", "PROTO<a.B>", False)), (KeyColumn("Id"),))
     with pytest.raises(KeybenchError, match=r"T\.P is NOT NULL and keybench cannot generate values of type PROTO<a.B>"):
-        spanner_draft(Schema((table,)), table, "CREATE TABLE T", Path("t.sql"), lambda t, c: infer(Schema((table,)), t, c, {}))
+        spanner_draft(Schema((table,)), table, "CREATE TABLE T", Path("t.sql"), lambda t, c: infer(Schema((table,)), t,
+                                                                                                   c, {}))
 
 
 def test_an_existing_folder_is_never_overwritten(tmp_path):
@@ -175,7 +177,8 @@ CREATE TABLE Invoices (
 
 
 @pytest.mark.emulator
-def test_a_postgresql_table_is_saved_as_postgresql_sql_that_the_emulator_takes_and_writes_to(spanner_emulator, tmp_path):
+def test_a_postgresql_table_is_saved_as_postgresql_sql_that_the_emulator_takes_and_writes_to(spanner_emulator,
+                                                                                             tmp_path):
     source = tmp_path / "shop.sql"
     schema = load_schema(split_ddl(SHOP_POSTGRESQL), source, POSTGRESQL)
     stated = {"lineno": Distribution("sequential", "stated"), "region": Distribution("categorical", "stated", 12)}
@@ -189,10 +192,12 @@ def test_a_postgresql_table_is_saved_as_postgresql_sql_that_the_emulator_takes_a
     assert list(loaded) == ["invoices", "lines", "orders"]
     for name, strategy in loaded.items():
         table = schema.table(name)
-        judged = table_strategy(schema, table, key_distributions(schema, table, lambda t, c: infer(schema, t, c, stated)),
+        judged = table_strategy(schema, table, key_distributions(schema, table, lambda t, c: infer(schema, t, c,
+                                                                                                   stated)),
                                 source)
         assert shape(strategy.parts) == shape(judged.parts)
-        assert [(i.name, shape(i.parts)) for i in strategy.indexes] == [(i.name, shape(i.parts)) for i in judged.indexes]
+        assert [(i.name, shape(i.parts)) for i in strategy.indexes] == [(i.name,
+                                                                         shape(i.parts)) for i in judged.indexes]
     orders = loaded["orders"]
     assert [(p.column, p.name) for p in orders.parts] == [("orderid", "uuid4_string")]
     assert [(p.column, p.name, p.sql_type) for p in orders.extra_parts] == [

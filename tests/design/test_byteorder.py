@@ -179,7 +179,7 @@ def test_an_interleaved_space_splits_only_between_root_rows():
     event = WriteEvent(7, 1_790_000_000_000_000, "", 1)
     written = encoder.write_keys(strategy.key_generator(1).key(event), event)
     assert {space for space, _, _ in written} == {TABLE_SPACE, strategy.indexes[0].name}
-    for space, key, unit in written:
+    for _, key, unit in written:
         assert unit == 8 and key[:8] == encode_int64(7)  # the root key, Users.UserId, and nothing after it
     uuid_table = KeyEncoder(strategies.catalogue("spanner")["uuid4_string"])
     (_, key, unit), = uuid_table.write_keys(("0c8d0ad4-3b51-4d3a-9a4f-5f0f6c1f5f36",), event)

@@ -38,7 +38,8 @@ def test_bucket_hash_of_arrays_is_the_hash_of_each_row_and_spreads_over_buckets(
     users = np.arange(len(ts), dtype=np.int64) % 997 + 1
     rows = bucket_hash(ts, users)
     assert rows.dtype == np.uint64
-    assert [int(h) for h in rows[:300]] == [bucket_hash(int(t), int(u)) for t, u in zip(ts[:300], users[:300])]
+    assert [int(h) for h in rows[:300]] == [bucket_hash(int(t), int(u)) for t, u in zip(ts[:300], users[:300],
+                                                                                        strict=True)]
     assert [int(h) for h in bucket_hash(7, users[:50])] == [bucket_hash(7, int(u)) for u in users[:50]]
     assert bucket_hash(1, 2) != bucket_hash(2, 1) and bucket_hash(1, 2) < 2**64
     shards = np.bincount((rows % np.uint64(64)).astype(np.int64), minlength=64)
@@ -330,7 +331,8 @@ def test_a_time_window_over_interval_rows_counts_the_rest_of_their_intervals_as_
     answer, strays = request.answer(rows)
     assert [r.ts_us for r in answer] == [lo, hi] and strays == 0
     assert request.answer([StoredRow(1, 1_795_000_020_000_000, "next")])[1] == 1
-    assert KeyGenerator(parts).key(WriteEvent(1, lo, "w"))[0] == timestamp(1_795_000_000_000_000).strftime("%Y%m%d%H%M%S")
+    assert KeyGenerator(parts).key(WriteEvent(1, lo,
+                                              "w"))[0] == timestamp(1_795_000_000_000_000).strftime("%Y%m%d%H%M%S")
 
 
 def test_a_tenant_part_spreads_devices_over_its_tenants():

@@ -97,8 +97,10 @@ def test_the_project_points_nowhere_outside_itself():
 
 
 def test_split_ddl_drops_comments_and_keeps_semicolons_inside_quotes():
-    text = "-- a comment; with a semicolon\nCREATE TABLE A (X STRING(MAX) DEFAULT ('a;b')) PRIMARY KEY (X);\n\nCREATE INDEX I ON A(X);"
-    assert split_ddl(text) == ["CREATE TABLE A (X STRING(MAX) DEFAULT ('a;b')) PRIMARY KEY (X)", "CREATE INDEX I ON A(X)"]
+    text = ("-- a comment; with a semicolon\nCREATE TABLE A (X STRING(MAX) DEFAULT ('a;b')) PRIMARY KEY (X);\n\n"
+            "CREATE INDEX I ON A(X);")
+    assert split_ddl(text) == ["CREATE TABLE A (X STRING(MAX) DEFAULT ('a;b')) PRIMARY KEY (X)",
+                               "CREATE INDEX I ON A(X)"]
 
 
 def test_unknown_strategy_lists_the_valid_ones():
@@ -173,7 +175,8 @@ def test_more_than_100_column_families_are_refused_naming_the_rule(copy_of):
 
 def test_a_row_key_over_4_kb_is_refused_naming_the_rule(copy_of):
     folder = copy_of("bigtable", "salted")
-    (folder / "strategy.toml").write_text(test_strategy_toml(f'key = ["device", {{ value = "label", text = "{"m" * 4100}" }}]'))
+    (folder / "strategy.toml").write_text(test_strategy_toml('key = ["device", { value = "label", text = '
+                                                             f'"{"m" * 4100}" }}]'))
     with pytest.raises(KeybenchError, match="row keys of 4,109 bytes; Bigtable's rule is a row key of at most 4 KB"):
         check_rules(load_strategy(folder, "bigtable", ""), population=1000, payload_bytes=100)
 

@@ -46,7 +46,8 @@ def test_a_not_null_column_of_every_writable_type_gets_a_value(sql_type, kind):
     assert value not in (None, "", b"", [])
 
 
-@pytest.mark.parametrize("sql_type", ["PROTO<a.b.C>", "STRUCT<a INT64>", "INTERVAL", "ARRAY<ARRAY<INT64>>", "TOKENLIST"])
+@pytest.mark.parametrize("sql_type", ["PROTO<a.b.C>", "STRUCT<a INT64>", "INTERVAL", "ARRAY<ARRAY<INT64>>",
+                                      "TOKENLIST"])
 def test_a_type_keybench_cannot_write_is_named(sql_type):
     with pytest.raises(ValueError, match="cannot generate values of type"):
         parse_type(sql_type)

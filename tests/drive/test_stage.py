@@ -265,7 +265,8 @@ def test_bigtable_batch_writes_n_rows_per_mutate_rows_call_and_the_audit_counts_
     assert len(stage.written) == 20 and len(stage.recent) == 20
     integrity, _ = stage.finish()
     assert integrity.ok and (integrity.acknowledged, integrity.stored) == (20, 20)
-    [insert_row] = [r for r in stage_rows(stage.result(seconds=1.0, integrity=integrity, tenant_drop=None, fresh=True, started_epoch_s=0.0)) if r["operation"] == "insert"]
+    [insert_row] = [r for r in stage_rows(stage.result(seconds=1.0, integrity=integrity, tenant_drop=None, fresh=True,
+                                                       started_epoch_s=0.0)) if r["operation"] == "insert"]
     assert insert_row["batch_size"] == 5 and insert_row["rows_per_op"] == "5.00"
 
 

@@ -70,7 +70,8 @@ def test_the_keybench_tab_shows_live_latency_integrity_model_and_heatmap(locust_
         sections.setdefault(row["section"], []).append(row)
     latency = {r["series"]: r for r in sections["latency"]}
     insert = latency["bigtable:timestamp_first insert"]
-    p50, p99 = (int(v.replace(",", "")) for v in re.fullmatch(r"p50 ([\d,]+) µs · p99 ([\d,]+) µs", insert["figure"]).groups())
+    p50, p99 = (int(v.replace(",", "")) for v in re.fullmatch(r"p50 ([\d,]+) µs · p99 ([\d,]+) µs",
+                                                              insert["figure"]).groups())
     assert 0 < p50 <= p99
     assert insert["detail"].startswith("1.00 rows per op")
     integrity = {r["series"]: int(r["figure"].replace(",", "")) for r in sections["integrity"]}

@@ -15,7 +15,8 @@ from keybench.infra.containers import COMMANDS, IMAGES
 from tests.conftest import REPO, keybench
 from tests.dockerd import docker
 
-SMOKE_STRATEGIES = "timestamp_first,hash_shard,salted"  # Spanner: timestamp_first, hash_shard; Bigtable: timestamp_first, salted
+# Spanner: timestamp_first, hash_shard; Bigtable: timestamp_first, salted
+SMOKE_STRATEGIES = "timestamp_first,hash_shard,salted"
 LOAD_WORKERS = 2
 
 
@@ -63,7 +64,8 @@ def test_the_load_profile_runs_a_locust_master_and_scalable_workers_against_both
     assert "ports" not in worker and "container_name" not in worker  # `--scale locust-worker=N` needs neither
     for service in (master, worker):
         assert service["build"] == {"context": ".", "args": ["BASE_IMAGE"]} and service["image"] == "keybench-locust"
-        assert service["environment"] == {"SPANNER_EMULATOR_HOST": "spanner:9010", "BIGTABLE_EMULATOR_HOST": "bigtable:8086"}
+        assert service["environment"] == {"SPANNER_EMULATOR_HOST": "spanner:9010",
+                                          "BIGTABLE_EMULATOR_HOST": "bigtable:8086"}
     assert master["depends_on"]["bigtable"]["condition"] == "service_healthy"
     dockerfile = (REPO / "Dockerfile").read_text()
     assert "FROM ${BASE_IMAGE}" in dockerfile and "COPY src src" in dockerfile and "pip install" in dockerfile
@@ -88,7 +90,8 @@ def compose_up(docker_engine, tmp_path_factory):
         down = docker(docker_engine, "compose", "--profile", "load", "down", "--timeout", "2", "--volumes",
                       env=env, cwd=REPO)
         assert down.returncode == 0, down.stderr[-2000:]
-        left = docker(docker_engine, "ps", "-aq", "--filter", f"label=com.docker.compose.project={env['COMPOSE_PROJECT_NAME']}")
+        left = docker(docker_engine, "ps", "-aq", "--filter",
+                      f"label=com.docker.compose.project={env['COMPOSE_PROJECT_NAME']}")
         assert left.stdout.strip() == ""
 
 
@@ -109,7 +112,8 @@ def test_compose_up_brings_both_emulators_to_healthy_and_keybench_smoke_runs_aga
     assert designs == {("spanner", "timestamp_first"), ("spanner", "hash_shard"),
                        ("bigtable", "timestamp_first"), ("bigtable", "salted")}
     assert {r["integrity"] for r in rows} == {"ok"} and {r["fresh_emulator"] for r in rows} == {"no"}
-    writes = {(r["backend"], r["strategy"], r["dialect"]): int(r["requests"]) for r in rows if r["operation"] == "insert"}
+    writes = {(r["backend"], r["strategy"],
+               r["dialect"]): int(r["requests"]) for r in rows if r["operation"] == "insert"}
     assert len(writes) == 6 and min(writes.values()) > 0, writes  # Spanner's two in both dialects
 
 

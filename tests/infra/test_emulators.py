@@ -55,7 +55,8 @@ def test_up_status_down_leaves_nothing_behind(native_binaries, no_emulator_env):
 def test_a_set_variable_is_used_and_nothing_is_started(emulator_hosts, no_emulator_env, monkeypatch):
     monkeypatch.setenv("SPANNER_EMULATOR_HOST", emulator_hosts["spanner"])
     endpoint = emulators.resolve("spanner")
-    assert (endpoint.address, endpoint.source, endpoint.restartable) == (emulator_hosts["spanner"], "environment", False)
+    assert (endpoint.address, endpoint.source, endpoint.restartable) == (emulator_hosts["spanner"], "environment",
+                                                                         False)
     assert emulators.recorded() == [] or all(e.started_by.startswith("pytest") for e in emulators.recorded())
 
 

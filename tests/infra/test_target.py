@@ -71,7 +71,8 @@ def test_the_estimate_counts_inserts_parent_upserts_and_preloaded_rows():
     closed = RunOptions(users=3, duration_s=1.0, settings=WorkloadSettings(mix={"insert": 1}))
     assert target.stage_writes(catalogue["uuid7"], closed) == 3 * target.CLOSED_LOOP_OPS_PER_USER_CEILING
     closed_with_a_reader = RunOptions(users=3, duration_s=1.0)
-    assert target.stage_writes(catalogue["uuid7"], closed_with_a_reader) == 2 * target.CLOSED_LOOP_OPS_PER_USER_CEILING + 1
+    assert target.stage_writes(catalogue["uuid7"],
+                               closed_with_a_reader) == 2 * target.CLOSED_LOOP_OPS_PER_USER_CEILING + 1
 
 
 def test_the_target_record_names_the_instance_and_nothing_else():
@@ -159,11 +160,11 @@ def test_two_runs_at_once_on_one_emulator_do_not_collide(emulator_hosts, tmp_pat
         runs.append(subprocess.Popen(cmd, cwd=REPO, env={**os.environ, **env}, text=True,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE))
     outputs = [p.communicate(timeout=180) for p in runs]
-    for p, (out, err) in zip(runs, outputs):
+    for p, (out, err) in zip(runs, outputs, strict=True):
         assert p.returncode == 0, err
         assert SECRET not in out + err
     records = [json.loads((tmp_path / name / "same" / "run.json").read_text()) for name in ("a", "b")]
-    for record, name in zip(records, ("a", "b")):
+    for record, name in zip(records, ("a", "b"), strict=True):
         text = (tmp_path / name / "same" / "run.json").read_text()
         assert SECRET not in text and "GOOGLE_APPLICATION_CREDENTIALS" not in text
         assert record["target"]["kind"] == "emulator" and record["endpoints"]["bigtable"]["target"] == "emulator"

@@ -111,7 +111,8 @@ def test_summary_percentiles_match_known_latencies_where_locust_rounds_them_away
         for _ in range(200):
             c.record(series, seconds, Measurement())
         c.settle()
-        row = summary_row(series, c.stats[series], 1.0, clean, True, provenance_columns(catalogue("bigtable")["salted"]))
+        row = summary_row(series, c.stats[series], 1.0, clean, True,
+                          provenance_columns(catalogue("bigtable")["salted"]))
         true_ms = seconds * 1000
         assert abs(float(row["p50_ms"]) - true_ms) <= 0.01 * true_ms, (true_ms, row["p50_ms"])
         # Locust's "50%" (its CSV and UI percentiles) keeps whole milliseconds below 100 ms.

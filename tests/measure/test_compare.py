@@ -89,8 +89,8 @@ def test_a_candidate_missing_a_row_of_the_baseline_fails_whatever_the_rules(base
     (fewer / "summary.csv").write_text("\n".join(lines[:-1]) + "\n")  # hash_shard's time_window is gone
     result = keybench("compare", str(baseline), str(fewer), timeout=60)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "REGRESSION 1 row(s) of the baseline are missing from the candidate: spanner/hash_shard/googlesql/time_window" \
-        in result.stdout
+    missing = "spanner/hash_shard/googlesql/time_window"
+    assert f"REGRESSION 1 row(s) of the baseline are missing from the candidate: {missing}" in result.stdout
 
 
 @pytest.mark.parametrize("integrity", ["unverified", "MISMATCH"])
@@ -116,7 +116,8 @@ def test_a_non_finite_figure_is_refused_not_compared(baseline, tmp_path, value):
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
 
 
-@pytest.mark.parametrize("content", [b"\x89PNG\r\n\x1a\n\x00\x00\xff\xfe binary", b"schema_version,backend\n2,spanner,extra,fields\n"])
+@pytest.mark.parametrize("content", [b"\x89PNG\r\n\x1a\n\x00\x00\xff\xfe binary",
+                                     b"schema_version,backend\n2,spanner,extra,fields\n"])
 def test_a_binary_or_ragged_summary_is_one_line_and_exit_2(baseline, tmp_path, content):
     bad = tmp_path / "summary.csv"
     bad.write_bytes(content)

@@ -67,7 +67,8 @@ def test_the_first_section_a_browser_shows_is_the_verdict_table_then_the_write_h
 def test_the_report_shows_each_strategys_expectation_provenance_and_advice(small_run):
     page = (small_run / "report.html").read_text()
     designs = page.split('<table class="designs">')[1].split("</table>")[0]
-    assert designs.count("<tr>") == 1 + 4  # the header; spanner timestamp_first, hash_shard; bigtable timestamp_first, salted
+    # the header; spanner timestamp_first, hash_shard; bigtable timestamp_first, salted
+    assert designs.count("<tr>") == 1 + 4
     assert "not in the documents" in designs  # salted is keybench's own addition
     assert "Bigtable: Schema design best practices" in designs and "以时间戳开头的行键" in designs
 

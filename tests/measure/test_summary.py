@@ -22,7 +22,8 @@ def stats_with(latencies_us, failures=0):
     s = OperationStats("range")
     for v in latencies_us:
         s.histogram.record_value(v)
-    s.requests, s.failures, s.rows, s.fanout = len(latencies_us), failures, 5 * len(latencies_us), 16 * len(latencies_us)
+    n = len(latencies_us)
+    s.requests, s.failures, s.rows, s.fanout = n, failures, 5 * n, 16 * n
     return s
 
 
@@ -101,6 +102,7 @@ def test_provenance_columns_say_documented_only_where_a_document_states_the_dist
     assert own["documented"] == "" and own["expected"] == "hotspot"
     assert own["source"].startswith("not in the documents")
     advice_only = provenance_columns(bigtable["hashed"])
-    assert advice_only["documented"] == "" and advice_only["source"].startswith("Bigtable: Schema design best practices")
+    assert advice_only["documented"] == "" and advice_only["source"].startswith("Bigtable: Schema design best "
+                                                                                "practices")
     assert advice_only["advice"].startswith("avoid: hashing loses")
     assert list(SUMMARY_COLUMNS[-3:]) == ["expected", "source", "advice"]

@@ -176,7 +176,8 @@ def test_a_recorded_stream_models_like_the_simulated_one(tmp_path):
         event = events.event(i)
         stream.record_insert(encoder, generator.key(event), event, event.ts_us / 1e6)
         if i % 100 == 99:
-            stream.record_read(encoder, window.build(event.ts_us - 50_000, event.ts_us), event.ts_us / 1e6, "time_window")
+            stream.record_read(encoder, window.build(event.ts_us - 50_000, event.ts_us), event.ts_us / 1e6,
+                               "time_window")
     result = analyze_file(stream.save(tmp_path / "keystream.npz"), SplitParams(nodes=NODES))
     index = strategy.indexes[0].name
     assert result.hot_space == index and result.spaces[index].hot_node_share >= 0.9

@@ -123,7 +123,8 @@ def test_a_paused_emulator_stalls_the_stage_which_then_goes_on_without_double_co
     for r in rows:
         assert int(r["requests"]) == sum(int(s["ops"]) for s in seconds if s["operation"] == r["operation"])
     insert = next(r for r in rows if r["operation"] == "insert")
-    assert insert["integrity"] == "ok" and int(insert["acknowledged"]) == int(insert["stored"]) == int(insert["requests"])
+    assert insert["integrity"] == "ok"
+    assert int(insert["acknowledged"]) == int(insert["stored"]) == int(insert["requests"])
     # the stall: operations caught in it took the pause's length (at thousands of inserts a
     # second, the few caught in it are under 1 % of their second, so it shows in max, not p99)
     assert max(float(r["max_ms"]) for r in rows if r["max_ms"]) >= 2500
@@ -281,7 +282,6 @@ def test_a_database_that_stalls_at_the_end_of_the_load_is_unverified_not_waited_
     pid = emulator_pid(backend)
     time.sleep(max(0.0, started + 3.5 - time.monotonic()))
     os.kill(pid, signal.SIGSTOP)
-    paused = time.monotonic()
     try:
         ended = run.wait_for(f"[1/1] {backend}:{strategy}  done", timeout=60)
     finally:
@@ -324,7 +324,8 @@ def test_a_worker_that_dies_is_named_and_its_share_unverified_without_stretching
     code, _ = run.finish()
     assert code == 1, run.stderr[-2000:]
     # Found by its exit (pid, signal), or, if Locust missed its heartbeats first, by those.
-    assert re.search(r"worker \d died \((pid \d+, killed by SIGKILL|no heartbeat from )", run.stderr), run.stderr[-2000:]
+    assert re.search(r"worker \d died \((pid \d+, killed by SIGKILL|no heartbeat from )",
+                     run.stderr), run.stderr[-2000:]
     assert "MISMATCH" not in run.stderr, run.stderr[-2000:]
     stage = json.loads((own_emulators / "lost" / "run.json").read_text())["stages"][0]
     integrity = stage["integrity"]
@@ -340,7 +341,8 @@ def tiny_disk(tmp_path):
     """A 48 KiB filesystem of its own (tmpfs, as root): room for a stage's files, not a run's."""
     mount = tmp_path / "tiny"
     mount.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=48k", "tmpfs", str(mount)], capture_output=True, text=True)
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=48k", "tmpfs", str(mount)], capture_output=True,
+                          text=True)
     if done.returncode != 0:
         pytest.skip(f"cannot mount a small tmpfs here (needs root): {done.stderr.strip()}")
     try:

@@ -1,5 +1,6 @@
-"""The migration strategies of "Spanner: Primary key migration strategies": database-generated keys must never collide with the
-migrated source's keys, and a wrong sequence configuration must show up as collisions."""
+"""The migration strategies of "Spanner: Primary key migration strategies": database-generated
+keys must never collide with the migrated source's keys, and a wrong sequence configuration must
+show up as collisions."""
 
 import shutil
 

@@ -51,7 +51,8 @@ def test_smoke_run_of_every_strategy_writes_a_clean_summary(emulator_hosts, tmp_
     spanner_units = {(r["strategy"], r["dialect"]) for r in inserts if r["backend"] == "spanner"}
     assert spanner_units == {(s.name, d) for s in schedule_stages(options) if s.backend == "spanner"
                              for d in ("googlesql", "postgresql")}
-    assert {r["note"] != "" for r in inserts if r["dialect"] == "postgresql" and r["strategy"] == "desc_timestamp"} == {True}
+    pg_desc = [r for r in inserts if r["dialect"] == "postgresql" and r["strategy"] == "desc_timestamp"]
+    assert {r["note"] != "" for r in pg_desc} == {True}
     assert all(r["aborts"].isdigit() and r["collisions"] == "0" for r in inserts if r["backend"] == "spanner")
     assert {r["strategy"] for r in inserts if r["emulator_bound"] == "yes"} == {
         "bit_reversed_sequence", "migrate_skip_range", "migrate_start_counter", "uuid4_generated", "migrate_uuid"}
@@ -117,12 +118,14 @@ def test_smoke_fails_on_failed_operations_where_a_full_run_reports_them(emulator
     ddl.write_text(ddl.read_text().replace("  Payload STRING(MAX),\n", "  Payload STRING(MAX),\n"
                                            "  CONSTRAINT NoUserThree CHECK (UserId != 3),\n"))
     monkeypatch.setenv("KEYBENCH_SCHEMAS", str(root))
-    common = dict(backends=("spanner",), strategies=("swapped_order",), users=2, duration_s=2.0, dialects=("googlesql",),
+    common = dict(backends=("spanner",), strategies=("swapped_order",), users=2, duration_s=2.0,
+                  dialects=("googlesql",),
                   results_dir=tmp_path / "results", settings=WorkloadSettings(population=5))
     assert run(RunOptions(**common, smoke=True, run_id="smoke")) == 1
     assert run(RunOptions(**common, smoke=False, run_id="full")) == 0
     for run_id in ("smoke", "full"):
-        [insert] = [r for r in read_summary(tmp_path / "results" / run_id / "summary.csv") if r["operation"] == "insert"]
+        rows = read_summary(tmp_path / "results" / run_id / "summary.csv")
+        [insert] = [r for r in rows if r["operation"] == "insert"]
         assert int(insert["failures"]) > 0 and insert["integrity"] == "ok"
 
 

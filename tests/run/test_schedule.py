@@ -17,7 +17,8 @@ def test_a_user_design_runs_beside_the_catalogue_in_the_dialects_it_has(tmp_path
     mine = tmp_path / "mine"
     shutil.copytree(schemas_root() / "spanner" / "hash_shard", mine / "spanner" / "my_shards")
     (mine / "spanner" / "my_shards" / f"{left_out}.sql").unlink()
-    stages = schedule_stages(RunOptions(backends=("spanner",), strategies=("uuid4_string", "my_shards"), strategy_dirs=(mine,)))
+    stages = schedule_stages(RunOptions(backends=("spanner",), strategies=("uuid4_string", "my_shards"),
+                                        strategy_dirs=(mine,)))
     assert [(s.name, s.dialect) for s in stages] == [
         ("uuid4_string", "googlesql"), ("uuid4_string", "postgresql"), ("my_shards", saved_in)]
     assert stages[-1].directory == (mine / "spanner" / "my_shards").resolve()
@@ -43,7 +44,8 @@ def test_the_catalogue_given_as_a_designs_folder_runs_once(tmp_path):
     """`--schemas schemas` (the catalogue's own folder) adds nothing and refuses nothing."""
     options = RunOptions(backends=("spanner",), strategies=("uuid4_string",), dialects=("googlesql",))
     with_catalogue = schedule_stages(RunOptions(**{**options.__dict__, "designs": (schemas_root(),)}))
-    assert [(s.label, s.directory) for s in with_catalogue] == [(s.label, s.directory) for s in schedule_stages(options)]
+    assert [(s.label, s.directory) for s in with_catalogue] == [(s.label,
+                                                                 s.directory) for s in schedule_stages(options)]
 
 
 def test_a_user_design_named_but_written_in_a_dialect_left_out_is_refused_in_one_line(tmp_path):

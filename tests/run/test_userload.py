@@ -52,7 +52,8 @@ def test_check_load_audits_the_user_s_tables_in_their_dialect_and_a_saved_design
         emulator_hosts, tmp_path):
     schema = tmp_path / "readings.sql"
     schema.write_text(READINGS_POSTGRESQL)
-    result = keybench("check", str(schema), "--load", "1s", "--rows", "5000", "--results-dir", str(tmp_path / "results"))
+    result = keybench("check", str(schema), "--load", "1s", "--rows", "5000", "--results-dir",
+                      str(tmp_path / "results"))
     assert result.returncode == 0, result.stderr
     out = result.stdout
     # the check's verdicts first, unchanged, then the load, its audit and its latency table
@@ -64,7 +65,8 @@ def test_check_load_audits_the_user_s_tables_in_their_dialect_and_a_saved_design
     rows = read_summary(run_dir / "summary.csv")
     # in the dialect the tables were written in, and in that one only
     assert {(r["strategy"], r["dialect"], r["operation"]) for r in rows} == {
-        (s, "postgresql", op) for s in ("readings", "sensors") for op in ("insert", "point_read", "latest_n", "time_window")}
+        (s, "postgresql", op) for s in ("readings", "sensors") for op in ("insert", "point_read", "latest_n",
+                                                                          "time_window")}
     for r in rows:
         assert (r["integrity"], r["failures"], r["agrees"]) == ("ok", "0", "n/a"), r
     for insert in (r for r in rows if r["operation"] == "insert"):
@@ -79,7 +81,8 @@ def test_check_load_audits_the_user_s_tables_in_their_dialect_and_a_saved_design
                          strategy_dirs=(tmp_path / "mine",), users=2, duration_s=1.0, results_dir=tmp_path,
                          smoke=True, run_id="beside", report=False)
     assert run(options) == 0
-    inserts = {r["strategy"]: r for r in read_summary(tmp_path / "beside" / "summary.csv") if r["operation"] == "insert"}
+    rows = read_summary(tmp_path / "beside" / "summary.csv")
+    inserts = {r["strategy"]: r for r in rows if r["operation"] == "insert"}
     assert list(inserts) == ["sequential_int", "readings"]
     assert inserts["sequential_int"]["agrees"] in ("yes", "no") and inserts["readings"]["agrees"] == "n/a"
     assert inserts["readings"]["source"] == "your own design: saved by keybench check from readings.sql"

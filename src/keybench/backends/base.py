@@ -95,5 +95,5 @@ class Backend(ABC):
         concurrent users an insert may carry another's aborts; the totals are exact."""
         return 0
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027  (optional: a backend that holds no clients has nothing to release)
         """Release clients."""

@@ -249,7 +249,7 @@ class BigtableBackend(Backend):
                 except (KeyError, ValueError):
                     # A row rewritten in place (single_row_counter) holds one reading per version.
                     for u, t, w, n in zip(cells.get(b"u", ()), cells.get(b"t", ()), cells.get(b"w", ()),
-                                          cells.get(b"n", ())):
+                                          cells.get(b"n", ()), strict=False):
                         append(StoredRow(int(u), int(t), w.decode(), int(n)))
                 else:
                     append(StoredRow(int(u), int(t), w.decode(), int(n)))

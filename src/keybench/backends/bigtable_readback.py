@@ -39,7 +39,7 @@ def read_back(emulator_host: str | None, project: str, instance: str, table_ids:
         for table_id in table_ids:
             reader = ReadRowsCall(data.get_table(instance, table_id), deadline)
             for _, cells in reader(reader.request(None, wanted), family):
-                out.extend(zip(*(cells.get(q, ()) for q in qualifiers)))
+                out.extend(zip(*(cells.get(q, ()) for q in qualifiers), strict=False))
         return out
     finally:
         data.close()

@@ -203,7 +203,8 @@ class SpannerBackend(Backend):
                 n: self.param_types[n] for n in names}
         keys = [f"p{i}" for i in range(1, len(names) + 1)]
         return (text.format(*(f"${i}" for i in range(1, len(names) + 1))),
-                {k: values[n] for k, n in zip(keys, names)}, {k: self.param_types[n] for k, n in zip(keys, names)})
+                {k: values[n] for k, n in zip(keys, names, strict=True)}, {k: self.param_types[n] for k, n in zip(keys,
+                                                                                                                  names, strict=True)})
 
     counts_aborts = True
 
@@ -269,7 +270,7 @@ class SpannerBackend(Backend):
             pass
 
     def _row(self, key: tuple, event: WriteEvent) -> dict:
-        values = dict(zip(self.key_columns, key))
+        values = dict(zip(self.key_columns, key, strict=True))
         values.update((p.column, p.compute(event, self._extra_rng)) for p in self.strategy.extra_parts)
         values.setdefault(self.strategy.user_column, event.entity)
         values.setdefault(self.strategy.time_column, timestamp(event.ts_us))
@@ -310,9 +311,11 @@ class SpannerBackend(Backend):
         """The parent row of each child row, named by the child key's leading columns."""
         parent = self.strategy.parent_rows
         columns = [*self.key_columns[:parent.key_columns], *(p.column for p in parent.columns)]
-        values = {key[:parent.key_columns]: [*key[:parent.key_columns], *(p.compute(e, self._extra_rng) for p in parent.columns)]
+        values = {key[:parent.key_columns]: [*key[:parent.key_columns],
+                                             *(p.compute(e, self._extra_rng) for p in parent.columns)]
                   for key, e in rows}
-        batch.insert_or_update(self._n(parent.table), self._names(columns), [[_wire(v) for v in row] for row in values.values()])
+        batch.insert_or_update(self._n(parent.table), self._names(columns),
+                               [[_wire(v) for v in row] for row in values.values()])
 
     def _insert_returning(self, key: tuple, event: WriteEvent) -> tuple:
         """A key the database generates is known only from the insert itself, so this
@@ -343,8 +346,8 @@ class SpannerBackend(Backend):
             [returned] = retrying_aborts(attempt, self.timeout_s)
         except gexc.AlreadyExists as exc:
             raise KeyCollision(exc.message) from None
-        made = dict(zip(self.generated, returned))
-        return tuple(made.get(c, v) for c, v in zip(self.key_columns, key))
+        made = dict(zip(self.generated, returned, strict=True))
+        return tuple(made.get(c, v) for c, v in zip(self.key_columns, key, strict=True))
 
     def preload(self, rows: list[tuple[tuple, WriteEvent]]) -> None:
         for start in range(0, len(rows), 500):

@@ -57,7 +57,8 @@ def space_lines(check: SpaceCheck, fix: Fix | None, statements: list[str], diale
 def check_lines(source: str, statements: list[str], checks: list[SpaceCheck], fixes: dict[str, Fix], rows: int,
                 nodes: int, fixed_checks: list[SpaceCheck] | None, dialect: str = GOOGLESQL) -> list[str]:
     tables = len({c.table for c in checks})
-    lines = [f"keybench check {source}: {DIALECT_TITLES[dialect]} DDL, {tables} table(s), {len(checks) - tables} index(es); "
+    lines = [f"keybench check {source}: {DIALECT_TITLES[dialect]} DDL, {tables} table(s), {len(checks) - tables} "
+             "index(es); "
              f"verdicts from the split model over {rows:,} simulated inserts per table on {nodes} nodes "
              "(modelled, not measured)", ""]
     for check in checks:

@@ -32,9 +32,10 @@ TIME_NAME = re.compile(r"(time|timestamp|date|ts$|_at$|[a-z]At$|^at$|access|crea
                        re.IGNORECASE)
 EPOCH_NAME = re.compile(r"(time|timestamp|epoch|millis|micros|nanos|_ts$|[a-z]Ts$)", re.IGNORECASE)
 # GoogleSQL: MOD(FARM_FINGERPRINT(x), 16); PostgreSQL: mod(spanner.farm_fingerprint(x), '16'::bigint).
-FINGERPRINT_SHARD = re.compile(r"^\s*MOD\s*\(\s*(SPANNER\.)?FARM_FINGERPRINT\s*\(.*\)\s*,\s*'?(\d+)'?(::bigint)?\s*\)\s*$",
-                               re.IGNORECASE | re.DOTALL)
-UUID_DEFAULT = re.compile(r"\s*(SPANNER\.)?GENERATE_UUID\s*\(\s*\)\s*", re.IGNORECASE)  # PostgreSQL: spanner.generate_uuid()
+FINGERPRINT_SHARD = re.compile(r"^\s*MOD\s*\(\s*(SPANNER\.)?FARM_FINGERPRINT\s*\(.*\)"
+                               r"\s*,\s*'?(\d+)'?(::bigint)?\s*\)\s*$", re.IGNORECASE | re.DOTALL)
+UUID_DEFAULT = re.compile(r"\s*(SPANNER\.)?GENERATE_UUID\s*\(\s*\)\s*",
+                          re.IGNORECASE)  # PostgreSQL: spanner.generate_uuid()
 
 
 @dataclass(frozen=True)
@@ -150,7 +151,8 @@ def infer(schema: Schema, table: Table, column: Column, stated: dict[str, Distri
         return Distribution("time", f"an {written('INT64')} named like a time since the epoch")
     if column.base_type == "BOOL":
         return Distribution("categorical", f"{written('BOOL')}: two values", 2)
-    return Distribution(UNKNOWN, f"{_article(column.type_in(schema.dialect))} with no default or option that tells its values")
+    return Distribution(UNKNOWN,
+                        f"{_article(column.type_in(schema.dialect))} with no default or option that tells its values")
 
 
 def _article(noun: str) -> str:

@@ -21,7 +21,7 @@ from keybench.model.model_result import ModelResult
 from keybench.model.params import SplitParams
 from keybench.model.simulate import simulate_stream
 from keybench.model.splitmodel import model_stream
-from keybench.model.verdict import INCONCLUSIVE, judge
+from keybench.model.verdict import INCONCLUSIVE, Verdict, judge
 
 # What an unknown column is modelled as: its worst case and its best.
 UNKNOWN_CASES = ("sequential", "random")

@@ -40,8 +40,10 @@ USER_SCHEMA = {GOOGLESQL: "", POSTGRESQL: "public"}
 TABLES = ("SELECT TABLE_NAME, PARENT_TABLE_NAME, ON_DELETE_ACTION FROM INFORMATION_SCHEMA.TABLES "
           "WHERE TABLE_SCHEMA = '{schema}' AND TABLE_TYPE = 'BASE TABLE'")
 COLUMNS = ("SELECT TABLE_NAME, COLUMN_NAME, SPANNER_TYPE, IS_NULLABLE, COLUMN_DEFAULT, GENERATION_EXPRESSION, "
-           "IS_STORED FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA = '{schema}' ORDER BY TABLE_NAME, ORDINAL_POSITION")
-COMMIT_TIMESTAMPS = ("SELECT TABLE_NAME, COLUMN_NAME FROM INFORMATION_SCHEMA.COLUMN_OPTIONS WHERE TABLE_SCHEMA = '{schema}' "
+           "IS_STORED FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA = '{schema}' ORDER BY TABLE_NAME, "
+           "ORDINAL_POSITION")
+COMMIT_TIMESTAMPS = ("SELECT TABLE_NAME, COLUMN_NAME FROM INFORMATION_SCHEMA.COLUMN_OPTIONS WHERE TABLE_SCHEMA = "
+                     "'{schema}' "
                      "AND OPTION_NAME = 'allow_commit_timestamp' AND OPTION_VALUE = 'TRUE'")
 INDEXES = ("SELECT TABLE_NAME, INDEX_NAME, INDEX_TYPE, PARENT_TABLE_NAME, IS_UNIQUE, IS_NULL_FILTERED "
            "FROM INFORMATION_SCHEMA.INDEXES WHERE TABLE_SCHEMA = '{schema}'")
@@ -100,7 +102,8 @@ def apply_ddl(database, statements: list[str], source: Path, dialect: str = GOOG
         try:
             database.update_ddl([statement]).result(DDL_TIMEOUT_S)
         except gexc.GoogleAPICallError as exc:
-            raise DdlRefused(f"{source}: statement {number} refused by the Spanner emulator ({DIALECT_TITLES[dialect]}): "
+            raise DdlRefused(f"{source}: statement {number} refused by the Spanner emulator "
+                             f"({DIALECT_TITLES[dialect]}): "
                              f"{exc.message} (statement: {_shown(statement)})", number, dialect, exc.message) from None
 
 

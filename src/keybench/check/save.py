@@ -32,7 +32,8 @@ def _resolved(distributions: dict[str, Distribution]) -> tuple[dict[str, Distrib
     so it takes the worst case (sequential) and says so."""
     case = UNKNOWN_CASES[0]
     unknown = [c for c, d in distributions.items() if not d.known]
-    resolved = {c: d if d.known else Distribution(case, "unknown, taken as the worst case") for c, d in distributions.items()}
+    resolved = {c: d if d.known else Distribution(case, "unknown, taken as the worst case") for c,
+                d in distributions.items()}
     notes = [f"{', '.join(unknown)}: distribution unknown, written as {case} (the worst case); state it with --columns "
              "and save again"] if unknown else []
     return resolved, notes
@@ -45,19 +46,22 @@ def spanner_draft(schema: Schema, table: Table, ddl_text: str, source: Path, inf
     parent = schema.table(table.parent) if table.parent else None
     cased = _cased_names(schema, table, parent)
     if cased:
-        return StrategyDraft("spanner", name, what, skipped=f"quoted name(s) {', '.join(cased)} are not lower case: keybench "
+        return StrategyDraft("spanner", name, what,
+                             skipped=f"quoted name(s) {', '.join(cased)} are not lower case: keybench "
                                                      "writes PostgreSQL names as PostgreSQL folds unquoted ones")
     if parent is not None and parent.parent:
         return StrategyDraft("spanner", name, what, skipped=f"interleaved in {parent.name}, itself interleaved in "
                                                      f"{parent.parent}: keybench writes one level of parent rows")
     taken = [c for c in USER_DESIGN_COLUMNS.values() if any(col.name.lower() == c.lower() for col in table.columns)]
     if taken:
-        return StrategyDraft("spanner", name, what, skipped=f"has column(s) {', '.join(taken)}, which keybench keeps its "
+        return StrategyDraft("spanner", name, what,
+                             skipped=f"has column(s) {', '.join(taken)}, which keybench keeps its "
                                                      "bookkeeping in")
     distributions, notes = _resolved(key_distributions(schema, table, infer))
     computed = [c for c in distributions if table.column(c).generated is not None]
     if computed:
-        return StrategyDraft("spanner", name, what, skipped=f"key column(s) {', '.join(computed)} generated AS (...) by the "
+        return StrategyDraft("spanner", name, what,
+                             skipped=f"key column(s) {', '.join(computed)} generated AS (...) by the "
                                                      "database: keybench cannot know the keys of the rows it writes")
     keyed = {k.name for k in table.key}
     indexes, extra = [], {}
@@ -73,7 +77,8 @@ def spanner_draft(schema: Schema, table: Table, ddl_text: str, source: Path, inf
     if parent is not None:
         if any(spec["value"] in ("generated", "generated_uuid") for spec in key):
             return StrategyDraft("spanner", name, what, skipped=f"interleaved in {parent.name} with a key the database "
-                                                         "generates: keybench inserts such keys by DML, without parent rows")
+                                                         "generates: keybench inserts such keys by DML, without parent "
+                                                         "rows")
         parent_rows = {"table": parent.name, "key_columns": len(parent.key),
                        "column": _fills(parent, {k.name for k in parent.key}, source)}
         notes.append(f"each insert upserts its parent row in {parent.name}, in the same commit")
@@ -94,10 +99,12 @@ def spanner_draft(schema: Schema, table: Table, ddl_text: str, source: Path, inf
     ])
     dialect = schema.dialect
     bookkeeping = [f"ALTER TABLE {quoted(table.name, dialect)} ADD COLUMN "
-                   + Column(new_name(USER_DESIGN_COLUMNS[k], dialect), t).ddl(dialect) for k, t in BOOKKEEPING_TYPES.items()]
+                   + Column(new_name(USER_DESIGN_COLUMNS[k], dialect), t).ddl(dialect) for k,
+                   t in BOOKKEEPING_TYPES.items()]
     text = ddl_text.rstrip() + ("" if _closed(ddl_text) else ";")
     ddl = (f"-- {source.name} as the Spanner emulator accepted it:\n{text}\n\n"
-           "-- The columns keybench keeps each write's time, user, WriteId and payload in (nullable, outside every key).\n"
+           "-- The columns keybench keeps each write's time, user, WriteId and payload in (nullable, outside every "
+           "key).\n"
            + "".join(f"{s};\n" for s in bookkeeping))
     return StrategyDraft("spanner", name, what, {"strategy.toml": meta, f"{dialect}.sql": ddl}, notes=tuple(notes))
 
@@ -151,5 +158,6 @@ def template_draft(template: str, specs: list[dict]) -> StrategyDraft:
             f"separator = {toml_value(SEPARATOR)}\n"
             + toml_table_list("key", specs)
             + f"\n[source]\nuser = {toml_value(f'saved by keybench check --bigtable {template}')}\n")
-    table = "# One column family; a row is one write, so one version is all it needs.\n[column_families.cf]\ngc = { max_versions = 1 }\n"
+    table = ("# One column family; a row is one write, so one version is all it needs.\n"
+             "[column_families.cf]\ngc = { max_versions = 1 }\n")
     return StrategyDraft("bigtable", name, f"row key {template}", {"strategy.toml": meta, "table.toml": table})

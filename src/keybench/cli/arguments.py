@@ -24,7 +24,8 @@ from keybench.run.options import (
 
 BACKEND_CHOICES = (*strategies.BACKENDS, "all")
 POPULATION_HELP = "users (Spanner) or devices (Bigtable) the writes are spread over"
-SKEW_HELP = "how writes pick their user or device: uniform, or zipf:S (entity k takes a share ~ 1/k^S, e.g. zipf:1.2; default uniform)"
+SKEW_HELP = ("how writes pick their user or device: uniform, or zipf:S (entity k takes a share ~ 1/k^S, "
+             "e.g. zipf:1.2; default uniform)")
 
 
 def model_options(p: argparse.ArgumentParser, nodes_help: str = "nodes serving the key ranges") -> None:
@@ -59,7 +60,8 @@ def parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run every chosen strategy under identical load and write results/<run-id>/")
     r.add_argument("--backend", choices=BACKEND_CHOICES, default="all")
     r.add_argument("--strategies", help="comma-separated strategy names (default: the whole catalogue)")
-    r.add_argument("--strategy-dir", "--designs", "--schemas", action="append", dest="strategy_dirs", default=[], metavar="DIR",
+    r.add_argument("--strategy-dir", "--designs", "--schemas", action="append", dest="strategy_dirs", default=[],
+                   metavar="DIR",
                    help="your own strategy folder (DIR/strategy.toml, or DIR/<backend>/<name>/ as schemas/ and "
                         "keybench check --save-strategy lay them out), run beside the catalogue (repeatable)")
     r.add_argument("--users", type=int, help=f"Locust users per stage (default {DEFAULT_USERS}; smoke {SMOKE_USERS}), "
@@ -68,16 +70,22 @@ def parser() -> argparse.ArgumentParser:
                    help=f"how many of --users only read, choosing reads by their --mix weights; the rest only insert "
                         f"(default {DEFAULT_READERS}, 0 with one user; every user with insert weight 0, none with "
                         "every read weight 0)")
-    r.add_argument("--spawn-rate", type=float, default=RunOptions.spawn_rate, help="users started per second (default: all at once)")
+    r.add_argument("--spawn-rate", type=float, default=RunOptions.spawn_rate,
+                   help="users started per second (default: all at once)")
     r.add_argument("--duration", help=f"time per stage, e.g. 30s or 2m (default {DEFAULT_DURATION_S:g}s; "
                                       f"smoke {SMOKE_DURATION_S:g}s)")
-    r.add_argument("--results-dir", default=str(RunOptions.results_dir), help=f"where the run directory is written (default {RunOptions.results_dir}/)")
-    r.add_argument("--smoke", action="store_true", help="short CI profile; exits 1 on any failure or integrity mismatch")
-    r.add_argument("--seed", type=int, default=RunOptions.seed, help=f"seed of every random choice (default {RunOptions.seed})")
-    r.add_argument("--population", type=int, default=DEFAULT_POPULATION, help=f"{POPULATION_HELP} (default {DEFAULT_POPULATION})")
+    r.add_argument("--results-dir", default=str(RunOptions.results_dir),
+                   help=f"where the run directory is written (default {RunOptions.results_dir}/)")
+    r.add_argument("--smoke", action="store_true",
+                   help="short CI profile; exits 1 on any failure or integrity mismatch")
+    r.add_argument("--seed", type=int, default=RunOptions.seed,
+                   help=f"seed of every random choice (default {RunOptions.seed})")
+    r.add_argument("--population", type=int, default=DEFAULT_POPULATION,
+                   help=f"{POPULATION_HELP} (default {DEFAULT_POPULATION})")
     r.add_argument("--skew", default=str(UNIFORM), help=SKEW_HELP)
     r.add_argument("--run-id", help="name of the run directory (default: the UTC start time)")
-    r.add_argument("--dialects", default=",".join(RunOptions.dialects), help=f"Spanner dialects to run each strategy in (default {','.join(RunOptions.dialects)})")
+    r.add_argument("--dialects", default=",".join(RunOptions.dialects),
+                   help=f"Spanner dialects to run each strategy in (default {','.join(RunOptions.dialects)})")
     r.add_argument("--repeat", type=int, default=RunOptions.repeat,
                    help="run the whole stage list K times, interleaved (A B C, A B C); the summary shows the spread")
     r.add_argument("--rate", type=float,
@@ -89,10 +97,12 @@ def parser() -> argparse.ArgumentParser:
                         f"(default {WorkloadSettings.read_rate:g}: closed loop, paced by --read-share)")
     r.add_argument("--read-share", type=float, default=WorkloadSettings.read_share,
                    help="closed-loop readers rest after each read so that reading fills this share of their time: "
-                        f"a read that takes 10x longer is sent 10x less often (default {WorkloadSettings.read_share:g}; "
+                        "a read that takes 10x longer is sent 10x less often (default "
+                        f"{WorkloadSettings.read_share:g}; "
                         "1: back to back)")
     r.add_argument("--workers", type=int, default=RunOptions.workers,
-                   help=f"run each stage's users in N Locust worker processes under a master (default {RunOptions.workers}: "
+                   help="run each stage's users in N Locust worker processes under a master (default "
+                        f"{RunOptions.workers}: "
                         "in-process)")
     r.add_argument("--no-report", action="store_true", help="do not write report.html and the heatmaps at the end")
     r.add_argument("--no-overlap", action="store_true",
@@ -102,11 +112,13 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--fail-on-verdict", metavar="VERDICTS",
                    help="exit 1, one line per design, when a design's modelled verdict is one of these, "
                         "e.g. hotspot,hot_row (the CI gate on key designs)")
-    r.add_argument("--buckets", type=int, help="shard or salt count N of hash_shard, salted, ... (default: each fixture's)")
+    r.add_argument("--buckets", type=int,
+                   help="shard or salt count N of hash_shard, salted, ... (default: each fixture's)")
     r.add_argument("--op-timeout", default=f"{DEFAULT_TIMEOUT_S:g}s",
                    help=f"Bigtable: deadline of one data operation, retries included (default {DEFAULT_TIMEOUT_S:g}s); "
                         "an operation cut off by it has an unknown outcome, which the audit settles by reading back")
-    r.add_argument("--payload-bytes", type=int, default=DEFAULT_PAYLOAD_BYTES, help=f"size of every row's non-key column (default {DEFAULT_PAYLOAD_BYTES})")
+    r.add_argument("--payload-bytes", type=int, default=DEFAULT_PAYLOAD_BYTES,
+                   help=f"size of every row's non-key column (default {DEFAULT_PAYLOAD_BYTES})")
     r.add_argument("--mix", help="weight per operation, e.g. insert=8,point_read=1,latest_n=1 (operations left out "
                                  "weigh 0; default insert=8 and 1 for each read): the read weights choose each "
                                  "reader's reads; insert weight 0 makes every user a reader, all read weights 0 "
@@ -154,12 +166,16 @@ def parser() -> argparse.ArgumentParser:
     m.add_argument("--backend", choices=strategies.BACKENDS, required=True)
     m.add_argument("--strategy", help="canonical strategy name (see keybench strategies); "
                                       "default: every strategy of the backend, as a verdict table")
-    m.add_argument("--dialect", help=f"Spanner dialect whose fixture to use (default {strategies.DIALECTS['spanner'][0]})")
+    m.add_argument("--dialect",
+                   help=f"Spanner dialect whose fixture to use (default {strategies.DIALECTS['spanner'][0]})")
     m.add_argument("--rows", type=int, default=DEFAULT_ROWS, help=f"inserts to simulate (default {DEFAULT_ROWS:,})")
     model_options(m)
-    m.add_argument("--seed", type=int, default=RunOptions.seed, help=f"seed of every random choice (default {RunOptions.seed})")
-    m.add_argument("--population", "--users", type=int, default=DEFAULT_POPULATION, help=f"{POPULATION_HELP} (default {DEFAULT_POPULATION})")
-    m.add_argument("--reads", type=int, default=DEFAULT_READS, help=f"sample reads per read operation (default {DEFAULT_READS})")
+    m.add_argument("--seed", type=int, default=RunOptions.seed,
+                   help=f"seed of every random choice (default {RunOptions.seed})")
+    m.add_argument("--population", "--users", type=int, default=DEFAULT_POPULATION,
+                   help=f"{POPULATION_HELP} (default {DEFAULT_POPULATION})")
+    m.add_argument("--reads", type=int, default=DEFAULT_READS,
+                   help=f"sample reads per read operation (default {DEFAULT_READS})")
     m.add_argument("--skew", default=str(UNIFORM), help=SKEW_HELP)
     m.add_argument("--format", choices=("text", "csv"), default="text",
                    help="text: one 'name: value' line per metric; csv: a header row and a value row")
@@ -170,7 +186,8 @@ def parser() -> argparse.ArgumentParser:
     k.add_argument("--dialect", choices=(AUTO_DIALECT, *strategies.DIALECTS["spanner"]), default=CheckRequest.dialect,
                    help=f"the DDL's Spanner dialect (default {CheckRequest.dialect}: GoogleSQL, else PostgreSQL "
                         "when the emulator refuses it as GoogleSQL)")
-    k.add_argument("--bigtable", metavar="TEMPLATE", help="a Bigtable row-key template, e.g. '{device_type}#{device}#{ts}'")
+    k.add_argument("--bigtable", metavar="TEMPLATE",
+                   help="a Bigtable row-key template, e.g. '{device_type}#{device}#{ts}'")
     k.add_argument("--read", action="append", default=[], metavar="READ",
                    help="Bigtable: a read to plan, 'prefix:{device_type}#{device}' or 'range:ts' (repeatable)")
     k.add_argument("--columns", help="TOML file stating key columns' distributions, e.g. CustomerId = "

@@ -126,8 +126,8 @@ def index_key_parts(strategy, index) -> tuple[Part, ...]:
 
 
 _STATEMENT_TABLE = re.compile(r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?\"?(\w+)", re.I)
-_STATEMENT_INDEX = re.compile(r"^\s*CREATE\s+(?:UNIQUE\s+)?(?:NULL_FILTERED\s+)?INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?\"?(\w+)",
-                              re.I)
+_STATEMENT_INDEX = re.compile(r"^\s*CREATE\s+(?:UNIQUE\s+)?(?:NULL_FILTERED\s+)?INDEX\s+"
+                              r"(?:IF\s+NOT\s+EXISTS\s+)?\"?(\w+)", re.I)
 _PRIMARY_KEY = re.compile(r"PRIMARY\s+KEY\s*\(([^)]*)\)", re.I)
 _INTERLEAVED_IN = re.compile(r"INTERLEAVE\s+IN\s+(?:PARENT\s+)?\"?(\w+)", re.I)
 

@@ -95,7 +95,8 @@ def _check_names(drafts: list[StrategyDraft]) -> None:
     seen: dict[tuple, str] = {}
     for d in drafts:
         if not d.skipped and (d.backend, d.name) in seen:
-            raise KeybenchError(f"--save-strategy: {seen[(d.backend, d.name)]} and {d.what} would share folder {d.name}")
+            raise KeybenchError(f"--save-strategy: {seen[(d.backend, d.name)]} and {d.what} would share folder "
+                                f"{d.name}")
         seen[(d.backend, d.name)] = d.what
         if not NAME_RE.match(d.name):
             raise KeybenchError(f"--save-strategy: {d.what} gives no usable folder name ({d.name!r})")

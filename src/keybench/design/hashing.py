@@ -25,7 +25,7 @@ def stable_hashes(*columns: Any):
     template = b"\x1f".join(b"%d" if isinstance(c, np.ndarray) else str(c).encode().replace(b"%", b"%%")
                              for c in columns)
     blake2b = hashlib.blake2b
-    digests = b"".join([blake2b(template % row, digest_size=8).digest() for row in zip(*arrays)])
+    digests = b"".join([blake2b(template % row, digest_size=8).digest() for row in zip(*arrays, strict=True)])
     return np.frombuffer(digests, dtype=">u8").astype(np.uint64)
 
 

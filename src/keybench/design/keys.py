@@ -213,8 +213,10 @@ def _spanner_part(spec: dict) -> Part:
         return Part("last_access", TIME, lambda e, r: None if never_accessed(e) else timestamp(e.ts_us), column, desc,
                     when_set=lambda e, r: timestamp(e.ts_us))
     raise ValueError(
-        f"unknown Spanner key value {value!r}; known: user, ts, last_access, shard, uuid4_string, uuid4_bytes, uuid1, uuid7, "
-        "uuid4_high, uuid4_low, sequence, bit_reversed_sequence, generated, generated_uuid, farm_fingerprint_shard, label, "
+        f"unknown Spanner key value {value!r}; known: user, ts, last_access, shard, uuid4_string, uuid4_bytes, uuid1, "
+        "uuid7, "
+        "uuid4_high, uuid4_low, sequence, bit_reversed_sequence, generated, generated_uuid, farm_fingerprint_shard, "
+        "label, "
         "category, zipf, unread, fill"
     )
 
@@ -248,7 +250,8 @@ def bigtable_part(spec: dict | str) -> Part:
     if value == "tenant":
         tenants = spec.get("tenants", TENANTS)
         if not isinstance(tenants, int) or isinstance(tenants, bool) or not 1 <= tenants <= MAX_TENANTS:
-            raise ValueError(f"part 'tenant' takes 'tenants', a whole number from 1 to {MAX_TENANTS:,}, got {tenants!r}")
+            raise ValueError(f"part 'tenant' takes 'tenants', a whole number from 1 to {MAX_TENANTS:,}, got "
+                             f"{tenants!r}")
         of_entity = lambda entity: tenant(entity, tenants)  # noqa: E731
         return _derived("tenant", of_entity, buckets=tuple(of_entity(i) for i in range(tenants)), separator=sep)
     if value == "domain":
@@ -258,7 +261,8 @@ def bigtable_part(spec: dict | str) -> Part:
         if domains is None:  # every device its own domain
             return Part("reverse_domain", ENTITY, lambda e, r: reversed_domain(e.entity), separator=sep)
         if not isinstance(domains, int) or domains < 1:
-            raise ValueError("part 'reverse_domain' takes 'domains', a positive integer: how many domains all devices share")
+            raise ValueError("part 'reverse_domain' takes 'domains', a positive integer: how many domains all devices "
+                             "share")
         of_entity = lambda entity: reversed_domain(entity % domains + 1)  # noqa: E731
         return _derived("reverse_domain", of_entity, buckets=tuple(of_entity(i) for i in range(domains)), separator=sep)
     if value == "subdomain":
@@ -276,7 +280,8 @@ def bigtable_part(spec: dict | str) -> Part:
         # row per device per interval, and that interval's writes land on the row as new cells.
         seconds = spec.get("seconds")
         if not isinstance(seconds, int) or isinstance(seconds, bool) or not 1 <= seconds <= MAX_INTERVAL_S:
-            raise ValueError(f"part 'interval' needs 'seconds', a whole number from 1 to {MAX_INTERVAL_S}, got {seconds!r}")
+            raise ValueError(f"part 'interval' needs 'seconds', a whole number from 1 to {MAX_INTERVAL_S}, got "
+                             f"{seconds!r}")
         length = seconds * 1_000_000
         return Part("interval", TIME, lambda e, r: f"{timestamp(e.ts_us - e.ts_us % length):%Y%m%d%H%M%S}",
                     separator=sep, interval_us=length)

@@ -219,7 +219,8 @@ def _through_index(plan: ReadPlan, index, join: bool) -> ReadPlan:
                     plan.stops_early)
 
 
-def read_plans(backend: str, parts: tuple[Part, ...], latest_n: int, indexes=(), table_columns=()) -> dict[str, ReadPlan]:
+def read_plans(backend: str, parts: tuple[Part, ...], latest_n: int, indexes=(), table_columns=()) -> dict[str,
+                                                                                                           ReadPlan]:
     """The read plan of every read operation of a backend for one key design: through the
     table key where it can serve the read, else through a secondary index that can, else a
     full scan. An index read joins back to the table when the index does not hold every

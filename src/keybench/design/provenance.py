@@ -73,7 +73,8 @@ def _provenance(path: Path, spec) -> Provenance:
             raise FixtureError.malformed(path, "[source]: not_in_the_documents takes a reason and nothing else")
         return Provenance(reason=text["not_in_the_documents"], expected_because=text.get("expected_because", ""))
     if text.get("title") not in DOCUMENTS:
-        raise FixtureError.malformed(path, f"[source]: title must be one of {list(DOCUMENTS)}, got {text.get('title')!r}")
+        raise FixtureError.malformed(path,
+                                     f"[source]: title must be one of {list(DOCUMENTS)}, got {text.get('title')!r}")
     if not text.get("section") or not text.get("phrase"):
         raise FixtureError.malformed(path, "[source]: a cited document needs its section and the phrase relied on")
     if text.get("states") not in ("distribution", "advice"):

@@ -56,7 +56,8 @@ class Index:
     name: str
     parts: tuple[Part, ...]  # the index key, in the same vocabulary as a table key
     stores: tuple[str, ...] = ()  # STORING / INCLUDE columns
-    null_filtered: bool = False  # NULL_FILTERED (PostgreSQL: WHERE ... IS NOT NULL): rows with a NULL key column have no entry
+    # NULL_FILTERED (PostgreSQL: WHERE ... IS NOT NULL): rows with a NULL key column have no entry
+    null_filtered: bool = False
 
     def holds(self, values: tuple) -> bool:
         """Whether a row whose index key columns take `values` has an entry in this index."""
@@ -226,13 +227,17 @@ def _parent_rows(path: Path, spec, parts: tuple[Part, ...], ddl: tuple[str, ...]
     if spec is None:
         return None
     try:
-        rows = ParentRows(str(spec["table"]), spec["key_columns"], tuple(spanner_part(p) for p in spec.get("column", [])))
+        rows = ParentRows(str(spec["table"]), spec["key_columns"], tuple(spanner_part(p) for p in spec.get("column",
+                                                                                                           [])))
     except (KeyError, TypeError, ValueError) as exc:
         raise FixtureError.malformed(path, f"[parent_rows] needs table, key_columns and column: {exc}") from None
     if not isinstance(rows.key_columns, int) or not 1 <= rows.key_columns <= len(parts):
-        raise FixtureError.malformed(path, f"[parent_rows]: key_columns must be from 1 to the key's {len(parts)} columns")
+        raise FixtureError.malformed(path,
+                                     f"[parent_rows]: key_columns must be from 1 to the key's {len(parts)} columns")
     if any(p.generated for p in parts):
-        raise FixtureError.malformed(path, "[parent_rows]: keys the database generates are inserted by DML, without parent rows")
+        raise FixtureError.malformed(path,
+                                     "[parent_rows]: keys the database generates are inserted by DML, without parent "
+                                     "rows")
     if not any(re.match(rf"CREATE TABLE\s+{re.escape(rows.table)}\b", st, re.IGNORECASE) for st in ddl):
         raise FixtureError.malformed(path, f"[parent_rows]: the fixture has no CREATE TABLE {rows.table}")
     return rows
@@ -256,7 +261,8 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
     source = _provenance(meta_path, meta.get("source"))
     # A user's own design claims nothing: no document states what it does.
     if meta.get("claim") not in DISTRIBUTIONS and not (source.user and "claim" not in meta):
-        raise FixtureError.malformed(meta_path, f"claim must be one of {', '.join(DISTRIBUTIONS)}, got {meta.get('claim')!r}")
+        raise FixtureError.malformed(meta_path,
+                                     f"claim must be one of {', '.join(DISTRIBUTIONS)}, got {meta.get('claim')!r}")
     common = dict(
         backend=backend, name=name, dialect=dialect, directory=directory,
         summary=str(meta.get("summary", "")), claim=str(meta.get("claim", "")),
@@ -276,7 +282,9 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
             if (name or role == "table") and not any(
                 re.match(rf"CREATE TABLE\s+{re.escape(name or '')}\b", st, re.IGNORECASE) for st in ddl
             ):  # names compare without case: the PostgreSQL dialect folds them to lower case
-                raise FixtureError.malformed(ddl_path, f"no CREATE TABLE {name or '<table>'} (strategy.toml names {role} {name!r})")
+                raise FixtureError.malformed(ddl_path,
+                                             f"no CREATE TABLE {name or '<table>'} (strategy.toml names {role} "
+                                             f"{name!r})")
         preload = meta.get("preload")
         if preload is not None and (
             not isinstance(preload, dict) or not isinstance(preload.get("rows"), int)
@@ -285,7 +293,8 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
             or not isinstance(preload.get("with_keys", []), list)
             or not all(isinstance(k, int) and k > 0 for k in preload.get("with_keys", []))
         ):
-            raise FixtureError.malformed(meta_path, f"[preload] needs rows = N from 1 to {MAX_PRELOAD_ROWS:,} and keys = one of "
+            raise FixtureError.malformed(meta_path,
+                                         f"[preload] needs rows = N from 1 to {MAX_PRELOAD_ROWS:,} and keys = one of "
                                             f"{', '.join(PRELOAD_KINDS)}, optionally with_keys = [positive integers], "
                                             "on a one-column key")
         try:
@@ -310,7 +319,8 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
         for setting, default in row_columns.items():
             row_columns[setting] = meta.get(setting, default)
             if not isinstance(row_columns[setting], str) or not re.fullmatch(r"[A-Za-z]\w*", row_columns[setting]):
-                raise FixtureError.malformed(meta_path, f"{setting} must be a column name, got {row_columns[setting]!r}")
+                raise FixtureError.malformed(meta_path,
+                                             f"{setting} must be a column name, got {row_columns[setting]!r}")
         time_column = row_columns["time_column"]
         parent_rows = _parent_rows(meta_path, meta.get("parent_rows"), parts, ddl)
         if any(p.column == time_column and p.when_set for p in (*parts, *extra)):
@@ -334,7 +344,8 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
         raise FixtureError.malformed(table_path, "payload_qualifier must be a non-empty string")
     table_per = table_spec.get("table_per")
     if table_per not in (None, "tenant") or (table_per and parts[0].name != "tenant"):
-        raise FixtureError.malformed(table_path, 'table_per may only be "tenant", on a key whose first part is the tenant')
+        raise FixtureError.malformed(table_path,
+                                     'table_per may only be "tenant", on a key whose first part is the tenant')
     return Strategy(table=name, separator=separator, column_families=families, payload_qualifier=qualifier,
                     table_per_tenant=table_per == "tenant", **common)
 
@@ -349,11 +360,13 @@ def catalogue(backend: str, dialect: str | None = None, buckets: int | None = No
     root = schemas_root() / backend
     if not root.is_dir():
         raise KeybenchError(f"schema fixtures not found at {root}; set KEYBENCH_SCHEMAS to the schemas/ folder")
-    found = [load_strategy(d, backend, dialect, buckets) for d in sorted(root.iterdir()) if (d / "strategy.toml").exists()]
+    found = [load_strategy(d, backend, dialect,
+                           buckets) for d in sorted(root.iterdir()) if (d / "strategy.toml").exists()]
     return {s.name: s for s in sorted(found, key=lambda s: (s.order, s.name))}
 
 
-def user_strategies(folders, backend: str, dialect: str | None = None, buckets: int | None = None) -> dict[str, Strategy]:
+def user_strategies(folders, backend: str, dialect: str | None = None, buckets: int | None = None) -> dict[str,
+                                                                                                           Strategy]:
     """Strategies of a backend in a user's own folders (`keybench run --strategy-dir`): a folder
     that is one strategy (FOLDER/strategy.toml, of this backend), or holds backend folders as
     schemas/ does (FOLDER/<backend>/<name>/strategy.toml). A name given twice is refused."""

@@ -79,7 +79,8 @@ def convert(value, sql_type: str):
     if base == "TIMESTAMP":
         return value if isinstance(value, dt.datetime) else EPOCH + dt.timedelta(microseconds=_micros(value) % 2**52)
     if base == "DATE":
-        return (value if isinstance(value, dt.datetime) else EPOCH + dt.timedelta(days=_micros(value) % 2_900_000)).date()
+        return (value if isinstance(value,
+                                    dt.datetime) else EPOCH + dt.timedelta(days=_micros(value) % 2_900_000)).date()
     if base in ("FLOAT64", "FLOAT32"):
         return float(_micros(value))
     if base == "NUMERIC":

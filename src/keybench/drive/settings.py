@@ -148,7 +148,8 @@ def parse_mix(text: str) -> dict[str, int]:
         if name not in valid:
             raise KeybenchError(f"--mix: unknown operation {name!r}; valid operations: {', '.join(valid)}")
         if not sep or not weight.isdigit() or int(weight) > MAX_WEIGHT:
-            raise KeybenchError(f"--mix: the weight of {name} must be a whole number from 0 to {MAX_WEIGHT:,}, got {item!r}; "
+            raise KeybenchError(f"--mix: the weight of {name} must be a whole number from 0 to {MAX_WEIGHT:,}, got "
+                                f"{item!r}; "
                                 f"e.g. --mix insert=8,point_read=1")
         mix[name] = int(weight)
     return mix

@@ -178,7 +178,7 @@ class Stage:
                     if len(events) == 1:
                         keys = [self.backend.insert(keys[0], events[0])]
                     else:
-                        keys = self.backend.insert_batch(list(zip(keys, events)))
+                        keys = self.backend.insert_batch(list(zip(keys, events, strict=True)))
                 finally:
                     m.aborts = self.backend.take_aborts()
                     if deadline is not None:
@@ -196,7 +196,7 @@ class Stage:
                 m.rows, m.fanout = len(events), 1
         if m.error is None and not m.collision:
             acked, now = time.monotonic_ns(), time.time()
-            for key, e in zip(keys, events):
+            for key, e in zip(keys, events, strict=True):
                 row = StoredRow(e.entity, e.ts_us, e.write_id, e.seq)
                 self.written.add(row, acked, self.unindexed(e))
                 self.collector.key_stream.record_insert(self.encoder, key, e, now)
@@ -218,8 +218,8 @@ class Stage:
         operation costs the load a few microseconds."""
         if self.backend.enforces_deadline:
             return None
-        return gevent.Timeout.start_new(self.settings.timeout_s + DEADLINE_GRACE_S,
-                                        OperationDeadline(f"no answer within --op-timeout {self.settings.timeout_s:g}s"))
+        late = OperationDeadline(f"no answer within --op-timeout {self.settings.timeout_s:g}s")
+        return gevent.Timeout.start_new(self.settings.timeout_s + DEADLINE_GRACE_S, late)
 
     def preload(self) -> int:
         """A migration's source rows, written before the load and counted as acknowledged."""
@@ -233,7 +233,7 @@ class Stage:
         self.backend.preload([((k,), e) for k, e in rows])
         self.collector.key_stream.record_initial(self.encoder, [((k,), e) for k, e in rows])
         acked = time.monotonic_ns()
-        for k, e in rows:
+        for _, e in rows:
             self.collector.acknowledge(e.write_id)
             self.written.add(StoredRow(e.entity, e.ts_us, e.write_id), acked, self.unindexed(e))
         return len(rows)

@@ -383,7 +383,8 @@ def resolve(backend: str, may_start: bool = True) -> Endpoint:
         ok, why = answers(configured)
         if not ok:
             raise KeybenchError(
-                f"the {title} emulator at {configured} ({ENV_VARS[backend]}) does not answer: {why}; {fix_hint(backend)}"
+                f"the {title} emulator at {configured} ({ENV_VARS[backend]}) does not answer: {why}; "
+                f"{fix_hint(backend)}"
             )
         return Endpoint(backend, configured, "environment")
     port = default_port(backend)

@@ -34,6 +34,7 @@ import sysconfig
 import tempfile
 import time
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -120,6 +121,13 @@ def with_libraries(copies: dict[str, Path]) -> dict[str, Path]:
     return result
 
 
+def _skipping(host: Path, skips: tuple[str, ...]) -> Callable[[str, list[str]], list[str]]:
+    """copytree's `ignore`: the names under `host` itself that start with one of `skips`."""
+    def ignore(folder: str, names: list[str]) -> list[str]:
+        return [n for n in names if skips and Path(folder) == host and n.startswith(skips)]
+    return ignore
+
+
 def _base(name: str) -> ImageSpec:
     if not BUSYBOX.exists():
         raise KeybenchError(f"{BUSYBOX} is missing; install Debian's busybox-static")
@@ -132,7 +140,8 @@ def _sdk_file(relative: str) -> Path:
     path = root / relative if root else None
     if path is None or not os.access(path, os.X_OK):
         raise KeybenchError(f"{relative} of google-cloud-cli is not installed (SDK root {root}); "
-                            f"install the google-cloud-cli-spanner-emulator and google-cloud-cli-bigtable-emulator packages")
+                            "install the google-cloud-cli-spanner-emulator and google-cloud-cli-bigtable-emulator "
+                            "packages")
     return path
 
 
@@ -195,10 +204,8 @@ def assemble(spec: ImageSpec, root: Path) -> None:
         target = root / inside.lstrip("/")
         target.parent.mkdir(parents=True, exist_ok=True)
         if host.is_dir():
-            skips = spec.skips.get(host, ())
             shutil.copytree(host, target, symlinks=True, dirs_exist_ok=True,
-                            ignore=lambda folder, names: [n for n in names if skips and Path(folder) == host
-                                                          and n.startswith(skips)])
+                            ignore=_skipping(host, spec.skips.get(host, ())))
         else:
             shutil.copy2(host, target)  # follows symlinks: the library itself under the name ldd gave
     for inside, text in spec.writes.items():

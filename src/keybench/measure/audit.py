@@ -40,7 +40,8 @@ class Integrity:
     unknown_stored: int
     verified: bool = True  # False: nothing could be read back (the database went away), or not all of it
     cause: str = ""  # why not verified
-    set_aside: int | None = None  # stored rows left out of an audit of the rest: a lost worker's, whose ledger died with it
+    # stored rows left out of an audit of the rest: a lost worker's, whose ledger died with it
+    set_aside: int | None = None
 
     @classmethod
     def unverifiable(cls, ledger: Ledger, cause: str) -> Integrity:

@@ -37,7 +37,8 @@ class Rule:
     def parse(cls, text: str) -> Rule:
         m = RULE.match(text)
         if not m:
-            raise KeybenchError(f"cannot parse --fail-on {text!r}; write e.g. 'p99_ms>+20%', 'rps<-10%' or 'failures>0'")
+            raise KeybenchError(f"cannot parse --fail-on {text!r}; write e.g. 'p99_ms>+20%', 'rps<-10%' or "
+                                "'failures>0'")
         metric, op, amount, percent = m.groups()
         return cls(metric, op == ">", float(amount), bool(percent))
 

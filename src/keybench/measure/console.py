@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+from functools import partial
 
 from keybench.design.plans import strategy_plans
 from keybench.model.params import ROW_LIMIT_MB, ROW_RECOMMENDED_MB
@@ -72,11 +73,13 @@ def analysis_text(rows: list[dict], nodes: int, fmt: str) -> str:
                          for r in rows)
         return out.getvalue()
     lines = [f"modelled, not measured: the split model over each stage's recorded keys, {nodes} nodes",
-             f"{'variant':44} {'verdict':12} {'hot_space':24} {'hot_node_share':>14} {'effective_nodes':>15} {'vs_ideal':>8} "
+             f"{'variant':44} {'verdict':12} {'hot_space':24} {'hot_node_share':>14} {'effective_nodes':>15} "
+             f"{'vs_ideal':>8} "
              f"{'read_ranges':>11} {'key_bytes':>9} {'windows':>7} {'table_rows':>10} {'index_entries':>13}"]
     for r in rows:
         touched = "" if r["read_ranges_touched"] is None else f"{r['read_ranges_touched']:.2f}"
-        lines.append(f"{r['variant']:44} {r['verdict']:12} {r['hot_space']:24} {r['hot_node_share']:14.3f} {r['effective_nodes']:15.2f} "
+        lines.append(f"{r['variant']:44} {r['verdict']:12} {r['hot_space']:24} {r['hot_node_share']:14.3f} "
+                     f"{r['effective_nodes']:15.2f} "
                      f"{r['write_throughput_vs_ideal']:8.3f} {touched:>11} {r['mean_key_bytes']:9.1f} {r['windows']:7} "
                      f"{r['table_rows']:10} {r['index_entries']:13}")
     return "\n".join(lines) + "\n"
@@ -84,7 +87,8 @@ def analysis_text(rows: list[dict], nodes: int, fmt: str) -> str:
 
 def side_by_side(rows: list[dict]) -> str:
     """The summary as a table per (backend, operation), one line per strategy."""
-    cols = ("strategy", "access", "requests", "failures", "aborts", "collisions", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms",
+    cols = ("strategy", "access", "requests", "failures", "aborts", "collisions", "rps", "p50_ms", "p90_ms", "p99_ms",
+            "max_ms",
             "rows_per_op", "fanout", "wrong_rows", "missing_rows", "integrity")
     lines = []
     groups: dict[tuple, list[dict]] = {}
@@ -94,7 +98,8 @@ def side_by_side(rows: list[dict]) -> str:
         label = [dict(r, strategy=_variant_label(r)) for r in members]
         widths = {c: max(len(c), *(len(str(r[c])) for r in label)) for c in cols}
         lines.append(f"\n{backend} / {op}")
-        lines.append("  ".join(c.ljust(widths[c]) if c in ("strategy", "access", "integrity") else c.rjust(widths[c]) for c in cols))
+        lines.append("  ".join(c.ljust(widths[c]) if c in ("strategy", "access",
+                                                           "integrity") else c.rjust(widths[c]) for c in cols))
         for r in label:
             lines.append("  ".join(
                 str(r[c]).ljust(widths[c]) if c in ("strategy", "access", "integrity") else str(r[c]).rjust(widths[c])
@@ -133,6 +138,11 @@ def _row_growth(row: dict) -> str:
             f"{ROW_LIMIT_MB} MB in {ROW_LIMIT_MB / growth:,.0f} h")
 
 
+def _measured(insert: dict | None, column: str) -> str:
+    """A design's measured insert figure, or "-" where it has no insert row or no figure."""
+    return (insert[column] or "-") if insert else "-"
+
+
 def verdict_rows(rows: list[dict]) -> list[dict]:
     """One row per design (backend, strategy, dialect) for the verdict table: its expected
     distribution, the modelled verdict and whether they agree, the model's shares, then its
@@ -141,17 +151,19 @@ def verdict_rows(rows: list[dict]) -> list[dict]:
     for (backend, _, dialect), members in _units(rows).items():
         insert = next((r for r in members if r["operation"] == "insert"), None)
         first = insert or members[0]
-        measured = (lambda c: insert[c] or "-") if insert else (lambda c: "-")
+        measured = partial(_measured, insert)
         out.append({
             "backend": backend, "dialect": dialect, "strategy": _variant_label(first),
             "expected": first["expected"] + (" (documented)" if first["documented"] else " (keybench)")
                         if first["expected"] else "- (your design)",
             "verdict": first.get("verdict") or "-", "agrees": first.get("agrees") or "-",
-            "hot_node_share": first.get("hot_node_share") or "-", "effective_nodes": first.get("effective_nodes") or "-",
+            "hot_node_share": first.get("hot_node_share") or "-",
+            "effective_nodes": first.get("effective_nodes") or "-",
             "hot_row_share": first.get("hot_row_share") or "-", "busiest_row": _row_growth(first),
             "insert_rps": measured("rps"), "insert_p50_ms": measured("p50_ms"), "insert_p99_ms": measured("p99_ms"),
-            "reads (access/ranges touched)": " ".join(f"{r['operation']}={r['access']}/{r['read_ranges_touched'] or '-'}"
-                                                      for r in members if r["operation"] != "insert") or "-",
+            "reads (access/ranges touched)": " ".join(
+                f"{r['operation']}={r['access']}/{r['read_ranges_touched'] or '-'}"
+                for r in members if r["operation"] != "insert") or "-",
             "nodes": first.get("model_nodes", ""), "reason": first.get("verdict_reason", ""),
         })
     return out

@@ -61,7 +61,7 @@ def latency_plot(rows: list[dict], title: str, path: Path) -> Path:
     for y, r in enumerate(rows):
         values = [float(r[c]) for c, _, _ in PERCENTILES]
         ax.plot(values, [y] * len(values), color="0.75", zorder=1)
-        for (column, name, marker), value in zip(PERCENTILES, values):
+        for (_, name, marker), value in zip(PERCENTILES, values, strict=True):
             ax.scatter([value], [y], marker=marker, label=name if y == 0 else None, zorder=2,
                        color={"p50": "tab:blue", "p90": "tab:green", "p99": "tab:orange", "max": "tab:red"}[name])
     ax.set_yticks(range(len(rows)), [_label(r) for r in rows], fontsize=8)
@@ -170,7 +170,8 @@ def write_report(run_dir: Path) -> Path:
         raise KeybenchError(f"{run_dir} is not a keybench run directory (no summary.csv)")
     rows = _checked(require_columns(read_summary(summary), summary, SUMMARY_NEEDS), summary, SUMMARY_NUMBERS)
     timeseries_path = run_dir / "timeseries.csv"
-    timeseries = (_checked(require_columns(read_summary(timeseries_path), timeseries_path, TIMESERIES_NEEDS, "timeseries.csv"),
+    timeseries = (_checked(require_columns(read_summary(timeseries_path), timeseries_path, TIMESERIES_NEEDS,
+                                           "timeseries.csv"),
                            timeseries_path, ["elapsed_s", "ops"])
                   if timeseries_path.is_file() else [])
     meta = _run_json(run_dir / "run.json")
@@ -204,7 +205,8 @@ def write_report(run_dir: Path) -> Path:
     pngs = sorted((run_dir / "heatmaps").glob("*.png")) if (run_dir / "heatmaps").is_dir() else []
     grid = [f"<figure>{_img(p, 'heatmap', p.stem)}<figcaption>{html.escape(p.stem)}</figcaption></figure>"
             for p in pngs if p.stem.endswith("-writes")]
-    heatmaps = [f"<figure>{_img(p, 'heatmap', p.stem)}<figcaption>{html.escape(p.stem)} (modelled)</figcaption></figure>"
+    heatmaps = [f"<figure>{_img(p, 'heatmap', p.stem)}<figcaption>{html.escape(p.stem)} "
+                "(modelled)</figcaption></figure>"
                 for p in pngs if not p.stem.endswith("-writes")]
     designs = verdict_rows(rows)
     nodes = sorted({str(d["nodes"]) for d in designs if d["nodes"] != ""})
@@ -238,7 +240,8 @@ wrote, and whether it agrees with what the design is expected to do; then what i
 {_table(designs, ("backend", *VERDICT_TABLE_COLUMNS), "verdicts")}
 <div class="grid">{''.join(grid)}</div>
 </section>
-<p>{html.escape(str(meta.get('started', '')))} to {html.escape(str(meta.get('finished', '')))}; {html.escape(facts)}.</p>
+<p>{html.escape(str(meta.get('started', '')))} to {html.escape(str(meta.get('finished', '')))};
+{html.escape(facts)}.</p>
 <p class="note">Latency and throughput are <b>measured</b> on the emulators, which never split data: they show the
 cost of each operation and read fan-out, not a hotspot. Hotspot figures (heatmaps, split model) are
 <b>modelled</b> from the recorded key stream; see results/README.md.</p>

@@ -72,7 +72,8 @@ def summary_row(
         "documented": provenance["documented"],
         "note": note,
     } | _spread(1, h, n) | {"batch_size": "" if batch_size is None else batch_size} | {
-        c: "" for c in (*VERDICT_COLUMNS, *MODEL_COLUMNS)} | provenance  # the split model fills its columns in per stage
+        c: "" for c in (*VERDICT_COLUMNS,
+                        *MODEL_COLUMNS)} | provenance  # the split model fills its columns in per stage
     return {c: row[c] for c in SUMMARY_COLUMNS}
 
 
@@ -82,7 +83,8 @@ def integrity_columns(integrity) -> dict:
     return {
         "integrity": "unverified" if not verified else "ok" if integrity.ok else "MISMATCH",
         "acknowledged": integrity.acknowledged,
-        **{name: getattr(integrity, name) if verified else "" for name in ("stored", "lost", "duplicates", "unexpected")},
+        **{name: getattr(integrity, name) if verified else "" for name in ("stored", "lost", "duplicates",
+                                                                           "unexpected")},
         "unknown_outcome": integrity.unknown,
         "unknown_stored": integrity.unknown_stored if verified else "",
     }
@@ -180,7 +182,8 @@ def variant_summary(results: list[StageResult]) -> VariantSummary:
     first = results[0]
     integrity = _added([r.integrity for r in results])
     drops = [r.tenant_drop for r in results if r.tenant_drop is not None]
-    tenant_drop = dataclasses.replace(_added(drops), seconds=sum(d.seconds for d in drops) / len(drops)) if drops else None
+    tenant_drop = dataclasses.replace(_added(drops),
+                                      seconds=sum(d.seconds for d in drops) / len(drops)) if drops else None
     merged = {series: merge_stats([r.stats[series] for r in results]) for series in first.stats}
     rows = _rows_of(first, merged, sum(r.seconds for r in results), integrity, tenant_drop,
                     all(r.fresh for r in results))

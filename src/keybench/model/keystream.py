@@ -54,7 +54,8 @@ def _block(times, keys, lengths=None, units=None) -> tuple[np.ndarray, np.ndarra
     key is its own unit."""
     keys, default_lengths = _as_key_array(keys)
     lengths = default_lengths if lengths is None else np.asarray(lengths, dtype=np.uint16)
-    return np.asarray(times, dtype=np.float64), keys, lengths, lengths if units is None else np.asarray(units, dtype=np.uint16)
+    return np.asarray(times, dtype=np.float64), keys, lengths, lengths if units is None else np.asarray(units,
+                                                                                                        dtype=np.uint16)
 
 
 class _Chunks:
@@ -277,7 +278,7 @@ class KeyStream:
             return array
 
         def group(*names: str, kinds: str, optional: bool = False) -> int:
-            arrays = [need(name, kind, optional) for name, kind in zip(names, kinds.split(","))]
+            arrays = [need(name, kind, optional) for name, kind in zip(names, kinds.split(","), strict=True)]
             sizes = {len(a) for a in arrays if a is not None}
             if len(sizes) > 1:
                 raise ValueError(f"arrays {', '.join(names)} differ in length")

@@ -25,7 +25,8 @@ def analyze_run(run_dir: Path, params: SplitParams | None = None) -> list[dict]:
     for path in streams:
         result = analyze_file(path, params)
         summary = result.summary()
-        rows.append({"variant": path.stem, "verdict": judge(result).verdict, **{k: summary[k] for k in ANALYSIS_COLUMNS}})
+        rows.append({"variant": path.stem, "verdict": judge(result).verdict,
+                     **{k: summary[k] for k in ANALYSIS_COLUMNS}})
     return rows
 
 

@@ -39,7 +39,8 @@ class SampleRead:
     row: int | None
 
 
-def sample_read_plan(strategy, rows: int, per_operation: int, seed: int, after_fraction: float = 0.1) -> list[SampleRead]:
+def sample_read_plan(strategy, rows: int, per_operation: int, seed: int,
+                     after_fraction: float = 0.1) -> list[SampleRead]:
     """`per_operation` reads of every read operation, at evenly spread positions after the
     first `after_fraction` of the run, each asking for a row drawn among the earlier ones."""
     if per_operation <= 0 or rows == 0:
@@ -80,7 +81,8 @@ def add_sample_reads(stream: KeyStream, strategy, events: EventColumns, keys: np
                      after_fraction: float = 0.1) -> None:
     """The sample reads (sample_read_plan) of a run whose events and table keys are all at hand."""
     plan = sample_read_plan(strategy, len(events), per_operation, seed, after_fraction)
-    for t_s, intervals, space, op in build_reads(strategy, plan, lambda row: keys[row].ljust(int(lengths[row]), b"\x00"),
+    for t_s, intervals, space, op in build_reads(strategy, plan, lambda row: keys[row].ljust(int(lengths[row]),
+                                                                                             b"\x00"),
                                                  lambda row: events.entity[row], lambda p: events.ts_us[p],
                                                  window_s, number_span):
         stream.add_read(t_s, intervals, space, op)

@@ -102,7 +102,7 @@ class SavedKeyStream:
         names = [f"w{i}_t", f"w{i}_k", f"w{i}_n"] + ([f"w{i}_u"] if f"w{i}_u" in self.data else [])
         with reading(self.path):
             for arrays in zip(*(self.data[name].blocks(self.block) for name in names), strict=True):
-                for name, array in zip(names, arrays):
+                for name, array in zip(names, arrays, strict=True):
                     _check_values(name, array)
                 _check_lengths(names[:3], arrays[1], arrays[2:3])
                 if len(arrays) > 3:

@@ -68,7 +68,8 @@ def _initial_rows(strategy, seed: int, population: int) -> KeyStream:
     if strategy.preload:
         spec = strategy.preload
         keys = preload_keys(spec["keys"], spec["rows"], seed, tuple(spec.get("with_keys", ())))
-        stream.record_initial(KeyEncoder(strategy), [((k,), WriteEvent(i % population + 1, START_US - 86_400_000_000 + i * 1000,
+        stream.record_initial(KeyEncoder(strategy), [((k,), WriteEvent(i % population + 1,
+                                                                       START_US - 86_400_000_000 + i * 1000,
                                                                           "", 0)) for i, k in enumerate(keys)])
     return stream
 
@@ -137,7 +138,8 @@ def simulate_model(strategy, rows: int, params: SplitParams, seed: int = DEFAULT
         first = int(events.seq[0]) - 1
         _, keys, lengths, _ = spaces[TABLE_SPACE]
         for row in sorted(r for r in wanted if first <= r < first + len(events)):
-            rows_at[row] = (keys[row - first].ljust(int(lengths[row - first]), b"\x00"), int(events.entity[row - first]))
+            rows_at[row] = (keys[row - first].ljust(int(lengths[row - first]), b"\x00"),
+                            int(events.entity[row - first]))
         for space in spaces:
             if space not in models and writes.get(space, 0):
                 models[space] = SpaceModel(params, space, writes[space], initial.initial(space))
@@ -177,7 +179,8 @@ def simulate_strategy(strategy, rows: int, nodes: int | None = None, seed: int =
     params.validate()
     if read_window_s is None:
         read_window_s = params.window_size(rows) / 10 / rate_per_s
-    return simulate_model(strategy, rows, params, seed, population, rate_per_s, reads_per_operation, read_window_s, skew)
+    return simulate_model(strategy, rows, params, seed, population, rate_per_s, reads_per_operation, read_window_s,
+                          skew)
 
 
 def simulate_verdicts(chosen, rows: int, seed: int = DEFAULT_SEED, population: int = DEFAULT_POPULATION,

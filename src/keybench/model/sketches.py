@@ -346,7 +346,9 @@ class RowSample(_HashThinned):
             in_sample = np.isin(heavy["hashes"], self.hashes)
             table["weight"][len(self.hashes):][in_sample] = 0.0
         rewrites = (table["counts"] - 1) * table["weight"]
-        lifetime = float((rewrites * table["life"]).sum() / rewrites.sum() / span) if rewrites.sum() and span > 0 else 0.0
+        lifetime = 0.0
+        if rewrites.sum() and span > 0:
+            lifetime = float((rewrites * table["life"]).sum() / rewrites.sum() / span)
         rows = int(round(table["weight"].sum()))
         most = table["counts"].max()
         tied = np.flatnonzero(table["counts"] == most)

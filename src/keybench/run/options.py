@@ -107,7 +107,8 @@ class RunOptions:
                                 "(--readers 0, or every read weight 0 in --mix)")
         check_range("--workers", self.workers, 0, MAX_WORKERS)
         if self.workers > self.users:
-            raise KeybenchError(f"--workers {self.workers} exceeds --users {self.users}: a worker without users does nothing")
+            raise KeybenchError(f"--workers {self.workers} exceeds --users {self.users}: a worker without users does "
+                                "nothing")
         self.model.validate()
         unknown = [v for v in self.fail_on_verdict if v not in VERDICTS]
         if unknown:

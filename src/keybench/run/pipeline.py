@@ -64,7 +64,7 @@ def run(options: RunOptions) -> int:
             interrupted = True
         # ---- then write, model (what is not modelled yet) and report
         with state.clock.phase("model"):
-            for variant, results in state.results.items():
+            for results in state.results.values():
                 if variant_name(results[0].strategy) not in modeller.variants:  # its last repetition never came
                     modeller.submit(results[0].strategy, [r.key_stream for r in results])
             rows = modeller.rows({variant_name(results[0].strategy): state.variant_summaries()[variant].rows

@@ -29,7 +29,8 @@ def schedule_stages(options: RunOptions) -> list[strategies.Strategy]:
     if unknown and "spanner" in options.backends:
         # a user's design is written in one dialect: named, but left out by --dialects
         other = [d for d in strategies.DIALECTS["spanner"] if d not in options.dialects]
-        elsewhere = {n: d for d in other for n in strategies.user_strategies(options.strategy_dirs, "spanner", d) if n in unknown}
+        elsewhere = {n: d for d in other for n in strategies.user_strategies(options.strategy_dirs, "spanner",
+                                                                             d) if n in unknown}
         if elsewhere:
             raise KeybenchError("; ".join(f"spanner:{n} has a fixture in {d} only ({d}.sql), which --dialects "
                                           f"{','.join(options.dialects)} leaves out" for n, d in elsewhere.items()))

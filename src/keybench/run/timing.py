@@ -36,7 +36,8 @@ class WallClock:
 
     def since(self, earlier: dict[str, float]) -> dict[str, float]:
         """Seconds per phase since `earlier` (a copy of `phases`), for one stage's record."""
-        return {k: round(v - earlier.get(k, 0.0), 2) for k, v in self.phases.items() if v - earlier.get(k, 0.0) >= 0.005}
+        return {k: round(v - earlier.get(k, 0.0), 2) for k, v in self.phases.items() if v - earlier.get(k,
+                                                                                                        0.0) >= 0.005}
 
     def record(self) -> dict:
         wall = time.monotonic() - self.started
