@@ -66,7 +66,7 @@ def test_an_unknown_name_lists_the_known_ones(find, message):
 
 def test_a_schema_has_no_single_verdict():
     with pytest.raises(AttributeError, match="shop.sql has 3 key spaces, each with its own verdict: ask .table"):
-        SHOP.verdict
+        _ = SHOP.verdict
 
 
 def test_the_reprs_name_each_space_with_its_verdict_and_figures():

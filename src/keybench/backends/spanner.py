@@ -203,8 +203,8 @@ class SpannerBackend(Backend):
                 n: self.param_types[n] for n in names}
         keys = [f"p{i}" for i in range(1, len(names) + 1)]
         return (text.format(*(f"${i}" for i in range(1, len(names) + 1))),
-                {k: values[n] for k, n in zip(keys, names, strict=True)}, {k: self.param_types[n] for k, n in zip(keys,
-                                                                                                                  names, strict=True)})
+                {k: values[n] for k, n in zip(keys, names, strict=True)},
+                {k: self.param_types[n] for k, n in zip(keys, names, strict=True)})
 
     counts_aborts = True
 
