@@ -52,6 +52,7 @@ class PlainProcess:
 
     @property
     def usable(self) -> bool:
+        assert self.proc.stdin is not None  # stdin=PIPE
         return self.proc.poll() is None and not self.proc.stdin.closed
 
     def send(self, function: Callable, *args) -> None:
@@ -95,6 +96,7 @@ class PlainProcess:
 
     def close(self) -> None:
         """Ask it to end (the end of its input), and make sure it does."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None  # both PIPE
         try:
             self.proc.stdin.close()
         except OSError:

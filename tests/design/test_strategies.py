@@ -226,7 +226,7 @@ def test_user_designs_are_lone_folders_or_backend_folders_and_names_are_unique(t
     assert list(user_strategies(folders, "bigtable")) == ["my_salt", "my_hash"]
     assert list(user_strategies(folders, "spanner")) == ["my_uuid7"]
     shutil.copytree(schemas_root() / "bigtable" / "hashed", tmp_path / "again" / "my_salt")
-    with pytest.raises(KeybenchError, match="two drafts named bigtable:my_salt"):
+    with pytest.raises(KeybenchError, match="two strategies named bigtable:my_salt"):
         user_strategies([*folders, tmp_path / "again" / "my_salt"], "bigtable")
     with pytest.raises(KeybenchError, match="no such folder"):
         user_strategies([tmp_path / "missing"], "bigtable")

@@ -43,7 +43,7 @@ def test_a_user_design_named_like_a_catalogue_strategy_is_refused_in_one_line(tm
 def test_the_catalogue_given_as_a_designs_folder_runs_once(tmp_path):
     """`--schemas schemas` (the catalogue's own folder) adds nothing and refuses nothing."""
     options = RunOptions(backends=("spanner",), strategies=("uuid4_string",), dialects=("googlesql",))
-    with_catalogue = schedule_stages(RunOptions(**{**options.__dict__, "designs": (schemas_root(),)}))
+    with_catalogue = schedule_stages(RunOptions(**{**options.__dict__, "strategy_dirs": (schemas_root(),)}))
     assert [(s.label, s.directory) for s in with_catalogue] == [(s.label,
                                                                  s.directory) for s in schedule_stages(options)]
 

@@ -13,6 +13,7 @@ from google.api_core import exceptions as gexc
 from google.cloud import bigtable
 from google.cloud.bigtable import column_family
 from google.cloud.bigtable.data import BigtableDataClient, RowMutationEntry, SetCell
+from google.cloud.bigtable.data.mutations import Mutation
 from google.cloud.bigtable.data.row_filters import (
     ColumnQualifierRegexFilter,
     ConditionalRowFilter,
@@ -110,6 +111,8 @@ class BigtableBackend(Backend):
         # the table, `<location>-<tenant>`, and the row key is made of the other parts.
         self.per_tenant = strategy.table_per_tenant
         self.row_parts = strategy.parts[1:] if self.per_tenant else strategy.parts
+        assert strategy.separator is not None  # every Bigtable strategy has one (default "#")
+        self._separator: str = strategy.separator
         tenants = strategy.parts[0].buckets if self.per_tenant else (None,)
         table_ids = {t: location if t is None else f"{location}-{t}" for t in tenants}
         self.admin_tables = {t: self.admin.instance(instance).table(i) for t, i in table_ids.items()}
@@ -155,7 +158,7 @@ class BigtableBackend(Backend):
         """The row key of a key's values (a table per tenant: without the tenant, which names the table)."""
         if self.per_tenant:
             values = values[1:]
-        return join_segments(self.row_parts, values, self.strategy.separator, open_end)
+        return join_segments(self.row_parts, values, self._separator, open_end)
 
     def _cell_values(self, event: WriteEvent) -> list[tuple[bytes, bytes]]:
         return [
@@ -173,7 +176,7 @@ class BigtableBackend(Backend):
         # rewrites one row keeps every reading as its own version.
         return event.ts_us // 1000 * 1000
 
-    def _cells(self, event: WriteEvent) -> list[SetCell]:
+    def _cells(self, event: WriteEvent) -> list[Mutation]:
         at = self._cell_time(event)
         return [SetCell(self.family, q, v, at) for q, v in self._cell_values(event)]
 
@@ -200,7 +203,7 @@ class BigtableBackend(Backend):
             span = Span(span.lo[1:], span.hi[1:])
             if not span.lo and not span.hi:
                 return RowRange()  # the tenant's whole table
-        bounds = bigtable_row_range(self.row_parts, self.strategy.separator, span)
+        bounds = bigtable_row_range(self.row_parts, self._separator, span)
         if bounds is None:
             return None
         start, end, inclusive = bounds
@@ -238,7 +241,7 @@ class BigtableBackend(Backend):
 
     def read(self, spans: tuple[Span, ...] | None, limit: int | None = None, where=None, index=None,
              join=False, parent=False) -> list[StoredRow]:
-        out = []
+        out: list[StoredRow] = []
         append = out.append
         for reader, request in self._requests(spans, limit, where):
             if request is None:

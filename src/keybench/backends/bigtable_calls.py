@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import grpc
 from google.api_core import exceptions as gexc
@@ -42,8 +42,8 @@ class RawRpc:
     STREAMING = False
     RETRYABLE = (grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.UNAVAILABLE)
     FIRST_BACKOFF_S, MAX_BACKOFF_S = 0.01, 1.0
-    Request: type
-    Response: type
+    Request: Any  # the protobuf message classes (their `.pb()`), which protobuf types loosely
+    Response: Any
 
     def __init__(self, table, timeout_s: float):
         """`table`: a data client Table (`BigtableDataClient.get_table`)."""
@@ -146,7 +146,9 @@ class ReadRowsCall(RawRpc):
 def merge_rows(responses, family: str, rows: list) -> None:
     """Append each complete row of a ReadRows stream to `rows`: a row's cells only count
     once its commit_row chunk arrived."""
-    key, cells, in_family, qualifier, parts = b"", {}, False, b"", []
+    cells: dict[bytes, list] = {}
+    parts: list[bytes] = []
+    key, in_family, qualifier = b"", False, b""
     for response in responses:
         for chunk in response.chunks:
             if chunk.reset_row:

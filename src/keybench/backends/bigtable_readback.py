@@ -33,9 +33,9 @@ def read_back(emulator_host: str | None, project: str, instance: str, table_ids:
     # Each column by its exact name: the emulator matches a qualifier regex at about five
     # times the CPU per cell, and the audit runs while the model uses the other core.
     columns = [ColumnRangeFilter(family, q, q) for q in qualifiers]
-    wanted = filter_message(columns[0] if len(columns) == 1 else RowFilterUnion(columns))
+    wanted = filter_message(columns[0] if len(columns) == 1 else RowFilterUnion(list(columns)))
     try:
-        out = []
+        out: list[tuple] = []
         for table_id in table_ids:
             reader = ReadRowsCall(data.get_table(instance, table_id), deadline)
             for _, cells in reader(reader.request(None, wanted), family):

@@ -8,7 +8,7 @@ import base64
 import os
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 from google.api_core import exceptions as gexc
@@ -16,6 +16,7 @@ from google.auth.credentials import AnonymousCredentials
 from google.cloud import spanner
 from google.cloud.spanner_admin_database_v1 import DatabaseDialect
 from google.cloud.spanner_v1 import JsonObject
+from google.cloud.spanner_v1.instance import Instance
 
 from keybench.backends.base import (
     DEFAULT_PAYLOAD_BYTES,
@@ -24,6 +25,7 @@ from keybench.backends.base import (
     KeyCollision,
 )
 from keybench.design.events import WriteEvent, timestamp, ts_us_of
+from keybench.design.keys import Part
 from keybench.design.plans import Span, StoredRow, row_columns
 from keybench.design.strategies import Strategy
 from keybench.design.typed import parse_type
@@ -79,6 +81,7 @@ def param_type(sql_type: str, postgresql: bool = False):
     type is in GoogleSQL's vocabulary in either dialect."""
     base, _, element = parse_type(sql_type)
     if base == "ARRAY":
+        assert element is not None  # parse_type gives an ARRAY its element
         return spanner.param_types.Array(param_type(element, postgresql))
     return (postgresql and POSTGRESQL_PARAM_TYPES.get(base)) or SCALAR_PARAM_TYPES[base]
 
@@ -96,7 +99,8 @@ def _within(rows, where: tuple[str, int, int]):
     if column is None:
         return rows
     if field == "ts_us":
-        lo, hi = timestamp(lo), timestamp(hi)
+        first, last = timestamp(lo), timestamp(hi)
+        return (row for row in rows if first <= row[column] <= last)
     return (row for row in rows if lo <= row[column] <= hi)
 
 
@@ -129,7 +133,13 @@ def client_for(project: str) -> spanner.Client:
     return spanner.Client(project=project)
 
 
-def ensure_instance(client: spanner.Client, instance_id: str) -> spanner.Client:
+def _column(part: Part) -> str:
+    """A Spanner key part's column (only Bigtable's parts have none)."""
+    assert part.column is not None
+    return part.column
+
+
+def ensure_instance(client: spanner.Client, instance_id: str) -> Instance:
     """The instance to create databases in. keybench creates it only on the emulator: on a
     real target (the client goes where SPANNER_EMULATOR_HOST says, else to Google) an
     instance costs money and belongs to someone, so it must already exist."""
@@ -171,8 +181,8 @@ class SpannerBackend(Backend):
         self.commit_aborts = 0
         self.aborted_transactions = 0
         self._count_aborted_commits()
-        self.key_columns = [p.column for p in strategy.parts]
-        self.generated = [p.column for p in strategy.parts if p.generated]
+        self.key_columns = [_column(p) for p in strategy.parts]
+        self.generated = [_column(p) for p in strategy.parts if p.generated]
         # Stored generated columns are the database's to write: inserts leave them out.
         computed = {p.column for p in strategy.parts if p.computed_by_database}
         self.emulator_bound_inserts = bool(self.generated)
@@ -186,14 +196,16 @@ class SpannerBackend(Backend):
         }
         self.columns = [c for c in self.key_columns if c not in computed]
         self.columns += [c for c in (*self.read_columns, strategy.payload_column) if c not in self.columns]
-        self.columns += [p.column for p in strategy.extra_parts]
+        self.columns += [_column(p) for p in strategy.extra_parts]
         self._extra_rng = random.Random(0)  # extra columns' random parts (a user's index on a UUID column)
 
-    def _n(self, name: str) -> str:
-        """A table, column or index name as this dialect stores it: PostgreSQL folds to lower case."""
+    def _n(self, name: str | None) -> str:
+        """A table, column or index name as this dialect stores it: PostgreSQL folds to lower case.
+        A Spanner strategy always names its table (`Strategy.table` is None for Bigtable only)."""
+        assert name is not None
         return name.lower() if self.postgresql else name
 
-    def _names(self, names) -> list[str]:
+    def _names(self, names: Iterable[str | None]) -> list[str]:
         return [self._n(n) for n in names]
 
     def _sql(self, text: str, names: list[str], values: dict) -> tuple[str, dict, dict]:
@@ -271,7 +283,7 @@ class SpannerBackend(Backend):
 
     def _row(self, key: tuple, event: WriteEvent) -> dict:
         values = dict(zip(self.key_columns, key, strict=True))
-        values.update((p.column, p.compute(event, self._extra_rng)) for p in self.strategy.extra_parts)
+        values.update((_column(p), p.compute(event, self._extra_rng)) for p in self.strategy.extra_parts)
         values.setdefault(self.strategy.user_column, event.entity)
         values.setdefault(self.strategy.time_column, timestamp(event.ts_us))
         values[self.strategy.write_id_column] = event.write_id
@@ -310,6 +322,7 @@ class SpannerBackend(Backend):
     def _upsert_parents(self, batch, rows: list[tuple[tuple, WriteEvent]]) -> None:
         """The parent row of each child row, named by the child key's leading columns."""
         parent = self.strategy.parent_rows
+        assert parent is not None  # called only for a design with parent rows
         columns = [*self.key_columns[:parent.key_columns], *(p.column for p in parent.columns)]
         values = {key[:parent.key_columns]: [*key[:parent.key_columns],
                                              *(p.compute(e, self._extra_rng) for p in parent.columns)]
@@ -383,6 +396,7 @@ class SpannerBackend(Backend):
             # The user's row, then its newest children, from one row tree. Two single-use reads, as
             # for a join: the emulator loses multi-use read-only transactions on multiplexed
             # sessions ("Transaction not found"), and no row is deleted during a stage.
+            assert spans is not None  # a parent join reads one user's spans
             user = spans[0].lo[0]
             with self.database.snapshot() as snapshot:
                 if not list(snapshot.read(self._n(self.strategy.parent_table), [self._n("UserId")],

@@ -103,7 +103,7 @@ class CheckResult:
             return self._find("index", f"{table_or_qualified}.{index}")
         if "." in table_or_qualified:
             return self._find("index", table_or_qualified)
-        found = [s for s in self.spaces if s.kind == "index" and s.index.lower() == table_or_qualified.lower()]
+        found = [s for s in self.spaces if s.kind == "index" and (s.index or "").lower() == table_or_qualified.lower()]
         return found[0] if len(found) == 1 else self._find("index", table_or_qualified)
 
     def _find(self, kind: str, name: str) -> SpaceResult:

@@ -110,6 +110,7 @@ def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraf
     from keybench.infra import emulators
 
     path = request.schema
+    assert path is not None  # the CLI refuses a check without a schema file
     statements = read_statements(path)
     stated = read_columns_file(request.columns) if request.columns else {}
     endpoint = emulators.resolve("spanner")
@@ -122,7 +123,9 @@ def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraf
         drafts = [spanner_draft(schema, t, path.read_text(), path, lambda t, c: infer(schema, t, c, stated))
                    for t in schema.tables] if request.drafts_wanted else []
         fixes: dict[str, Fix] = {}
-        fixed_schema, changed, superseded = schema, [], set()
+        changed: list = []
+        superseded: set = set()
+        fixed_schema = schema
         for space in checks:
             if space.verdict.verdict in ("hotspot", "hot_row"):
                 fix = propose(space, fixed_schema, request.nodes, request.shards)

@@ -145,7 +145,7 @@ def _shard_table(check: SpaceCheck, schema: Schema, table: Table, column: str, p
                _replace_table(schema, changed), (table.name,))
 
 
-def _fix_index(check: SpaceCheck, schema: Schema, table: Table, column: str, shards: int) -> Fix:
+def _fix_index(check: SpaceCheck, schema: Schema, table: Table, column: str, shards: int) -> Fix | None:
     index = next(i for i in schema.indexes_of(table.name) if i.name == check.index)
     if table.parent and not index.interleaved_in:
         parent_key = schema.table(table.parent).key

@@ -126,7 +126,7 @@ def infer(schema: Schema, table: Table, column: Column, stated: dict[str, Distri
     if column.bit_reversed_identity:
         return Distribution("bit_reversed", f"{column.identity}: a bit-reversed sequence of its own")
     if UUID_DEFAULT.fullmatch(column.default or ""):
-        return Distribution("uuid4", f"DEFAULT ({column.default.strip()}): version-4 UUIDs")
+        return Distribution("uuid4", f"DEFAULT ({(column.default or '').strip()}): version-4 UUIDs")
     if column.commit_timestamp:
         marked = POSTGRESQL_COMMIT_TIMESTAMP if schema.dialect == POSTGRESQL else "allow_commit_timestamp"
         return Distribution("time", f"{marked}: the commit time, which only grows")

@@ -175,7 +175,7 @@ def read_schema(database, dialect: str = GOOGLESQL) -> Schema:
 
 def _identities(statements) -> dict[tuple[str, str], str]:
     """{(table, column): its GENERATED ... AS IDENTITY (...) clause} from the emulator's DDL."""
-    found = {}
+    found: dict[tuple[str, str], str] = {}
     for statement in statements:
         table = CREATE_TABLE.match(statement)
         if table:

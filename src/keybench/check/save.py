@@ -8,6 +8,7 @@ has accepted, plus the columns keybench keeps its bookkeeping in."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from keybench.check.inference import Distribution
 from keybench.check.keyspaces import UNKNOWN_CASES, key_distributions, key_specs
@@ -64,7 +65,8 @@ def spanner_draft(schema: Schema, table: Table, ddl_text: str, source: Path, inf
                              skipped=f"key column(s) {', '.join(computed)} generated AS (...) by the "
                                                      "database: keybench cannot know the keys of the rows it writes")
     keyed = {k.name for k in table.key}
-    indexes, extra = [], {}
+    indexes: list = []
+    extra: dict[str, dict] = {}
     for index in schema.indexes_of(table.name):
         specs = key_specs(schema, table, index.key, distributions, typed=True)
         indexes.append({"name": index.name, "key": specs, **({"stores": list(index.storing)} if index.storing else {})})
@@ -73,7 +75,7 @@ def spanner_draft(schema: Schema, table: Table, ddl_text: str, source: Path, inf
         extra.update((spec["column"], spec) for spec in specs if spec["column"] not in keyed)
     key = key_specs(schema, table, table.key, distributions, typed=True)
     extra.update((spec["column"], spec) for spec in _fills(table, keyed | set(extra), source))
-    parent_rows = {}
+    parent_rows: dict[str, Any] = {}
     if parent is not None:
         if any(spec["value"] in ("generated", "generated_uuid") for spec in key):
             return StrategyDraft("spanner", name, what, skipped=f"interleaved in {parent.name} with a key the database "

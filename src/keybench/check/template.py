@@ -59,7 +59,7 @@ def parse_template(template: str) -> list[Segment]:
             raise KeybenchError(f"--bigtable {template!r}: unknown segment {{{found.group(1)}}}; valid: "
                                 f"{', '.join(BIGTABLE_VALUES)} (aliases: "
                                 f"{', '.join(f'{a} = {w}' for a, w in ALIASES.items())})")
-        spec = {"value": word}
+        spec: dict[str, str | int] = {"value": word}
         if word == "salt" and setting is None:
             setting = str(DEFAULT_SALT_BUCKETS)
         if setting is not None:

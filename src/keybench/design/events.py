@@ -98,7 +98,9 @@ def spanner_timestamp_text(ts_us: int) -> str:
     local = timestamp(ts_us).astimezone(LOS_ANGELES)
     micros = local.microsecond
     fraction = "" if micros == 0 else f".{micros // 1000:03d}" if micros % 1000 == 0 else f".{micros:06d}"
-    offset = int(local.utcoffset().total_seconds())
+    utc_offset = local.utcoffset()
+    assert utc_offset is not None  # `local` is an aware time
+    offset = int(utc_offset.total_seconds())
     sign, offset = ("-" if offset < 0 else "+"), abs(offset)
     zone = f"{sign}{offset // 3600:02d}" + (f":{offset % 3600 // 60:02d}" if offset % 3600 else "")
     return f"{local:%Y-%m-%d %H:%M:%S}{fraction}{zone}"

@@ -351,10 +351,11 @@ def join_segments(parts: tuple[Part, ...], values: tuple, default_separator: str
 PRELOAD_KINDS = ("uint32", "bit_reversed_counter", "uuid4_string")
 
 
-def preload_keys(kind: str, rows: int, seed: int, with_keys: tuple = ()) -> list:
+def preload_keys(kind: str, rows: int, seed: int, with_keys: tuple = ()) -> list[int] | list[str]:
     """Keys of a migrated source: `uint32` spread over 1..2^32 as its own counter or hash
     left them; `bit_reversed_counter` the bit-reversed values of 1..rows. `with_keys` are
     source keys a scenario needs among them: they come first, and the rows stay `rows`."""
+    drawn: list[int] | list[str]
     if kind == "uint32":
         rng = random.Random(f"preload:{seed}")
         drawn = rng.sample(range(1, 2**32 + 1), rows)

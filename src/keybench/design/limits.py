@@ -80,7 +80,8 @@ def _versions_kept(rule: dict) -> int | None:
     bounds = [_versions_kept(r) for r in value]
     if kind == "union":  # collected when any rule says so: the tightest bound holds
         return min((b for b in bounds if b is not None), default=None)
-    return None if None in bounds else max(bounds)  # intersection: collected only when all say so
+    known = [b for b in bounds if b is not None]
+    return None if len(known) < len(bounds) else max(known)  # intersection: collected only when all say so
 
 
 def _check_bigtable_rows(strategy: Strategy, payload_bytes: int) -> None:

@@ -68,7 +68,9 @@ class ReadRequest(NamedTuple):
     newest: int | None = None  # answer = the newest N wanted rows
     where: tuple[str, int, int] | None = None  # full scans: (field, lo, hi) a server-side filter may apply
     in_range: Callable[[StoredRow], bool] | None = None  # what the spans may return, if more than `wanted`
-    index: str | None = None  # Spanner: the spans are over this secondary index's key
+    # Spanner: the spans are over this secondary index's key (the field hides tuple.index,
+    # which no caller uses on a ReadRequest)
+    index: str | None = None  # type: ignore[assignment]
     join: bool = False  # the index lacks columns: read them back from the table by primary key
     parent: bool = False  # Spanner, interleaved: read the entity's parent row too
 
@@ -114,7 +116,7 @@ def _leading(parts: tuple[Part, ...], stop_role: str, entity_known: bool) -> lis
 
     Each choice is a list of callables entity -> value, so DERIVED parts stay lazy.
     """
-    choices = []
+    choices: list[list] = []
     for part in parts:
         if part.role == stop_role:
             return choices
@@ -150,6 +152,7 @@ def entity_plan(operation: str, parts: tuple[Part, ...], newest: int | None) -> 
 
         return ReadPlan(operation, FULL_SCAN, 1, scan)
     at = _index(parts, ENTITY)
+    assert at is not None  # _leading found the entity's part
     after = parts[at + 1] if at + 1 < len(parts) else None
     # Newest-first storage (a DESC time part right after the entity) lets the database stop at N.
     limit = newest if (newest is not None and after is not None and after.role == TIME and after.descending) else None
@@ -180,6 +183,7 @@ def bounded_plan(operation: str, role: str, parts: tuple[Part, ...]) -> ReadPlan
 
         return ReadPlan(operation, FULL_SCAN, 1, scan)
     at = _index(parts, role)
+    assert at is not None  # _leading found the part of `role`
     combos = list(itertools.product(*leading))
     descending = parts[at].descending
 

@@ -15,6 +15,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from keybench.design.events import WriteEvent
 from keybench.design.keys import (
@@ -158,9 +159,12 @@ class Strategy:
 
 def split_ddl(text: str) -> list[str]:
     """Statements of a DDL file: `--` comments dropped, split on `;` outside quotes."""
-    statements, current, quote = [], [], None
+    statements: list[str] = []
+    current: list[str] = []
+    quote: str | None = None
     for line in text.splitlines():
-        out, i = [], 0
+        out: list[str] = []
+        i = 0
         while i < len(line):
             ch = line[i]
             if quote:
@@ -263,7 +267,7 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
     if meta.get("claim") not in DISTRIBUTIONS and not (source.user and "claim" not in meta):
         raise FixtureError.malformed(meta_path,
                                      f"claim must be one of {', '.join(DISTRIBUTIONS)}, got {meta.get('claim')!r}")
-    common = dict(
+    common: dict[str, Any] = dict(
         backend=backend, name=name, dialect=dialect, directory=directory,
         summary=str(meta.get("summary", "")), claim=str(meta.get("claim", "")),
         parts=parts, order=int(meta.get("order", 1000)),
@@ -278,13 +282,13 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
         ddl = tuple(split_ddl(ddl_path.read_text()))
         table = str(meta.get("table", ""))
         parent = meta.get("parent_table")
-        for name, role in ((table, "table"), (parent, "parent_table")):
-            if (name or role == "table") and not any(
-                re.match(rf"CREATE TABLE\s+{re.escape(name or '')}\b", st, re.IGNORECASE) for st in ddl
+        for named, role in ((table, "table"), (parent, "parent_table")):
+            if (named or role == "table") and not any(
+                re.match(rf"CREATE TABLE\s+{re.escape(named or '')}\b", st, re.IGNORECASE) for st in ddl
             ):  # names compare without case: the PostgreSQL dialect folds them to lower case
                 raise FixtureError.malformed(ddl_path,
-                                             f"no CREATE TABLE {name or '<table>'} (strategy.toml names {role} "
-                                             f"{name!r})")
+                                             f"no CREATE TABLE {named or '<table>'} (strategy.toml names {role} "
+                                             f"{named!r})")
         preload = meta.get("preload")
         if preload is not None and (
             not isinstance(preload, dict) or not isinstance(preload.get("rows"), int)
@@ -314,7 +318,7 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
             found[index.name] = bool(re.match(r"CREATE\s+NULL_FILTERED\b", statement, re.IGNORECASE)
                                      or re.search(r"\bWHERE\b.*\bIS\s+NOT\s+NULL\b", statement, re.IGNORECASE))
         indexes = tuple(dataclasses.replace(i, null_filtered=found[i.name]) for i in indexes)
-        row_columns = {"time_column": DEFAULT_TIME_COLUMN, "user_column": DEFAULT_USER_COLUMN,
+        row_columns: dict[str, Any] = {"time_column": DEFAULT_TIME_COLUMN, "user_column": DEFAULT_USER_COLUMN,
                        "write_id_column": DEFAULT_WRITE_ID_COLUMN, "payload_column": DEFAULT_PAYLOAD_COLUMN}
         for setting, default in row_columns.items():
             row_columns[setting] = meta.get(setting, default)
@@ -387,7 +391,7 @@ def user_strategies(folders, backend: str, dialect: str | None = None, buckets: 
                 continue  # a design written in one dialect runs in that dialect only
             strategy = load_strategy(folder.resolve(), backend, dialect, buckets)
             if strategy.name in found:
-                raise KeybenchError(f"--strategy-dir: two designs named {backend}:{strategy.name} "
+                raise KeybenchError(f"--strategy-dir: two strategies named {backend}:{strategy.name} "
                                     f"({found[strategy.name].directory} and {folder}); rename one folder")
             found[strategy.name] = strategy
     return found

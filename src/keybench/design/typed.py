@@ -36,6 +36,7 @@ def parse_type(sql_type: str) -> tuple[str, int | None, str | None]:
     if base not in SCALARS:
         raise ValueError(f"cannot generate values of type {sql_type}; keybench writes {', '.join(SCALARS)} and "
                          "ARRAY of them")
+    assert found is not None  # a base of SCALARS came from the match
     length = found.group("length")
     return base, None if length is None or length.upper() == "MAX" else int(length), None
 
@@ -100,6 +101,7 @@ def fill(event: WriteEvent, sql_type: str):
     insert number or time, so that every row's value is its own."""
     base, length, element = parse_type(sql_type)
     if base == "ARRAY":
+        assert element is not None  # parse_type gives an ARRAY its element
         return [fill(event, element)]
     if base == "JSON":  # the backend sends a dict as the client's JSON value
         return {"seq": event.seq, "write_id": event.write_id}

@@ -81,9 +81,9 @@ class MasterSide:
             if pid in exited:
                 found[index] = f"worker {index} died (pid {pid}, {exited[pid]})"
         for client in self.environment.runner.clients.missing:
-            index = self.index_of.get(client.id)
-            if index is not None and index not in found:
-                found[index] = f"worker {index} died (no heartbeat from {client.id})"
+            silent = self.index_of.get(client.id)
+            if silent is not None and silent not in found:
+                found[silent] = f"worker {silent} died (no heartbeat from {client.id})"
         fresh = {i: why for i, why in found.items() if i not in self.lost}
         self.lost.update(fresh)
         return [fresh[i] for i in sorted(fresh)]

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import gevent
 from locust.env import Environment
+from locust.runners import Runner
 from locust.stats import PERCENTILES_TO_REPORT, StatsCSV
 
 from keybench.children import die_with_parent, how_it_ended
@@ -98,6 +99,7 @@ class StageEnvironment:
         env, stage = self.env, self.stage
         stage.collector.settle()  # what was recorded before the load (a caller's own fill) is not Locust's
         workers = None
+        runner: Runner
         if plan.workers:
             port = emulators.free_port()
             runner = env.create_master_runner("127.0.0.1", port)

@@ -282,6 +282,7 @@ class Stage:
         if not self._drops_tenant():
             return None
         tenant_of = self.strategy.parts[0].of_entity
+        assert tenant_of is not None  # _drops_tenant: the first part is the tenant, a DERIVED part
         victim = tenant_of(1)
         prefix = (victim,)
         # Decided from the rows as stored, not from the ledger: a write whose outcome was

@@ -80,6 +80,7 @@ class KeybenchUser(User):
             self._operate_then_rest()
             return
         stage, workload, pacer = self.stage, self.workload, self.pacer
+        assert stage is not None  # on_start took it
         slice_ends = time.perf_counter() + TASK_SLICE_S
         while True:
             stage.step(workload, pacer.wait() if pacer else None)
@@ -90,6 +91,7 @@ class KeybenchUser(User):
         """One operation; the rest after it (`wait_time`) holds a reader to its share."""
         intended = self.pacer.wait() if self.pacer else None
         started = time.perf_counter()
+        assert self.stage is not None  # on_start took it
         operation = self.stage.step(self.workload, intended)
         # Only reads earn a rest: not the wait for the first row, nor the one insert of a
         # reader without writers beside it (seconds, where the database generates keys).

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from keybench.errors import KeybenchError, one_line
 from keybench.infra import emulators, images
@@ -29,7 +30,7 @@ class EmulatorContainer:
 
     backend: str
     address: str  # host:port on this machine
-    container: object  # testcontainers' DockerContainer
+    container: Any  # testcontainers' DockerContainer (imported only when a container starts)
 
     @property
     def id(self) -> str:
@@ -62,8 +63,9 @@ def start(backend: str) -> EmulatorContainer:
         client.close()
     port = emulators.DEFAULT_PORTS[backend]
     container = DockerContainer(image).with_exposed_ports(port)
-    if COMMANDS[backend]:
-        container = container.with_command(COMMANDS[backend])
+    command = COMMANDS[backend]
+    if command:
+        container = container.with_command(command)
     try:
         container.start()
     except Exception as exc:

@@ -369,7 +369,7 @@ class Endpoint:
         self.address = self.emulator.address
 
     def stop(self) -> None:
-        for emulator in (self.emulator, self.successor and self.successor.emulator):
+        for emulator in (self.emulator, self.successor.emulator if self.successor else None):
             if emulator is not None:
                 emulator.stop()
         self.emulator = self.successor = None

@@ -273,6 +273,7 @@ def build(spec: ImageSpec) -> str:
         assemble(spec, root)
         changes = [*spec.changes, f"LABEL {FINGERPRINT_LABEL}={fingerprint}"]
         tar = subprocess.Popen(["tar", "-C", str(root), "-c", "."], stdout=subprocess.PIPE)
+        assert tar.stdout is not None  # stdout=PIPE
         try:
             docker("import", *[a for c in changes for a in ("--change", c)], "-", spec.name, stdin=tar.stdout)
         finally:

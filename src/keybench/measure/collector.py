@@ -165,7 +165,7 @@ class Collector:
         self._recorded_at = time.monotonic()
         if not unrecorded:
             return
-        events = [] if self.events is not None else None
+        events: list | None = [] if self.events is not None else None
         for series, elapsed_s, m, since_intended_s, ended, wall in unrecorded:
             self._add(series, elapsed_s, m, since_intended_s, ended, wall, events)
         if events:
@@ -192,6 +192,7 @@ class Collector:
                 second = self._seconds[slot] = SecondStats()
             s.second_at, s.second = epoch_second, second
         second = s.second
+        assert second is not None  # set above for this second
         second.ops += 1
         second.histogram.record_value(value)
         s.aborts += m.aborts
@@ -230,7 +231,8 @@ class Collector:
         self.ledger.failed.add(write_id)
 
     def active_seconds(self) -> float:
-        own = 0.0 if self.first_op is None else self.last_op - self.first_op
+        first, last = self.first_op, self.last_op
+        own = 0.0 if first is None or last is None else last - first
         return max(own, self.absorbed_seconds)
 
     def totals(self) -> tuple[int, int]:

@@ -19,6 +19,7 @@ import html
 import json
 import math
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 
 from keybench.atomic import save_figure, write_atomically
@@ -110,13 +111,13 @@ def _table(rows: list[dict], columns=TABLE_COLUMNS, css_class: str = "summary") 
 
 def _designs(rows: list[dict]) -> list[dict]:
     """The first row of each (backend, strategy, dialect): its provenance columns."""
-    first = {}
+    first: dict[tuple, dict] = {}
     for r in rows:
         first.setdefault((r["backend"], r["strategy"], r["dialect"]), r)
     return list(first.values())
 
 
-def _checked(rows: list[dict], path: Path, numeric: list[str]) -> list[dict]:
+def _checked(rows: list[dict], path: Path, numeric: Sequence[str]) -> list[dict]:
     """Rows whose plotted figures are finite numbers (or empty), else one KeybenchError."""
     for i, row in enumerate(rows, 2):
         for column in numeric:

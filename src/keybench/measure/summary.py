@@ -99,7 +99,7 @@ def _spread(repetitions: int, h: LatencyFigures, n: int) -> dict:
 
 def tenant_drop_row(strategy, drop, integrity, fresh: bool) -> dict:
     """The multi-tenant check as a summary row: one prefix delete, timed, and its outcome."""
-    row = {c: "" for c in SUMMARY_COLUMNS}
+    row: dict[str, object] = {c: "" for c in SUMMARY_COLUMNS}
     ms = _ms(drop.seconds * 1e6)
     row.update({
         "emulator_bound": "no",
@@ -154,7 +154,7 @@ def merge_stats(parts: list[OperationStats]) -> OperationStats:
 def _added(items):
     """A dataclass of counts added up field by field (integrity, tenant drops)."""
     first = items[0]
-    values = {}
+    values: dict[str, object] = {}
     for name, value in vars(first).items():
         if isinstance(value, bool):
             values[name] = all(getattr(i, name) for i in items)

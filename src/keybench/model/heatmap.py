@@ -59,7 +59,7 @@ def intensity(stream: KeyStream, space: str = TABLE_SPACE, kind: str = WRITES, b
         np.add.at(matrix, (bucket, time_bin(times)), 1.0)
     elif kind == READS:
         for t, _, intervals in read_list:
-            covered = []
+            covered: list[int] = []
             for start, end in intervals:
                 first, last = range_span(edges, *interval_ranks(distinct, start, end))
                 covered.extend(range(first, last + 1))

@@ -115,7 +115,7 @@ def _uuid_text(raw: np.ndarray, suffix: bytes = b"") -> np.ndarray:
     out = np.full((len(raw), 36 + len(suffix)), ord("-"), dtype=np.uint8)
     hexed = _hex(raw).view(_UUID_HEX_GROUPS).ravel()
     text = out.view(_byte_groups(_UUID_TEXT_GROUPS, out.shape[1])).ravel()
-    for name in _UUID_HEX_GROUPS.names:
+    for name in _UUID_HEX_GROUPS.names or ():
         text[name] = hexed[name]
     out[:, 36:] = np.frombuffer(suffix, dtype=np.uint8)
     return out
@@ -286,7 +286,8 @@ def _separator_column(text: str, rows: int) -> np.ndarray:
     return np.broadcast_to(encoded[None, :], (rows, len(encoded)))
 
 
-def encode_events(strategy, events: EventColumns, seed: int) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+def encode_events(strategy, events: EventColumns,
+                  seed: int) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | None]]:
     """Every key space's key bytes for a block of events: {space: (keys, lengths, split-unit lengths)}."""
     rng = np.random.default_rng([seed, int(events.seq[0]) if len(events) else 0])
     rows = len(events)

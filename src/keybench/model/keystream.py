@@ -84,7 +84,8 @@ class _Chunks:
         if not self.blocks:
             return np.zeros(0, np.float64), np.zeros(0, "S1"), np.zeros(0, np.uint16), np.zeros(0, np.uint16)
         if len(self.blocks) > 1:
-            self.blocks = [tuple(np.concatenate(c) for c in zip(*self.blocks, strict=True))]
+            times, keys, lengths, units = (np.concatenate(c) for c in zip(*self.blocks, strict=True))
+            self.blocks = [(times, keys, lengths, units)]
         return self.blocks[0]
 
 
@@ -117,8 +118,8 @@ class KeyStream:
                 for space, encoded, unit_length in encoder.write_keys(key, event):
                     self._add_write(space, time_s, encoded, unit_length)
         if self._unencoded_reads:
-            recorded, self._unencoded_reads = self._unencoded_reads, []
-            for encoder, request, time_s, operation in recorded:
+            reads, self._unencoded_reads = self._unencoded_reads, []
+            for encoder, request, time_s, operation in reads:
                 space, intervals = encoder.read_intervals(request)
                 self._add_read(time_s, intervals, space, operation)
 
@@ -289,6 +290,7 @@ class KeyStream:
             return sizes.pop() if sizes else 0
 
         spaces = need("spaces", "U")
+        assert spaces is not None  # needed, not optional
         for i in range(len(spaces)):
             if f"w{i}_t" in data:
                 group(f"w{i}_t", f"w{i}_k", f"w{i}_n", kinds="f,S,iu")
@@ -332,7 +334,7 @@ class KeyStream:
     def to_bytes(self) -> bytes:
         """The whole stream as one compact blob (numpy .npz), e.g. for a Locust worker report."""
         buffer = io.BytesIO()
-        np.savez(buffer, **self._arrays())
+        np.savez(buffer, **self._arrays())  # type: ignore[arg-type]  # numpy's stub takes **kwds for allow_pickle
         return buffer.getvalue()
 
     @classmethod

@@ -139,7 +139,7 @@ def estimate_window(loads: tuple[np.ndarray, np.ndarray], units: tuple[np.ndarra
     `units` its writes' split units (as numbers; None when no unit is written twice, so
     that none takes a share of the other half), `previous` the previous window's writes
     per range."""
-    loads = tuple(np.asarray(load, dtype=np.float64) for load in loads)
+    loads = (np.asarray(loads[0], dtype=np.float64), np.asarray(loads[1], dtype=np.float64))
     writes = loads[0].sum() + loads[1].sum()
     prior = np.zeros(len(loads[0]))
     if previous is not None and previous.sum():

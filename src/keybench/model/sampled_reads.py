@@ -81,8 +81,8 @@ def add_sample_reads(stream: KeyStream, strategy, events: EventColumns, keys: np
                      after_fraction: float = 0.1) -> None:
     """The sample reads (sample_read_plan) of a run whose events and table keys are all at hand."""
     plan = sample_read_plan(strategy, len(events), per_operation, seed, after_fraction)
-    for t_s, intervals, space, op in build_reads(strategy, plan, lambda row: keys[row].ljust(int(lengths[row]),
-                                                                                             b"\x00"),
+    for t_s, intervals, space, op in build_reads(strategy, plan, lambda row: bytes(keys[row]).ljust(int(lengths[row]),
+                                                                                                    b"\x00"),
                                                  lambda row: events.entity[row], lambda p: events.ts_us[p],
                                                  window_s, number_span):
         stream.add_read(t_s, intervals, space, op)

@@ -7,6 +7,7 @@ import math
 import re
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -70,7 +71,7 @@ class SavedKeyStream:
         with reading(self.path):
             self.archive = zipfile.ZipFile(self.path)
             try:
-                data = {}
+                data: dict[str, Any] = {}  # names -> numpy arrays, or _SavedArray for the writes
                 for member in self.archive.namelist():
                     name = member.removesuffix(".npy")
                     if _WRITE_ARRAY.fullmatch(name):

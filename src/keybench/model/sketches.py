@@ -216,8 +216,8 @@ class DistinctSample(_HashThinned):
         self.sorted_hashes = np.insert(self.sorted_hashes, np.searchsorted(self.sorted_hashes, distinct), distinct)
         while len(self.keys) > self.capacity:
             self.threshold >>= np.uint64(1)
-            kept = self.key_hashes <= self.threshold
-            self.keys, self.key_hashes = self.keys[kept], self.key_hashes[kept]
+            held_mask = self.key_hashes <= self.threshold
+            self.keys, self.key_hashes = self.keys[held_mask], self.key_hashes[held_mask]
             self.sorted_hashes = self.sorted_hashes[self.sorted_hashes <= self.threshold]
 
     def quantile_cuts(self, pieces: int) -> np.ndarray:
@@ -268,11 +268,11 @@ class RowSample(_HashThinned):
         self._insert(self.__dict__, distinct[new], keys[first[new]], counts[new], times[first[new]], last_times[new])
         while len(self.hashes) > self.capacity:
             self.threshold >>= np.uint64(1)
-            kept = self.hashes <= self.threshold
-            dropped = ~kept & (self.counts > 1)
+            held_mask = self.hashes <= self.threshold
+            dropped = ~held_mask & (self.counts > 1)
             self._admit_heavy(*(getattr(self, f)[dropped] for f in ("hashes", "keys", "counts", "first", "last")))
             for name in ("hashes", "keys", "counts", "first", "last"):
-                setattr(self, name, getattr(self, name)[kept])
+                setattr(self, name, getattr(self, name)[held_mask])
 
     @staticmethod
     def _insert(table: dict, hashes, keys, counts, first, last) -> None:

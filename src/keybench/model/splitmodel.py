@@ -108,7 +108,8 @@ class SpaceModel:
         self.held = DistinctSample(max(HELD_SAMPLE, 16 * self.ranges))
         self.rows = RowSample(ROW_SAMPLE)
         self.lowest: bytes | None = None  # the smallest unit held: the space's first range starts there
-        self.pending: list[tuple[np.ndarray, ...]] = []  # writes not yet a whole window
+        self.pending: list[tuple[np.ndarray, np.ndarray, np.ndarray,
+                                 np.ndarray | None]] = []  # writes not yet a whole window
         self.pending_count = 0
         # Units are compared by the 8 bytes after the prefix they all share (sketches.py).
         self.reference: np.ndarray | None = None
@@ -134,15 +135,15 @@ class SpaceModel:
         if not len(units):
             return
         if words is None:
-            self._share_prefix(units)
-            words = prefix_words(units, self.prefix)
+            words = prefix_words(units, self._share_prefix(units))
         self.held.add(units, key_hashes(units) if hashes is None else hashes)
         low = np.sort(units[words == words.min()])[0]
         if self.lowest is None or low < self.lowest:
             self.lowest = low
 
-    def _share_prefix(self, units: np.ndarray) -> None:
-        """Narrows the prefix every unit seen shares; the recent writes' words follow it."""
+    def _share_prefix(self, units: np.ndarray) -> int:
+        """Narrows the prefix every unit seen shares (and returns it); the recent writes' words
+        follow it."""
         if self.reference is None:
             self.reference = units[:1]
         prefix = common_prefix(self.reference, units, limit=self.prefix)
@@ -150,6 +151,7 @@ class SpaceModel:
             self.prefix = prefix
             self.recent_words = [prefix_words(block, prefix) for block in self.recent]
             self.previous_words = prefix_words(self.previous, prefix)
+        return prefix
 
     def add_reads(self, reads) -> None:
         """(time, intervals, operation) reads, before the writes of their time are added."""
@@ -173,8 +175,9 @@ class SpaceModel:
             if n <= need:
                 taken.append(block)
             else:
-                taken.append(tuple(None if c is None else c[:need] for c in block))
-                rest.append(tuple(None if c is None else c[need:] for c in block))
+                times, keys, lengths, units = block
+                taken.append((times[:need], keys[:need], lengths[:need], None if units is None else units[:need]))
+                rest.append((times[need:], keys[need:], lengths[need:], None if units is None else units[need:]))
             need -= min(n, need)
         self.pending, self.pending_count = rest, self.pending_count - count
         times = np.concatenate([b[0] for b in taken])
@@ -233,8 +236,8 @@ class SpaceModel:
         if self.seen == 0:
             self.first_time = float(times[0])
         self._give_reads(float(times[0]))
-        self._share_prefix(unit_keys)
-        words = prefix_words(unit_keys, self.prefix)
+        prefix = self._share_prefix(unit_keys)
+        words = prefix_words(unit_keys, prefix)
         recent = self._recent()
         cuts = self._cuts(recent)
         ordered_units = np.sort(unit_hashes)
@@ -246,10 +249,11 @@ class SpaceModel:
             previous_keys, previous_words, previous_ordered = (
                 recent if len(self.recent) == 1 else (self.previous, self.previous_words, None))
             repeated = bool((ordered_units[1:] == ordered_units[:-1]).any())
+            first, second = (range_counts(cuts, unit_keys, prefix, words[h], select=h) for h in halves)
             estimate = estimate_window(
-                tuple(range_counts(cuts, unit_keys, self.prefix, words[h], select=h) for h in halves),
+                (first, second),
                 tuple(unit_hashes[h] for h in halves) if repeated else None, self.nodes,
-                range_counts(cuts, previous_keys, self.prefix, previous_words, previous_ordered))
+                range_counts(cuts, previous_keys, prefix, previous_words, previous_ordered))
             self.estimates.append((estimate, len(unit_keys), self._held_count()))
         # A read's cost is counted on ranges of equal size (the size splits alone): the fine
         # load splits behind a moving tail say where writes go, not how data is laid out.
@@ -284,9 +288,9 @@ class SpaceModel:
         # A window is measured once the space holds enough units to cut into its ranges, or half
         # the units it will ever hold, if fewer (a design of few units is measured early).
         ready_at = ranges if self.held.thinned else min(ranges, math.ceil(len(self.held) / 2))
-        estimates = [(e, n) for e, n, held in self.estimates if held >= ready_at]
-        measured = sum(n for _, n in estimates)
-        estimates = [e for e, _ in estimates]
+        ready = [(e, n) for e, n, held in self.estimates if held >= ready_at]
+        measured = sum(n for _, n in ready)
+        estimates = [e for e, _ in ready]
         by_operation: dict[str, list[int]] = {}
         for op, count in touched:
             by_operation.setdefault(op, []).append(count)
@@ -356,9 +360,9 @@ def model_space(times: np.ndarray, keys: np.ndarray, lengths: np.ndarray, reads:
     model = SpaceModel(params, space, len(times), initial)
     model.add_reads((r[0], r[1], r[2] if len(r) > 2 else "") for r in reads)
     ordered = bool(len(times) < 2 or (np.diff(times) >= 0).all())
-    order = None if ordered else np.argsort(times, kind="stable")
+    order = np.argsort(times, kind="stable") if not ordered else None
     for start in range(0, len(times), CHUNK_WRITES):
-        at = slice(start, start + CHUNK_WRITES) if ordered else order[start:start + CHUNK_WRITES]
+        at = slice(start, start + CHUNK_WRITES) if order is None else order[start:start + CHUNK_WRITES]
         model.add(times[at], keys[at], lengths[at], None if units is None else units[at])
     return model.finish()
 

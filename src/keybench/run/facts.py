@@ -25,7 +25,7 @@ def machine() -> dict:
 def versions() -> dict:
     from importlib.metadata import PackageNotFoundError, version
 
-    found = {"keybench": __version__, "python": platform.python_version()}
+    found: dict[str, str | None] = {"keybench": __version__, "python": platform.python_version()}
     for name in ("locust", "google-cloud-spanner", "google-cloud-bigtable", "grpcio", "hdrhistogram", "gevent"):
         try:
             found[name] = version(name)

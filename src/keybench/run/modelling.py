@@ -98,6 +98,7 @@ class Modeller:
         name, self._in_flight = self._in_flight, None
         if name is None:
             return
+        assert self._process is not None  # a variant is in flight only in a running process
         try:
             self.models[name] = self._process.receive()
         except PlainProcessError as exc:
@@ -107,7 +108,7 @@ class Modeller:
         """Each variant's summary rows (by file stem) with the model's columns filled in, its
         verdict first, and its key stream saved; variants not yet modelled are modelled here."""
         self.wait()
-        out = []
+        out: list[dict] = []
         for name, rows in unit_rows.items():
             variant = self.variants[name]
             # Written with the rest of the run's results, after the stages: a small disk fills

@@ -77,6 +77,7 @@ class RunOptions:
     def workload(self) -> WorkloadSettings:
         """The workload every stage runs: the settings with this run's users, its readers
         (the default ones if none were asked for) and its insert rate (0: closed loop)."""
+        assert self.users is not None  # __post_init__ set the default
         run = replace(self.settings, users=self.users, insert_rate=self.rate or 0.0)
         return replace(run, readers=run.reader_count())
 
@@ -89,6 +90,7 @@ class RunOptions:
         if self.run_id is not None and (not RUN_ID_RE.fullmatch(self.run_id) or set(self.run_id) == {"."}):
             raise KeybenchError(f"--run-id {self.run_id!r} is not a single safe name: use letters, digits, '.', "
                                 "'_' and '-' (up to 128, starting with a letter or digit)")
+        assert self.users is not None  # __post_init__ set the default
         replace(self.settings, users=self.users).validate(self.backends)  # --readers as given
         unknown = [d for d in self.dialects if d not in DIALECTS["spanner"]]
         if unknown or not self.dialects:

@@ -37,7 +37,7 @@ def schedule_stages(options: RunOptions) -> list[strategies.Strategy]:
     if unknown:
         valid = "; ".join(f"{b}: {', '.join(c)}" for (b, d), c in catalogues.items() if d in ("", "googlesql"))
         raise KeybenchError(f"unknown strategy {', '.join(map(repr, unknown))}; valid ones are {valid}")
-    stages = []
+    stages: list[strategies.Strategy] = []
     for backend in options.backends:
         dialects = [d for (b, d) in catalogues if b == backend]
         available = {n: None for d in dialects for n in catalogues[(backend, d)]}

@@ -42,6 +42,7 @@ def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, t
     clock = clock or WallClock()
     project, instance = target.project_instance(ep)
     spec = StageDefinition.of(strategy, options.workload, options.seed, tag, options.buckets, project, instance)
+    assert options.users is not None and options.duration_s is not None  # RunOptions set the defaults
     plan = StageLoad(options.users, options.spawn_rate, options.duration_s, options.workers)
     started = time.time()
     driven, silent = None, False
