@@ -31,6 +31,9 @@ FIXTURE_MARKS = {
     "docker_engine": "docker", "docker_engine_or_reason": "docker",
 }
 BROWSER_HELPERS = {"chromium", "_chromium"}
+# Starting Python and importing keybench takes about a second: a test that runs the command
+# line as a subprocess (the `keybench` helper below) is slow.
+SUBPROCESS_HELPERS = {"keybench", "subprocess"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -39,8 +42,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         for mark in sorted({FIXTURE_MARKS[n] for n in names if n in FIXTURE_MARKS}):
             item.add_marker(mark)
         code = getattr(getattr(item, "function", None), "__code__", None)
-        if code is not None and BROWSER_HELPERS & set(code.co_names):
+        used = set(code.co_names) if code is not None else set()
+        if BROWSER_HELPERS & used:
             item.add_marker("browser")
+        if SUBPROCESS_HELPERS & used:
+            item.add_marker("slow")
 
 
 def test_strategy_toml(body: str, claim: str = "spread") -> str:

@@ -311,6 +311,7 @@ def _json_damage(text: bytes, data) -> bytes:
     ))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=st.data())
 def test_every_reader_meets_a_damaged_file_with_one_line(sandbox, data):

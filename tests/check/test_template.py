@@ -11,6 +11,7 @@ from keybench.errors import KeybenchError
 from tests.conftest import keybench
 
 
+@pytest.mark.slow
 def test_a_timestamp_first_row_key_hotspots_and_field_promotion_spreads_it():
     report = check(CheckRequest(bigtable="{ts}#{device}", reads=("prefix:{device}", "range:ts"),
                                 fail_on=("hotspot",)))
@@ -27,6 +28,7 @@ def test_a_timestamp_first_row_key_hotspots_and_field_promotion_spreads_it():
     assert report.exit_code == 1
 
 
+@pytest.mark.slow
 def test_device_type_device_time_spreads_and_its_reads_are_planned():
     report = check(CheckRequest(bigtable="{device_type}#{device_id}#{ts}",
                                 reads=("prefix:{device_type}#{device_id}", "range:ts"), fail_on=("hotspot",)))

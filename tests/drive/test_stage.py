@@ -359,6 +359,7 @@ class _SilentBackend:
         return 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("enforces_deadline", [False, True])
 def test_a_silent_database_ends_an_insert_at_the_backstop_unless_the_backend_enforces_its_own_deadline(
         enforces_deadline):

@@ -71,6 +71,7 @@ def test_an_endpoint_that_does_not_answer_fails_fast_naming_the_fixes(monkeypatc
     assert "SPANNER_EMULATOR_HOST" in message and "docker compose" in message and "keybench emulators up" in message
 
 
+@pytest.mark.slow
 def test_a_listener_that_is_not_grpc_does_not_count_as_an_emulator(monkeypatch):
     with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))

@@ -41,6 +41,7 @@ def _simulate(backend: str, name: str, **kw):
     return simulate_strategy(catalogue[name], ROWS, nodes=NODES, seed=1, population=1000, **kw)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stream", STREAMS)
 @pytest.mark.parametrize(("backend", "dialect", "name"), UNITS, ids=["-".join(filter(None, u)) for u in UNITS])
 def test_every_design_gets_the_verdict_it_claims_at_3_8_and_32_nodes(backend, dialect, name, stream):
@@ -54,6 +55,7 @@ def test_every_design_gets_the_verdict_it_claims_at_3_8_and_32_nodes(backend, di
             assert verdict.hot_node_share >= 0.9, (nodes, verdict)
 
 
+@pytest.mark.slow
 def test_a_hot_index_shows_on_a_cool_table():
     result = _simulate("spanner", "index_monotonic")
     index = strategies.catalogue("spanner")["index_monotonic"].indexes[0].name
@@ -63,6 +65,7 @@ def test_a_hot_index_shows_on_a_cool_table():
     assert result.summary()["hot_node_share"] == result.spaces[index].hot_node_share
 
 
+@pytest.mark.slow
 def test_a_sharded_time_window_touches_every_shard_and_a_time_first_one_a_single_range():
     shards = strategies.catalogue("spanner")["hash_shard"].parts[0].buckets
     sharded = _simulate("spanner", "hash_shard", reads_per_operation=40).summary()
@@ -72,6 +75,7 @@ def test_a_sharded_time_window_touches_every_shard_and_a_time_first_one_a_single
     assert sharded["read_ranges_touched_point_read"] == 1
 
 
+@pytest.mark.slow
 def test_throughput_and_key_size_follow_from_the_shares():
     summary = _simulate("spanner", "uuid4_string").summary()
     assert summary["write_throughput_vs_ideal"] == pytest.approx(1 / (NODES * summary["hot_node_share"]))
@@ -95,6 +99,7 @@ def test_cross_fitting_reads_about_one_node_in_n_for_random_keys_however_short_t
         assert metrics.effective_nodes >= 32 * 0.6
 
 
+@pytest.mark.slow
 def test_an_advancing_tail_stays_on_one_node_whatever_the_window():
     n = 4000
     keys = np.array([i.to_bytes(4, "big") for i in range(n)])
@@ -115,6 +120,7 @@ def test_initial_rows_shape_the_ranges_but_are_not_load():
     assert metrics.windows == math.ceil(5000 / metrics.window_writes) - 1  # every window but the first
 
 
+@pytest.mark.slow
 def test_a_row_rewritten_throughout_the_stream_is_a_hot_row_and_an_intervals_row_is_not():
     single = simulate_stream(strategies.catalogue("bigtable")["single_row_counter"], 5000, rate_per_s=500,
                              reads_per_operation=0)
@@ -127,6 +133,7 @@ def test_a_row_rewritten_throughout_the_stream_is_a_hot_row_and_an_intervals_row
     assert summary["rewrite_lifetime"] < 0.15
 
 
+@pytest.mark.slow
 def test_one_root_row_taking_most_writes_is_a_hot_row_in_an_interleaved_table():
     # Rows interleaved in a root row split only between root rows: one user's whole tree is
     # one unit. The same keys in a table of their own spread, since its rows can split.
@@ -162,6 +169,7 @@ def test_ranks_and_intervals_in_rank_space():
     assert interval_ranks(distinct, b"c", b"dda") == (2, 4)
 
 
+@pytest.mark.slow
 def test_a_recorded_stream_models_like_the_simulated_one(tmp_path):
     from keybench.design.byteorder import KeyEncoder
     from keybench.design.plans import strategy_plans
@@ -210,6 +218,7 @@ def test_a_read_whose_intervals_share_a_heatmap_bucket_still_weighs_one():
     assert reads.sum() == pytest.approx(1.0)
 
 
+@pytest.mark.slow
 def test_cli_simulate_prints_every_metric(capsys):
     assert main(["simulate", "--backend", "spanner", "--strategy", "hash_shard", "--rows", "5000", "--reads", "5"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
@@ -245,6 +254,7 @@ def test_cli_model_parameters_reach_the_model_and_bad_ones_are_refused(capsys):
 
 @pytest.mark.parametrize("name, low, high", [("index_sparse", 0.07, 0.13), ("index_monotonic", 0.70, 0.80),
                                               ("index_storing", 1.0, 1.0)])
+@pytest.mark.slow
 def test_a_null_filtered_index_holds_entries_for_the_rows_with_a_value_only(name, low, high):
     # index_sparse's IsUnread is TRUE for about one row in ten and NULL for the rest;
     # index_monotonic's LastAccess is NULL for about one user in four (never accessed), as the
@@ -255,6 +265,7 @@ def test_a_null_filtered_index_holds_entries_for_the_rows_with_a_value_only(name
     assert low <= share <= high, share
 
 
+@pytest.mark.slow
 def test_cli_analyze_gives_each_saved_unit_its_verdict_at_other_node_counts(tmp_path, capsys):
     (tmp_path / "keystream").mkdir()
     for name in ("timestamp_first", "uuid4_string"):
@@ -267,6 +278,7 @@ def test_cli_analyze_gives_each_saved_unit_its_verdict_at_other_node_counts(tmp_
         assert verdicts == {"spanner-timestamp_first-googlesql": "hotspot", "spanner-uuid4_string-googlesql": "spread"}
 
 
+@pytest.mark.slow
 def test_the_model_keeps_bounded_state_and_gives_the_same_figures_however_the_writes_are_chunked():
     rng = np.random.default_rng(5)
     n = 300_000  # more distinct keys than the samples hold: they thin

@@ -44,6 +44,7 @@ def at_end(tmp_path_factory) -> tuple[list[dict], RunDirectory]:
     return modelled(tmp_path_factory.mktemp("end"), "end", overlap=False)
 
 
+@pytest.mark.slow
 def test_the_model_process_gives_the_rows_and_files_the_end_of_run_model_gives(tmp_path, at_end):
     aside, aside_dir = modelled(tmp_path, "aside", overlap=True)
     at_end, end_dir = at_end
@@ -57,6 +58,7 @@ def test_the_model_process_gives_the_rows_and_files_the_end_of_run_model_gives(t
         (end_dir.partial / "keystream" / "bigtable-salted.npz").read_bytes()
 
 
+@pytest.mark.slow
 def test_a_model_process_that_dies_leaves_the_model_to_the_run(tmp_path, capsys, at_end):
     rows, _ = modelled(tmp_path, "killed", overlap=True, kill_process=True)
     assert rows == at_end[0]
