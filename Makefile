@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.keybench-installed
 
-.PHONY: compare smoke test test-fast lint install system-packages clean
+.PHONY: compare smoke test test-fast lint docs docs-serve install system-packages clean
 
 install: $(STAMP)
 
@@ -30,9 +30,15 @@ test-fast: $(STAMP)
 
 # The same checks as .pre-commit-config.yaml, configured in pyproject.toml.
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests loadtests benchmarks
+	$(VENV)/bin/ruff check src tests loadtests benchmarks docs
 	$(VENV)/bin/mypy
 	PYTHONPATH=src $(VENV)/bin/lint-imports
+
+# The documentation site (mkdocs.yml, docs/): a strict build into site/, or served while you write.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+docs-serve: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve
 
 # From Debian's packages: Chromium for the report and web UI tests; docker.io (dockerd, which
 # the tests start privately and stop by PID, see tests/dockerd.py) and busybox-static (for

@@ -109,7 +109,7 @@ def test_the_installed_command_runs_a_smoke_comparison_and_a_check(installed, el
     summary = (elsewhere / "out" / "wheel" / "summary.csv").read_text()
     assert "spanner,uuid4_string" in summary and "bigtable,salted" in summary
     (elsewhere / "schema.sql").write_text("CREATE TABLE Events (EventId STRING(36) NOT NULL DEFAULT "
-                                          "(GENERATE_UUID()), At TIMESTAMP) PRIMARY KEY (EventId)\n")
+                                          "(GENERATE_UUID()), CreatedAt TIMESTAMP) PRIMARY KEY (EventId)\n")
     check = run(["keybench", "check", "schema.sql"], cwd=elsewhere, env=env, timeout=600)
     assert check.returncode == 0, check.stdout + check.stderr
     assert "Events" in check.stdout and "spread" in check.stdout

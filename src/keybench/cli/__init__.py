@@ -1,7 +1,7 @@
 """The `keybench` command: it translates arguments into the library's calls
 (`arguments.py` declares them, `commands.py` makes the calls). The defaults and the
 validation live with the options they belong to (`run.options.RunOptions`,
-`drive.workload.WorkloadSettings`, `model.params.SplitParams`, ...)."""
+`drive.settings.WorkloadSettings`, `model.params.SplitParams`, ...)."""
 
 from __future__ import annotations
 
