@@ -5,7 +5,10 @@ socket, data and state folders, and stopped by its PID afterwards.
 The private engine runs with `--iptables=false`: published ports go through Docker's
 userland proxy on 127.0.0.1, and the machine's firewall is left as it was. It starts in its
 own session, so whatever it leaves behind after it stops (containerd, shims) is found by
-that session id and stopped by PID too.
+that session id and stopped by PID too. It gets a bridge and address pools of its own
+(10.213.N.0/24 and 10.214.N.0/24, N unused on this machine): two engines on one bridge,
+docker0, would hand out the same container addresses, and each would cut the other's
+containers off.
 """
 
 from __future__ import annotations
@@ -22,6 +25,34 @@ from keybench.infra.containers import DEFAULT_DOCKER_SOCKET
 
 START_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 30.0
+BRIDGE_PREFIX, POOL_PREFIX = "10.213", "10.214"  # a private engine's bridge and its networks' pool
+
+
+def _ip(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["ip", *args], capture_output=True, text=True, timeout=30)
+
+
+def private_bridge() -> tuple[str, int] | None:
+    """A bridge of the engine's own, kb-docker<N> at 10.213.N.1/24, with N unused by any
+    address on this machine (another engine's bridge or networks); None where `ip` cannot
+    make one (the engine then shares docker0)."""
+    if shutil.which("ip") is None:
+        return None
+    used = _ip("-o", "-4", "addr", "show").stdout
+    start = os.getpid() % 250
+    for k in range(250):
+        n = (start + k) % 250 + 1
+        if f" {BRIDGE_PREFIX}.{n}." in used or f" {POOL_PREFIX}.{n}." in used:
+            continue
+        name = f"kb-docker{n}"
+        if _ip("link", "add", "name", name, "type", "bridge").returncode != 0:
+            continue  # taken by an engine starting at this moment
+        if _ip("addr", "add", f"{BRIDGE_PREFIX}.{n}.1/24", "dev", name).returncode == 0 and \
+                _ip("link", "set", name, "up").returncode == 0:
+            return name, n
+        _ip("link", "delete", name)
+        return None
+    return None
 
 
 def ping(host: str) -> str | None:
@@ -58,6 +89,7 @@ class Engine:
     process: subprocess.Popen | None = None  # set when the tests started it
     folder: Path | None = None
     log: Path | None = None
+    bridge: str | None = None  # the private engine's own bridge, deleted when it stops
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -78,6 +110,9 @@ class Engine:
         for leftover in session_members(pid):
             os.kill(leftover, signal.SIGKILL)
         self.process = None
+        if self.bridge is not None:
+            _ip("link", "delete", self.bridge)
+            self.bridge = None
         if self.folder is not None:
             shutil.rmtree(self.folder / "data", ignore_errors=True)
 
@@ -120,13 +155,16 @@ def start_engine(folder: Path) -> Engine | str:
                 f"({'dockerd is not installed (Debian: docker.io)' if dockerd is None else 'not root'})")
     host = f"unix://{folder}/docker.sock"
     log = folder / "dockerd.log"
+    bridge = private_bridge()
+    network = [] if bridge is None else [
+        "--bridge", bridge[0], "--default-address-pool", f"base={POOL_PREFIX}.{bridge[1]}.0/24,size=28"]
     with open(log, "ab") as out:
         process = subprocess.Popen(
             [dockerd, "-H", host, "--data-root", str(folder / "data"), "--exec-root", str(folder / "exec"),
-             "--pidfile", str(folder / "docker.pid"), "--iptables=false", "--ip-masq=false"],
+             "--pidfile", str(folder / "docker.pid"), "--iptables=false", "--ip-masq=false", *network],
             stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
         )
-    engine = Engine(host, config, process, folder, log)
+    engine = Engine(host, config, process, folder, log, bridge[0] if bridge else None)
     try:
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
@@ -135,7 +173,8 @@ def start_engine(folder: Path) -> Engine | str:
                 tail = log.read_text(errors="replace").strip().splitlines()[-1:] or ["(no output)"]
                 return f"dockerd exited at start (code {process.returncode}): {tail[0][:200]}"
             if ping(host) is None:
-                engine.notes.append(f"started dockerd pid {process.pid} at {host} (log {log})")
+                bridge_name = engine.bridge or "docker0"
+                engine.notes.append(f"started dockerd pid {process.pid} at {host} (bridge {bridge_name}, log {log})")
                 return engine
             time.sleep(0.2)
     except BaseException:  # interrupted (Ctrl-C) before the fixture holds it: stop it here
