@@ -125,6 +125,7 @@ def test_a_project_with_its_own_loadtests_package_uses_the_plugin(installed, els
     (project / "tests").mkdir()
     (project / "tests" / "test_keys.py").write_text(textwrap.dedent('''
         import loadtests
+        import loadtests.locustfile  # Locust, and with it gevent's monkey patching, as in a real project
 
 
         def test_our_loadtests_package_is_ours():

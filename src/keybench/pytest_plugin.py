@@ -30,6 +30,26 @@ import pytest
 # (src/keybench/infra/runtime.py says more); the fixtures start emulators as children.
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 
+_grpc_cooperative = False
+
+
+def _grpc_follows_gevent() -> None:
+    """A project whose tests import Locust runs them under gevent's monkey patching; gRPC
+    must then be made cooperative before keybench creates a client, or its calls hang.
+    Without the patching nothing changes: the plugin patches nothing itself."""
+    global _grpc_cooperative
+    if _grpc_cooperative or "gevent.monkey" not in sys.modules:
+        return
+    from gevent import monkey  # only when the project's tests loaded gevent
+
+    if monkey.is_module_patched("socket"):
+        import grpc.experimental.gevent
+
+        grpc.experimental.gevent.init_gevent()
+        os.environ.setdefault("GOOGLE_CLOUD_SPANNER_MULTIPLEXED_SESSIONS_FOR_RW", "false")
+        _grpc_cooperative = True
+
+
 MISSING_EMULATOR = "keybench_missing_emulator"
 MISSING_CHOICES = ("fail", "skip")
 
@@ -96,6 +116,7 @@ def _emulator(request: pytest.FixtureRequest, backend: str):
     from keybench.errors import KeybenchError
     from keybench.infra import emulators
 
+    _grpc_follows_gevent()
     try:
         found, stop = find_or_start(backend, f"pytest (pid {os.getpid()})")
     except KeybenchError as exc:
@@ -153,6 +174,7 @@ def keybench_check(request: pytest.FixtureRequest):
     done = {}
 
     def run(schema: str | Path | None = None, *, bigtable: str | None = None, reads=(), columns=None, **options):
+        _grpc_follows_gevent()
         rooted = [None if p is None else Path(request.config.rootpath, p) for p in (schema, columns)]
         check = CheckRequest(schema=rooted[0], bigtable=bigtable, reads=tuple(reads), columns=rooted[1], **options)
         if schema is not None:
