@@ -65,22 +65,27 @@ def cli_page() -> str:
 def catalogue_page() -> str:
     lines = [NOTICE, "# The strategy catalogue", "",
              "Every strategy keybench ships, read from its folders under `schemas/` at build time. "
-             "`expected` is the key distribution the strategy should show; `documented` says whether a "
-             "document states it (see [Strategy folders](strategy-folders.md) for the format, and "
-             "[The verdict](../concepts/verdict.md) for how a run checks it).", ""]
+             "`expected` is the key distribution the strategy should show, and whose expectation it is: "
+             "`documented` when a document states it, otherwise keybench's, with the reason. `source` is "
+             "the document, section and phrase the design comes from (Google's documents are cited by "
+             "title), or why keybench adds a design no document describes. See "
+             "[Strategy folders](strategy-folders.md) for the format, and "
+             "[The verdict](../concepts/verdict.md) for how a run checks the expectation. "
+             "`keybench strategies` prints the same catalogue with each design's read plans.", ""]
     for backend in strategies.BACKENDS:
         dialects = strategies.DIALECTS[backend]
         by_dialect = {d: strategies.catalogue(backend, d) for d in dialects}
         names = list(dict.fromkeys(n for c in by_dialect.values() for n in c))
         lines += ["", f"## {backend.capitalize()}", "", f"{len(names)} strategies.", "",
-                  "| strategy | key | expected | documented | source | advice |", "|---|---|---|---|---|---|"]
+                  "| strategy | key | expected | source | advice |", "|---|---|---|---|---|"]
         for name in names:
             found = [by_dialect[d][name] for d in dialects if name in by_dialect[d]]
             first = found[0]
             where = "" if len(found) == len(dialects) or backend != "spanner" else \
                 f" ({', '.join(s.dialect for s in found)} only)"
-            documented = "yes" if first.source.cited and first.source.states_distribution else "no"
-            lines.append(f"| `{name}`{where} | {_cell(first.summary)} | {first.claim} | {documented} | "
+            if not (first.summary and first.claim and first.source.text()):
+                raise ValueError(f"strategy {backend}/{name}: no summary, claim or source to list in the catalogue")
+            lines.append(f"| `{name}`{where} | {_cell(first.summary)} | {_cell(first.expectation)} | "
                          f"{_cell(first.source.text())} | {_cell(first.advice)} |")
     return "\n".join(lines) + "\n"
 
