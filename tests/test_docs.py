@@ -8,6 +8,7 @@ import argparse
 import importlib.util
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -91,47 +92,112 @@ def test_the_readme_is_short_and_starts_with_the_quick_start():
     assert any(line.startswith("## Quick start") for line in lines[:40])
 
 
-# ---- the README's console examples: `<!-- example: COMMAND -->` before a ```text block.
-# Numbers change from run to run; the lines and their words must not. `...` elides lines.
+# ---- the console examples of the README and of every hand-written page of docs/.
+# An example is a ```console block: `$ COMMAND` lines, each followed by lines its output must
+# hold, in order. Numbers change from run to run (they are compared as N), the lines and
+# their words must not; a line `...` skips lines, and `...` within a line skips words.
+# `$ echo $?` followed by a code checks the previous command's exit code (0 otherwise).
+# A block after `<!-- file: NAME -->` is written to NAME in the directory the page's
+# commands run in. Output that is not a checked example cannot be a ```text block.
 NUMBER = re.compile(r"\d[\d,]*(\.\d+)?")
+FENCE = re.compile(r"(?:<!-- file: (\S+) -->\n)?```(\w*)\n(.*?)```", re.S)
 
 
 def _normal(line: str) -> str:
-    return " ".join(NUMBER.sub("N", line).split())
+    return " ".join(re.sub(r"={3,}", "==", NUMBER.sub("N", line)).split())
 
 
-def readme_examples() -> tuple[dict[str, str], list[tuple[str, list[str]]]]:
-    text = (REPO / "README.md").read_text()
-    files = dict(re.findall(r"<!-- file: (\S+) -->\n```\w*\n(.*?)```", text, re.S))
-    examples = [(command, block.splitlines())
-                for command, block in re.findall(r"<!-- example: (.+?) -->\n```text\n(.*?)```", text, re.S)]
-    return files, examples
+def _matches(wanted: str, printed: str) -> bool:
+    parts = [re.escape(p.strip()) for p in wanted.split("...")]
+    return re.fullmatch(r"\s*.*?\s*".join(parts), printed) is not None
 
 
-def test_the_readme_has_examples_to_check():
-    files, examples = readme_examples()
-    assert "schema.sql" in files
-    assert [c.split()[1] for c, _ in examples] == ["run", "check"]
+def doc_pages() -> list[Path]:
+    return [REPO / "README.md", *sorted(p for p in (REPO / "docs").rglob("*.md") if "hooks" not in p.parts)]
 
 
-@pytest.mark.parametrize("index", range(2))
-def test_each_readme_example_is_what_its_command_prints(index, emulator_hosts, tmp_path):
-    files, examples = readme_examples()
-    command, shown = examples[index]
-    for name, content in files.items():
-        (tmp_path / name).write_text(content)
-    env = {**os.environ, "SPANNER_EMULATOR_HOST": emulator_hosts["spanner"],
-           "BIGTABLE_EMULATOR_HOST": emulator_hosts["bigtable"]}
-    argv = command.split()
-    assert argv[0] == "keybench"
-    done = subprocess.run([sys.executable, "-m", "keybench", *argv[1:]], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode in (0, 1), done.stderr[-2000:]
-    printed = [_normal(line) for line in done.stdout.splitlines()]
+def page_examples(page: Path) -> tuple[dict[str, str], list[list[tuple[str, list[str]]]]]:
+    """The files a page names, and its console blocks as [(command, expected lines), ...]."""
+    files: dict[str, str] = {}
+    blocks = []
+    for name, language, body in FENCE.findall(page.read_text()):
+        if name:
+            files[name] = body
+        if language != "console":
+            continue
+        steps: list[tuple[str, list[str]]] = []
+        for line in body.splitlines():
+            if line.startswith("$ "):
+                steps.append((line[2:].split("  #")[0].strip(), []))
+            else:
+                assert steps, f"{page.name}: a console block must start with a `$ ` command"
+                steps[-1][1].append(line)
+        blocks.append(steps)
+    return files, blocks
+
+
+EXAMPLES = [(page, n) for page in doc_pages() for n in range(len(page_examples(page)[1]))]
+
+
+def test_the_docs_have_checked_examples_and_no_unchecked_output():
+    assert {p.name for p, _ in EXAMPLES} >= {"README.md", "check.md", "ci.md"}
+    readme_files, readme = page_examples(REPO / "README.md")
+    assert "schema.sql" in readme_files
+    assert [steps[0][0].split()[:2] for steps in readme] == [["keybench", "run"], ["keybench", "check"]]
+    for page in doc_pages():
+        text = page.read_text()
+        assert "```text" not in text and "```shell-session" not in text, \
+            f"{page}: show a command's output as a checked ```console example"
+
+
+def _run(command: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    argv = shlex.split(command)
+    program = {"keybench": [sys.executable, "-m", "keybench"], "pytest": [sys.executable, "-m", "pytest"]}
+    assert argv[0] in program, f"an example runs keybench or pytest, not {argv[0]}"
+    return subprocess.run([*program[argv[0]], *argv[1:]], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=900)
+
+
+def check_output(command: str, shown: list[str], printed_text: str) -> None:
+    printed = [_normal(line) for line in printed_text.splitlines()]
     at = 0
     for line in shown:
         if line.strip() == "...":
             continue
         wanted = _normal(line)
-        assert wanted in printed[at:], f"README line not printed (in order) by `{command}`:\n{line}"
-        at = printed.index(wanted, at) + 1
+        found = next((i for i in range(at, len(printed)) if _matches(wanted, printed[i])), None)
+        assert found is not None, f"not printed (in order) by `{command}`:\n{line}\n--- printed:\n{printed_text[-6000:]}"
+        at = found + 1
+
+
+def test_the_output_check_normalises_numbers_and_elides():
+    printed = "a header\nrows 1,204 in 3.5s\n  ok   x  ok\n==== 1 failed, 3 passed in 6.70s ====\n"
+    check_output("c", ["...", "rows 22 in 0.1s", "ok ... ok", "== 2 failed, 1 passed in 1.00s =="], printed)
+    with pytest.raises(AssertionError):
+        check_output("c", ["rows 22 in 0.1s", "a header"], printed)  # out of order
+    with pytest.raises(AssertionError):
+        check_output("c", ["rows in 0.1s"], printed)  # a word missing
+
+
+@pytest.mark.parametrize(("page", "index"), EXAMPLES,
+                         ids=[f"{p.relative_to(REPO)}#{n}" for p, n in EXAMPLES])
+def test_each_console_example_is_what_its_command_prints(page, index, emulator_hosts, tmp_path):
+    files, blocks = page_examples(page)
+    for name, content in files.items():
+        (tmp_path / name).write_text(content)
+    env = {**os.environ, "SPANNER_EMULATOR_HOST": emulator_hosts["spanner"],
+           "BIGTABLE_EMULATOR_HOST": emulator_hosts["bigtable"], "COLUMNS": "80",
+           # the keybench of this tree, whatever directory the example runs in
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH", "")]))}
+    done = None
+    for command, shown in blocks[index]:
+        if command == "echo $?":
+            assert done is not None and [str(done.returncode)] == [s.strip() for s in shown], \
+                (command, done.returncode, done.stderr[-2000:])
+            continue
+        if done is not None:
+            assert done.returncode == 0, done.stderr[-2000:]
+        done = _run(command, tmp_path, env)
+        check_output(command, shown, done.stdout)
+    if done is not None and blocks[index][-1][0] != "echo $?":
+        assert done.returncode == 0, done.stderr[-2000:]
