@@ -34,7 +34,12 @@ def _hook():
 def _build(root: Path, site: Path) -> subprocess.CompletedProcess:
     return subprocess.run([str(MKDOCS), "build", "--strict", "-f", str(root / "mkdocs.yml"), "-d", str(site)],
                           cwd=root, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": _pythonpath()})
+
+
+def _pythonpath() -> str:
+    """This tree's src/ first, so that the hook and the examples use this tree's keybench."""
+    return os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH", "")]))
 
 
 @pytest.mark.slow
@@ -170,7 +175,8 @@ def check_output(command: str, shown: list[str], printed_text: str) -> None:
             continue
         wanted = _normal(line)
         found = next((i for i in range(at, len(printed)) if _matches(wanted, printed[i])), None)
-        assert found is not None, f"not printed (in order) by `{command}`:\n{line}\n--- printed:\n{printed_text[-6000:]}"
+        assert found is not None, \
+            f"not printed (in order) by `{command}`:\n{line}\n--- printed:\n{printed_text[-6000:]}"
         at = found + 1
 
 
@@ -193,17 +199,17 @@ def test_each_console_example_is_what_its_command_prints(page, index, emulator_h
         (tmp_path / name).write_text(content)
     env = {**os.environ, "SPANNER_EMULATOR_HOST": emulator_hosts["spanner"],
            "BIGTABLE_EMULATOR_HOST": emulator_hosts["bigtable"], "COLUMNS": "80",
-           # the keybench of this tree, whatever directory the example runs in
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH", "")]))}
-    done = None
+           "PYTHONPATH": _pythonpath()}
+    done: subprocess.CompletedProcess | None = None
     for command, shown in blocks[index]:
         if command == "echo $?":
-            assert done is not None and [str(done.returncode)] == [s.strip() for s in shown], \
-                (command, done.returncode, done.stderr[-2000:])
+            assert done is not None, "`echo $?` must follow a command"
+            assert [str(done.returncode)] == [s.strip() for s in shown], (command, done.returncode, done.stderr[-2000:])
             continue
         if done is not None:
             assert done.returncode == 0, done.stderr[-2000:]
         done = _run(command, tmp_path, env)
         check_output(command, shown, done.stdout)
-    if done is not None and blocks[index][-1][0] != "echo $?":
+    assert done is not None
+    if blocks[index][-1][0] != "echo $?":
         assert done.returncode == 0, done.stderr[-2000:]
