@@ -58,7 +58,7 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     r = sub.add_parser("run", help="run every chosen strategy under identical load and write results/<run-id>/")
-    r.add_argument("--backend", choices=BACKEND_CHOICES, default="all")
+    r.add_argument("--backend", choices=BACKEND_CHOICES, default="all", help="the backend(s) to run (default all)")
     r.add_argument("--strategies", help="comma-separated strategy names (default: the whole catalogue)")
     r.add_argument("--strategy-dir", "--designs", "--schemas", action="append", dest="strategy_dirs", default=[],
                    metavar="DIR",
@@ -145,7 +145,7 @@ def parser() -> argparse.ArgumentParser:
     a = sub.add_parser("analyze", help="re-run the split model on a saved run's key streams, e.g. with more nodes")
     a.add_argument("run", help="a run directory, e.g. results/20261122T101500Z")
     model_options(a, "nodes of the model")
-    a.add_argument("--format", choices=("text", "csv"), default="text")
+    a.add_argument("--format", choices=("text", "csv"), default="text", help="text: a table; csv: its rows as CSV")
     a.set_defaults(func=commands.analyze_command)
 
     rp = sub.add_parser("report", help="write report.html (plots and the summary table) into a run directory")
@@ -153,17 +153,17 @@ def parser() -> argparse.ArgumentParser:
     rp.set_defaults(func=commands.report_command)
 
     e = sub.add_parser("emulators", help="start, stop or inspect the native emulators")
-    e.add_argument("action", choices=("up", "down", "status"))
+    e.add_argument("action", choices=("up", "down", "status"), help="start, stop, or say where each one is")
     e.add_argument("--any-port", action="store_true",
                    help="up: when a port is held by another process, start on a free port and print it")
     e.set_defaults(func=commands.emulators_command)
 
     s = sub.add_parser("strategies", help="list the strategy catalogue and how each serves the reads")
-    s.add_argument("--backend", choices=BACKEND_CHOICES, default="all")
+    s.add_argument("--backend", choices=BACKEND_CHOICES, default="all", help="the backend(s) to list (default all)")
     s.set_defaults(func=commands.strategies_command)
 
     m = sub.add_parser("simulate", help="model splits and hotspots of one strategy's key stream, without a database")
-    m.add_argument("--backend", choices=strategies.BACKENDS, required=True)
+    m.add_argument("--backend", choices=strategies.BACKENDS, required=True, help="the backend to model")
     m.add_argument("--strategy", help="canonical strategy name (see keybench strategies); "
                                       "default: every strategy of the backend, as a verdict table")
     m.add_argument("--dialect",
