@@ -167,7 +167,7 @@ def _run(command: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedPr
                           capture_output=True, text=True, timeout=900)
 
 
-def check_output(command: str, shown: list[str], printed_text: str) -> None:
+def check_output(command: str, shown: list[str], printed_text: str, errors: str = "") -> None:
     printed = [_normal(line) for line in printed_text.splitlines()]
     at = 0
     for line in shown:
@@ -175,8 +175,8 @@ def check_output(command: str, shown: list[str], printed_text: str) -> None:
             continue
         wanted = _normal(line)
         found = next((i for i in range(at, len(printed)) if _matches(wanted, printed[i])), None)
-        assert found is not None, \
-            f"not printed (in order) by `{command}`:\n{line}\n--- printed:\n{printed_text[-6000:]}"
+        assert found is not None, (f"not printed (in order) by `{command}`:\n{line}\n"
+                                   f"--- printed:\n{printed_text[-6000:]}\n--- stderr:\n{errors[-3000:]}")
         at = found + 1
 
 
@@ -197,7 +197,10 @@ def test_each_console_example_is_what_its_command_prints(page, index, emulator_h
     files, blocks = page_examples(page)
     for name, content in files.items():
         (tmp_path / name).write_text(content)
-    env = {**os.environ, "SPANNER_EMULATOR_HOST": emulator_hosts["spanner"],
+    # Not this session's PYTEST_ADDOPTS: an example's pytest given CI's --basetemp would empty
+    # this session's temporary folder, the example's own project among it.
+    outer = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    env = {**outer, "SPANNER_EMULATOR_HOST": emulator_hosts["spanner"],
            "BIGTABLE_EMULATOR_HOST": emulator_hosts["bigtable"], "COLUMNS": "80",
            "PYTHONPATH": _pythonpath()}
     done: subprocess.CompletedProcess | None = None
@@ -209,7 +212,7 @@ def test_each_console_example_is_what_its_command_prints(page, index, emulator_h
         if done is not None:
             assert done.returncode == 0, done.stderr[-2000:]
         done = _run(command, tmp_path, env)
-        check_output(command, shown, done.stdout)
+        check_output(command, shown, done.stdout, done.stderr)
     assert done is not None
     if blocks[index][-1][0] != "echo $?":
         assert done.returncode == 0, done.stderr[-2000:]

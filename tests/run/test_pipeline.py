@@ -65,7 +65,10 @@ def test_smoke_run_of_every_strategy_writes_a_clean_summary(emulator_hosts, tmp_
                            for s in schedule_stages(options) for kind in ("stats", "failures")}
     assert [p.name for p in tmp_path.iterdir()] == ["smoke"]
     # the split model's (modelled) columns, from a key stream saved per variant
-    assert all(0 < float(r["hot_node_share"]) <= 1 and float(r["mean_key_bytes"]) > 0 for r in inserts)
+    # (0 is possible: on a loaded machine a 1 s stage may write so few keys that every window's
+    # held-out half misses the node its other half chose)
+    for r in inserts:
+        assert 0 <= float(r["hot_node_share"]) <= 1 and float(r["mean_key_bytes"]) > 0, r
     assert len(list((tmp_path / "smoke" / "keystream").glob("*.npz"))) == len(spanner_units) + sum(
         1 for s in schedule_stages(options) if s.backend == "bigtable")
     per_second = read_summary(tmp_path / "smoke" / "timeseries.csv")
