@@ -19,7 +19,7 @@ import uuid
 import warnings
 
 import gevent
-from _common import cpu_seconds, spread
+from _common import add_figures_option, cpu_seconds, figures_file, spread
 from google.cloud import bigtable
 from google.cloud.bigtable import column_family
 from google.cloud.bigtable.data import BigtableDataClient, RowMutationEntry, SetCell
@@ -52,13 +52,7 @@ def timed_rows(write, greenlets: int, seconds: float, rows_per_call: int) -> tup
     return done[0] / (time.monotonic() - started), (cpu_seconds() - cpu_before) / done[0] * 1e6
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--greenlets", type=int, default=8)
-    parser.add_argument("--seconds", type=float, default=3.0)
-    parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args()
-
+def run_benchmark(args: argparse.Namespace) -> None:
     endpoint = emulators.resolve("bigtable")
     emulators.use(endpoint)
     try:
@@ -117,6 +111,18 @@ def main() -> None:
         client.close()
     finally:
         endpoint.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--greenlets", type=int, default=8)
+    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--rounds", type=int, default=3)
+    add_figures_option(parser, "bigtable_client_choice")
+    args = parser.parse_args()
+
+    with figures_file(args.figures):
+        run_benchmark(args)
 
 
 if __name__ == "__main__":

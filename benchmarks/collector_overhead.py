@@ -19,7 +19,7 @@ Target (issue 7): under 50 us per operation for the collector. Needs no emulator
 import argparse
 import time
 
-from _common import spread
+from _common import add_figures_option, figures_file, spread
 from locust.env import Environment
 from locust.event import Events
 
@@ -111,11 +111,7 @@ def stage_insert_case(operations: int, batch_size: int = 1) -> float:
     return per_operation_us(run, operations)  # per row
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--operations", type=int, default=50_000, help="operations per repetition")
-    parser.add_argument("--repetitions", type=int, default=5)
-    args = parser.parse_args()
+def run_benchmark(args: argparse.Namespace) -> None:
     cases = {"collector (ledger, histograms, Locust event, key stream)": collector_case,
              "stage insert, no-op backend": stage_insert_case,
              "stage insert --batch-size 10, no-op, per row": lambda n: stage_insert_case(n, 10)}
@@ -127,6 +123,16 @@ def main() -> None:
           "median [min..max]:")
     for name, values in figures.items():
         print(f"  {name:44} {spread(values, '.1f')}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--operations", type=int, default=50_000, help="operations per repetition")
+    parser.add_argument("--repetitions", type=int, default=5)
+    add_figures_option(parser, "collector_overhead")
+    args = parser.parse_args()
+    with figures_file(args.figures):
+        run_benchmark(args)
 
 
 if __name__ == "__main__":

@@ -44,7 +44,7 @@ import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import time  # noqa: E402
 
-from _common import spread  # noqa: E402
+from _common import add_figures_option, figures_file, spread  # noqa: E402
 
 KINDS = ("spanner snapshot.read (streaming)", "bigtable mutate_row (unary)", "bigtable read_rows (streaming)")
 PROJECT, INSTANCE = "keybench-local", "keybench"  # as keybench.drive.stage, without importing it in the child
@@ -148,19 +148,7 @@ def prepare() -> tuple[dict, list]:
     return locations, [stages, endpoints]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--calls", type=int, default=8, help="concurrent greenlets, as Locust users")
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--hang-timeout", type=float, default=20.0)
-    parser.add_argument(CHILD_FLAG, choices=SETUPS, help=argparse.SUPPRESS)
-    parser.add_argument("--kind", help=argparse.SUPPRESS)
-    parser.add_argument("--location", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.child:
-        print(json.dumps(child(args.kind, args.location, args.calls)))
-        return
-
+def run_benchmark(args: argparse.Namespace) -> None:
     locations, (stages, endpoints) = prepare()
     results = {(s, k): [] for s in SETUPS for k in KINDS}
     hung: dict[tuple, str] = {}
@@ -204,6 +192,24 @@ def main() -> None:
 
             print(f"  {setup:24} one call {fig('one_ms', '.1f')} ms; {args.calls} together {fig('together_ms', '.1f')}"
                   f" ms; peak in flight {fig('peak_in_flight', '.0f')}; overlap {fig('overlap', '.2f')}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=8, help="concurrent greenlets, as Locust users")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--hang-timeout", type=float, default=20.0)
+    parser.add_argument(CHILD_FLAG, choices=SETUPS, help=argparse.SUPPRESS)
+    parser.add_argument("--kind", help=argparse.SUPPRESS)
+    parser.add_argument("--location", help=argparse.SUPPRESS)
+    add_figures_option(parser, "gevent_concurrency")
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(child(args.kind, args.location, args.calls)))
+        return
+
+    with figures_file(args.figures):
+        run_benchmark(args)
 
 
 if __name__ == "__main__":

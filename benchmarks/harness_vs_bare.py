@@ -64,7 +64,7 @@ import subprocess  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
 
-from _common import cpu_seconds, spread  # noqa: E402
+from _common import add_figures_option, cpu_seconds, figures_file, spread  # noqa: E402
 
 from keybench.backends.base import DEFAULT_TIMEOUT_S  # noqa: E402
 from keybench.backends.spanner import retrying_aborts  # noqa: E402
@@ -459,28 +459,7 @@ def fair_baseline(cases: tuple[str, ...]) -> str:
     return next(c for c in ("bare_rpc_gevent", "bare_gevent", "bare_rpc", "bare") if c in cases)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--backends", default="spanner,bigtable")
-    parser.add_argument("--operations", default="all", help="comma-separated, or all: every one each backend has")
-    parser.add_argument("--cases", default="all", help=f"comma-separated among {', '.join(CASES)}, or all "
-                                                       "(the RPC cases run on Bigtable only)")
-    parser.add_argument("--users", type=int, default=8, help="threads (bare) and Locust users (keybench)")
-    parser.add_argument("--seconds", type=float, default=5.0)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--batch-size", type=int, default=1, help="rows per insert call, in both cases")
-    parser.add_argument("--client-cpu", default="last",
-                        help="the CPU each case's process is pinned to (last: the machine's last one; none: not "
-                             "pinned). Pinned, the client's process no longer trades CPUs with the emulator's "
-                             "threads from moment to moment, and the rounds spread less")
-    parser.add_argument(CHILD_FLAG, choices=CASES, help=argparse.SUPPRESS)
-    parser.add_argument("--backend", help=argparse.SUPPRESS)
-    parser.add_argument("--operation", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.child:
-        print(json.dumps(child(args.child, args.backend, args.operation, args.users, args.seconds, args.batch_size)))
-        return
-
+def run_benchmark(args: argparse.Namespace) -> None:
     args.client_cpus = client_cpus(args.client_cpu)
     backends = _names(args.backends, tuple(STRATEGIES))
     wanted_cases = _names(args.cases, CASES)
@@ -538,6 +517,33 @@ def main() -> None:
     finally:
         for ep in endpoints.values():
             ep.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--backends", default="spanner,bigtable")
+    parser.add_argument("--operations", default="all", help="comma-separated, or all: every one each backend has")
+    parser.add_argument("--cases", default="all", help=f"comma-separated among {', '.join(CASES)}, or all "
+                                                       "(the RPC cases run on Bigtable only)")
+    parser.add_argument("--users", type=int, default=8, help="threads (bare) and Locust users (keybench)")
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--batch-size", type=int, default=1, help="rows per insert call, in both cases")
+    parser.add_argument("--client-cpu", default="last",
+                        help="the CPU each case's process is pinned to (last: the machine's last one; none: not "
+                             "pinned). Pinned, the client's process no longer trades CPUs with the emulator's "
+                             "threads from moment to moment, and the rounds spread less")
+    parser.add_argument(CHILD_FLAG, choices=CASES, help=argparse.SUPPRESS)
+    parser.add_argument("--backend", help=argparse.SUPPRESS)
+    parser.add_argument("--operation", help=argparse.SUPPRESS)
+    add_figures_option(parser, "harness_vs_bare")
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(child(args.child, args.backend, args.operation, args.users, args.seconds, args.batch_size)))
+        return
+
+    with figures_file(args.figures):
+        run_benchmark(args)
 
 
 if __name__ == "__main__":

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from _common import add_figures_option, figures_file, spread
 
 CASES = (("spanner", "timestamp_first"), ("spanner", "uuid4_string"), ("spanner", "hash_shard"),
          ("bigtable", "timestamp_first"))
@@ -43,11 +44,6 @@ def measure(backend: str, strategy: str, rows: int, nodes: int) -> tuple[float, 
     return wall, usage.ru_maxrss / 1024, metrics  # ru_maxrss is in KB on Linux
 
 
-def spread(values: list[float], fmt: str) -> str:
-    """Median, then min-max: '12.3 (11.9-13.0)'."""
-    return f"{statistics.median(values):{fmt}} ({min(values):{fmt}}-{max(values):{fmt}})"
-
-
 def headline(m: dict[str, str]) -> str:
     return (f"verdict={m['verdict']} hot_node_share={float(m['hot_node_share']):.4f} "
             f"effective_nodes={float(m['effective_nodes']):.1f} hot_row_share={float(m['hot_unit_share']):.4f} "
@@ -55,16 +51,7 @@ def headline(m: dict[str, str]) -> str:
             f"mean_key_bytes={m['mean_key_bytes']}")
 
 
-def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--rows", type=int, default=100_000_000)
-    p.add_argument("--nodes", type=int, default=100)
-    p.add_argument("--rounds", type=int, default=3, help="runs per case (default 3)")
-    p.add_argument("--compare-rows", type=int, default=10_000_000,
-                   help="the volume whose verdicts --rows must repeat (default 10M; 0: no comparison)")
-    p.add_argument("--case", action="append", metavar="BACKEND:STRATEGY",
-                   help="a case to run instead of the default four (repeatable)")
-    args = p.parse_args()
+def run_benchmark(args: argparse.Namespace) -> int:
     cases = [tuple(c.split(":", 1)) for c in args.case] if args.case else CASES
     import numpy
 
@@ -82,6 +69,21 @@ def main() -> int:
             same = "same verdict" if compared["verdict"] == runs[0][2]["verdict"] else "VERDICT DIFFERS"
             print(f"  at {args.compare_rows:,}: {headline(compared)} ({same})", flush=True)
     return 0
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--rows", type=int, default=100_000_000)
+    p.add_argument("--nodes", type=int, default=100)
+    p.add_argument("--rounds", type=int, default=3, help="runs per case (default 3)")
+    p.add_argument("--compare-rows", type=int, default=10_000_000,
+                   help="the volume whose verdicts --rows must repeat (default 10M; 0: no comparison)")
+    p.add_argument("--case", action="append", metavar="BACKEND:STRATEGY",
+                   help="a case to run instead of the default four (repeatable)")
+    add_figures_option(p, "simulate_scale")
+    args = p.parse_args()
+    with figures_file(args.figures):
+        return run_benchmark(args)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import spread
+from _common import add_figures_option, figures_file, spread
 
 DEFAULT_STRATEGIES = "timestamp_first,uuid4_string,hash_shard,salted,reverse_timestamp"
 MODES = {"overlap": [], "no-overlap": ["--no-overlap"]}
@@ -66,16 +66,7 @@ def overlaps(a: list[float], b: list[float]) -> bool:
     return min(a) <= max(b) and min(b) <= max(a)
 
 
-def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--strategies", default=DEFAULT_STRATEGIES, help="'' for the whole catalogue")
-    p.add_argument("--dialects", default="googlesql")
-    p.add_argument("--backend")
-    p.add_argument("--duration", help="per stage (default: keybench run's)")
-    p.add_argument("--smoke", action="store_true", help="keybench run --smoke")
-    p.add_argument("--no-compare", action="store_true", help="the default mode only")
-    args = p.parse_args()
+def run_benchmark(args: argparse.Namespace) -> int:
     modes = ["overlap"] if args.no_compare else list(MODES)
     walls: dict[str, list[dict]] = {m: [] for m in modes}
     latencies: dict[tuple[str, str, str], dict[str, dict[str, list[float]]]] = {}
@@ -126,6 +117,21 @@ def main() -> int:
     if one_sided:
         print(f"not compared, a latency in one mode only: {'; '.join(one_sided)}")
     return 0
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--strategies", default=DEFAULT_STRATEGIES, help="'' for the whole catalogue")
+    p.add_argument("--dialects", default="googlesql")
+    p.add_argument("--backend")
+    p.add_argument("--duration", help="per stage (default: keybench run's)")
+    p.add_argument("--smoke", action="store_true", help="keybench run --smoke")
+    p.add_argument("--no-compare", action="store_true", help="the default mode only")
+    add_figures_option(p, "wall_time")
+    args = p.parse_args()
+    with figures_file(args.figures):
+        return run_benchmark(args)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import argparse
 import dataclasses
 import time
 
-from _common import spread
+from _common import add_figures_option, figures_file, spread
 
 import keybench.infra.runtime  # noqa: F401  (gevent and gRPC set-up, before any client exists)
 from keybench.design import strategies
@@ -44,21 +44,7 @@ def stage_rates(strategy, options: RunOptions, ep: emulators.Endpoint, tag: str,
     return result.ops_per_s(result.inserts), result.ops_per_s(result.reads)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--spanner", default=",".join(SPANNER_DESIGNS), help="Spanner designs ('' for none)")
-    parser.add_argument("--bigtable", default=",".join(BIGTABLE_DESIGNS), help="Bigtable designs ('' for none)")
-    parser.add_argument("--dialect", default=strategies.DIALECTS["spanner"][0], help="the Spanner designs' dialect")
-    parser.add_argument("--users", type=int, default=RunOptions().users)
-    parser.add_argument("--seconds", type=float, default=RunOptions().duration_s)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--readers", type=int, help="the default stage's readers (default: keybench run's)")
-    parser.add_argument("--read-rate", type=float, default=WorkloadSettings.read_rate,
-                        help="the default stage's reads/s (default: keybench run's)")
-    parser.add_argument("--read-share", type=float, default=WorkloadSettings.read_share,
-                        help="the default stage's readers' share of time reading (default: keybench run's)")
-    args = parser.parse_args()
-
+def run_benchmark(args: argparse.Namespace) -> None:
     default = RunOptions(users=args.users, duration_s=args.seconds, report=False,
                          settings=WorkloadSettings(readers=args.readers, read_rate=args.read_rate,
                                                    read_share=args.read_share))
@@ -102,6 +88,26 @@ def main() -> None:
               f"{spread(f['reads'], '.1f')} |")
     below = [f"{b} {n}" for (b, n), f in figures.items() if min(f["ratio"]) < TARGET_RATIO]
     print(f"rounds with a ratio below {TARGET_RATIO}: " + (", ".join(below) if below else "none"))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--spanner", default=",".join(SPANNER_DESIGNS), help="Spanner designs ('' for none)")
+    parser.add_argument("--bigtable", default=",".join(BIGTABLE_DESIGNS), help="Bigtable designs ('' for none)")
+    parser.add_argument("--dialect", default=strategies.DIALECTS["spanner"][0], help="the Spanner designs' dialect")
+    parser.add_argument("--users", type=int, default=RunOptions().users)
+    parser.add_argument("--seconds", type=float, default=RunOptions().duration_s)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--readers", type=int, help="the default stage's readers (default: keybench run's)")
+    parser.add_argument("--read-rate", type=float, default=WorkloadSettings.read_rate,
+                        help="the default stage's reads/s (default: keybench run's)")
+    parser.add_argument("--read-share", type=float, default=WorkloadSettings.read_share,
+                        help="the default stage's readers' share of time reading (default: keybench run's)")
+    add_figures_option(parser, "write_rate_under_reads")
+    args = parser.parse_args()
+
+    with figures_file(args.figures):
+        run_benchmark(args)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,65 @@
+"""The benchmarks' figures files (benchmarks/_common.py): what a benchmark prints lands in its
+file under when, where and with what it was measured; an interrupted benchmark keeps the old
+figures; and every benchmark has a file that the docs include, so no figure is copied by hand."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+
+import pytest
+
+from tests.conftest import REPO
+
+BENCHMARKS = REPO / "benchmarks"
+PROVENANCE = ("measured:", "command:", "machine:", "versions:", "source:")
+
+
+def _common():
+    spec = importlib.util.spec_from_file_location("benchmarks_common", BENCHMARKS / "_common.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_what_a_benchmark_prints_is_written_under_its_provenance(tmp_path, capsys):
+    figures = tmp_path / "results" / "case.txt"
+    with _common().figures_file(str(figures)):
+        print("| case | ops/s |\n| a | 1,234 |")
+    text = figures.read_text()
+    head = text.split("\n\n", 1)[0].splitlines()
+    assert [line.split()[0] for line in head] == list(PROVENANCE)
+    assert re.match(r"measured: \d{4}-\d\d-\d\d \d\d:\d\d to \d\d:\d\d UTC$", head[0])
+    assert "cores" in head[2] and "load average" in head[2] and "keybench " in head[3]
+    assert text.endswith("| case | ops/s |\n| a | 1,234 |\n")
+    assert "| a | 1,234 |" in capsys.readouterr().out, "the terminal still sees the figures as they come"
+
+
+def test_an_interrupted_benchmark_keeps_the_figures_it_had(tmp_path):
+    figures = tmp_path / "case.txt"
+    figures.write_text("the previous figures\n")
+    with pytest.raises(KeyboardInterrupt), _common().figures_file(str(figures)):
+        print("half a table")
+        raise KeyboardInterrupt
+    assert figures.read_text() == "the previous figures\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["case.txt"], "nothing half-written is left"
+
+
+def test_a_dash_prints_only(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    with _common().figures_file("-"):
+        print("figures")
+    assert capsys.readouterr().out == "figures\n" and list(tmp_path.iterdir()) == []
+
+
+def test_every_benchmark_writes_a_figures_file_that_the_docs_include():
+    page = (REPO / "docs" / "development" / "benchmarks.md").read_text()
+    included = set(re.findall(r'--8<-- "benchmarks/results/(\w+)\.txt"', page))
+    scripts = {p.stem for p in BENCHMARKS.glob("*.py") if not p.name.startswith("_")}
+    assert scripts == included, "each benchmark's figures file is included in docs/development/benchmarks.md"
+    for name in sorted(scripts):
+        assert 'add_figures_option(' in (BENCHMARKS / f"{name}.py").read_text(), name
+        head = (BENCHMARKS / "results" / f"{name}.txt").read_text().split("\n\n", 1)[0]
+        assert [line.split()[0] for line in head.splitlines()] == list(PROVENANCE), name
+        assert f"benchmarks/{name}.py" in head, f"{name}.txt was written by another benchmark"
