@@ -26,6 +26,8 @@ def small_run(emulator_hosts, tmp_path_factory):
     options = RunOptions(strategies=("timestamp_first", "hash_shard", "salted"), dialects=("googlesql",), users=4,
                          duration_s=2.0, results_dir=root, run_id="r")
     assert run(options) == 0
+    # The page as the run wrote it, before any test rebuilds it with `keybench report`.
+    (root / "report-as-the-run-wrote-it.html").write_text((root / "r" / "report.html").read_text())
     return root / "r"
 
 
@@ -81,6 +83,12 @@ def test_report_command_rebuilds_the_page_and_refuses_a_directory_that_is_no_run
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "no summary.csv" in bad.stderr
 
 
+def test_the_report_a_complete_run_writes_says_nothing_of_an_incomplete_run(small_run):
+    # The run writes it in its .partial directory, which alone would read as a run cut off.
+    as_written = (small_run.parent / "report-as-the-run-wrote-it.html").read_text()
+    assert "Incomplete run" not in as_written and 'class="partial"' not in as_written
+
+
 def test_a_report_of_an_unfinished_run_says_it_is_incomplete(small_run, tmp_path):
     import json
     import shutil
@@ -113,3 +121,23 @@ def test_a_damaged_run_directory_is_one_line_and_exit_2(small_run, tmp_path, dam
     done = keybench("report", str(copy))
     assert done.returncode == 2, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("crafted", ["<script>alert(1)</script>", "../../../outside"])
+def test_a_crafted_name_in_a_run_directory_is_refused_never_run_or_written_outside(small_run, tmp_path, crafted):
+    import shutil
+
+    copy = tmp_path / "runs" / "copy"
+    shutil.copytree(small_run, copy)
+    (copy / "report.html").unlink()
+    lines = (copy / "summary.csv").read_text().splitlines()
+    column = lines[0].split(",").index("operation")
+    first = lines[1].split(",")
+    first[column] = crafted
+    (copy / "summary.csv").write_text("\n".join([lines[0], ",".join(first), *lines[2:]]) + "\n")
+    before = set(tmp_path.rglob("*"))
+    done = keybench("report", str(copy))
+    assert done.returncode == 2, done.stderr
+    [line] = done.stderr.splitlines()
+    assert "summary.csv line 2: operation=" in line and "is not a name keybench writes" in line
+    assert set(tmp_path.rglob("*")) - before == set(), "the refused report wrote something"

@@ -176,6 +176,8 @@ def test_a_signal_stops_the_users_audits_what_they_wrote_and_exits_128_plus_its_
     assert int(insert["requests"]) > 0 and insert["integrity"] == "ok"
     assert int(insert["acknowledged"]) == int(insert["stored"]) and insert["lost"] == "0"
     assert (run_dir / "report.html").is_file() == (not report)
+    if not report:
+        assert "Incomplete run (interrupted)" in (run_dir / "report.html").read_text()
     assert gone(pid), "the emulator keybench started is still running"
     assert not list(own_emulators.glob(".*.partial"))
 

@@ -18,6 +18,7 @@ import base64
 import html
 import json
 import math
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -130,6 +131,23 @@ def _checked(rows: list[dict], path: Path, numeric: Sequence[str]) -> list[dict]
     return rows
 
 
+# A run directory is data: the names a page and its file names are built from must be names
+# keybench itself writes (letters, digits, underscores), never markup or a path.
+NAME = re.compile(r"[A-Za-z0-9_]*")
+NAME_COLUMNS = ("backend", "strategy", "dialect", "operation")
+
+
+def _named(rows: list[dict], path: Path) -> list[dict]:
+    """Rows whose name columns are plain names, else one KeybenchError."""
+    for i, row in enumerate(rows, 2):
+        for column in NAME_COLUMNS:
+            value = row.get(column, "")
+            if not isinstance(value, str) or not NAME.fullmatch(value):
+                raise KeybenchError(f"{path} line {i}: {column}={str(value)[:60]!r} is not a name keybench writes "
+                                    "(letters, digits and underscores)")
+    return rows
+
+
 def _run_json(path: Path) -> dict:
     if not path.is_file():
         return {}
@@ -163,20 +181,24 @@ def _status_note(status: str) -> str:
             "stages it finished.</p>")
 
 
-def write_report(run_dir: Path) -> Path:
-    """Build report.html (and its PNGs) from a finished run directory."""
+def write_report(run_dir: Path, status: str | None = None) -> Path:
+    """Build report.html (and its PNGs) from a finished run directory. `status` is the run's
+    final status when the caller knows it: a run writes its report into its `.partial`
+    directory just before it gives the directory its final name, and a `.partial` directory
+    otherwise reads as a run cut off."""
     run_dir = Path(run_dir)
     summary = run_dir / "summary.csv"
     if not summary.is_file():
         raise KeybenchError(f"{run_dir} is not a keybench run directory (no summary.csv)")
-    rows = _checked(require_columns(read_summary(summary), summary, SUMMARY_NEEDS), summary, SUMMARY_NUMBERS)
+    rows = _named(_checked(require_columns(read_summary(summary), summary, SUMMARY_NEEDS), summary, SUMMARY_NUMBERS),
+                  summary)
     timeseries_path = run_dir / "timeseries.csv"
-    timeseries = (_checked(require_columns(read_summary(timeseries_path), timeseries_path, TIMESERIES_NEEDS,
-                                           "timeseries.csv"),
-                           timeseries_path, ["elapsed_s", "ops"])
+    timeseries = (_named(_checked(require_columns(read_summary(timeseries_path), timeseries_path, TIMESERIES_NEEDS,
+                                                  "timeseries.csv"),
+                                  timeseries_path, ["elapsed_s", "ops"]), timeseries_path)
                   if timeseries_path.is_file() else [])
     meta = _run_json(run_dir / "run.json")
-    status = run_status(run_dir, meta)
+    status = status or run_status(run_dir, meta)
     out = run_dir / "report"
     out.mkdir(exist_ok=True)
 
@@ -188,7 +210,7 @@ def write_report(run_dir: Path) -> Path:
         png = latency_plot(members, f"{backend} / {operation}: latency by key strategy",
                            out / f"latency-{backend}-{operation}.png")
         latency.append(f'<figure>{_img(png, "latency", f"{backend} {operation} latency")}'
-                       f"<figcaption>{backend} / {operation}</figcaption></figure>")
+                       f"<figcaption>{html.escape(backend)} / {html.escape(operation)}</figcaption></figure>")
 
     per_second: dict[tuple[str, str], dict[str, dict[int, int]]] = defaultdict(lambda: defaultdict(dict))
     for t in timeseries:

@@ -77,7 +77,7 @@ def run(options: RunOptions) -> int:
             from keybench.measure.html_report import write_report
 
             with state.clock.phase("report"):
-                write_report(run_dir.partial)
+                write_report(run_dir.partial, status)
             state.write(run_dir, status, rows)  # again, with the report's time in the breakdown
         final = run_dir.commit()
     except (KeybenchError, OSError) as exc:
