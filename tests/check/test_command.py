@@ -4,6 +4,7 @@ is one line with exit code 2."""
 
 from __future__ import annotations
 
+import codecs
 import textwrap
 
 import pytest
@@ -73,6 +74,20 @@ def test_a_commit_timestamp_first_key_is_a_hotspot_and_the_swap_fix_spreads(span
                                             "again):") + 1]
     assert after.startswith("  table Orders: key (CustomerId, OrderTs): spread")
     assert report.exit_code == 0
+
+
+def test_a_file_as_windows_editors_save_it_reads_as_the_plain_one(spanner_emulator, tmp_path):
+    """UTF-16 with its byte-order mark, CRLF line ends, and block comments the emulator would refuse."""
+    plain = write(tmp_path, "plain.sql", ORDERS_BY_COMMIT_TIME)
+    saved = tmp_path / "saved.sql"
+    text = "/* exported by a GUI client;\n   do not edit */\n" + plain.read_text().replace("Amount",
+                                                                                     "/* cents */ Amount")
+    saved.write_bytes(codecs.BOM_UTF16_LE + text.replace("\n", "\r\n").encode("utf-16-le"))
+    verdicts = []
+    for path in (plain, saved):
+        report = check(CheckRequest(schema=path, rows=5_000))
+        verdicts.append(section(report.lines, "table Orders: key (OrderTs, CustomerId)").splitlines()[1])
+    assert verdicts[0] == verdicts[1] and "verdict: hotspot" in verdicts[1], verdicts
 
 
 def test_an_uninferable_int64_key_column_is_named_never_guessed(spanner_emulator, tmp_path):

@@ -20,6 +20,7 @@ from keybench.design.strategies import DIALECTS, split_ddl
 from keybench.errors import KeybenchError, check_range
 from keybench.model.params import MAX_NODES
 from keybench.model.verdict import VERDICTS
+from keybench.textfiles import read_text
 
 
 @dataclass
@@ -76,13 +77,7 @@ def findings(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraft]]:
 
 
 def read_statements(path: Path) -> list[str]:
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise KeybenchError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise KeybenchError(f"{path}: cannot be read: {exc}") from None
-    statements = split_ddl(text)
+    statements = split_ddl(read_text(path, "DDL file"))
     if not statements:
         raise KeybenchError(f"{path}: no DDL statement in it")
     return statements
@@ -120,7 +115,7 @@ def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraf
         schema = load_schema(statements, path, request.dialect)
         stated = _check_stated(stated, schema, request.columns)
         checks = check_schema(schema, stated, path, request.rows, request.nodes)
-        drafts = [spanner_draft(schema, t, path.read_text(), path, lambda t, c: infer(schema, t, c, stated))
+        drafts = [spanner_draft(schema, t, read_text(path, "DDL file"), path, lambda t, c: infer(schema, t, c, stated))
                    for t in schema.tables] if request.drafts_wanted else []
         fixes: dict[str, Fix] = {}
         changed: list = []

@@ -19,6 +19,7 @@ from keybench.check.schema import (
     to_postgresql_type,
 )
 from keybench.errors import KeybenchError
+from keybench.textfiles import read_text
 
 # What a user may state in the --columns file.
 STATED = ("sequential", "random", "uuid4", "uuid1", "uuid7", "time", "categorical", "zipf", "bit_reversed")
@@ -62,11 +63,7 @@ def read_columns_file(path: str | Path) -> dict[str, Distribution]:
     values = 1000 }`; a key names a column of any table, or of one table."""
     path = Path(path)
     try:
-        spec = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise KeybenchError(f"--columns file {path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise KeybenchError(f"--columns file {path} cannot be read: {exc}") from None
+        spec = tomllib.loads(read_text(path, "--columns file"))
     except tomllib.TOMLDecodeError as exc:
         raise KeybenchError(f"--columns file {path} is not valid TOML: {exc}") from None
     stated = {}

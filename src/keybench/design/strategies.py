@@ -32,6 +32,7 @@ from keybench.design.provenance import (
     _provenance,
 )
 from keybench.errors import FixtureError, KeybenchError
+from keybench.textfiles import read_text
 
 BACKENDS = ("spanner", "bigtable")
 DIALECTS = {"spanner": ("googlesql", "postgresql"), "bigtable": ("",)}
@@ -158,42 +159,55 @@ class Strategy:
 
 
 def split_ddl(text: str) -> list[str]:
-    """Statements of a DDL file: `--` comments dropped, split on `;` outside quotes."""
+    """Statements of a DDL file as editors and tools write it: a byte-order mark, CRLF, `--`
+    and `/* */` comments dropped (the emulator refuses some comments, and they define no key),
+    split on `;` outside quoted strings and identifiers. Inside GoogleSQL's quotes a backslash
+    escapes the next character (`'it\\'s'`); a doubled quote (PostgreSQL's `'it''s'`) closes and
+    reopens, which reads the same. Each statement's whitespace is folded to single spaces."""
+    text = text.removeprefix("\ufeff")
     statements: list[str] = []
-    current: list[str] = []
+    out: list[str] = []
     quote: str | None = None
-    for line in text.splitlines():
-        out: list[str] = []
-        i = 0
-        while i < len(line):
-            ch = line[i]
-            if quote:
-                if ch == quote:
-                    quote = None
-            elif ch in "'\"`":
-                quote = ch
-            elif line.startswith("--", i):
-                break
-            elif ch == ";":
-                current.append("".join(out))
-                statements.append(" ".join("\n".join(current).split()))
-                current, out = [], []
-                i += 1
-                continue
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if quote:
             out.append(ch)
+            if ch == "\\" and quote != "`" and i + 1 < n:
+                out.append(text[i + 1])
+                i += 2
+                continue
+            if ch == quote:
+                quote = None
             i += 1
-        current.append("".join(out))
-    tail = " ".join("\n".join(current).split())
-    if tail:
-        statements.append(tail)
+            continue
+        if ch in "'\"`":
+            quote = ch
+        elif text.startswith("--", i):
+            newline = text.find("\n", i)
+            i = n if newline < 0 else newline
+            continue
+        elif text.startswith("/*", i):
+            close = text.find("*/", i + 2)
+            i = n if close < 0 else close + 2
+            out.append(" ")
+            continue
+        elif ch == ";":
+            statements.append(" ".join("".join(out).split()))
+            out = []
+            i += 1
+            continue
+        out.append(ch)
+        i += 1
+    statements.append(" ".join("".join(out).split()))
     return [s for s in statements if s]
 
 
 def _read_toml(path: Path) -> dict:
+    if not path.is_file():
+        raise FixtureError.malformed(path, "file is missing")
     try:
-        return tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise FixtureError.malformed(path, "file is missing") from None
+        return tomllib.loads(read_text(path, "strategy file"))
     except tomllib.TOMLDecodeError as exc:
         raise FixtureError.malformed(path, f"not valid TOML ({exc})") from None
 
@@ -279,7 +293,7 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
         ddl_path = directory / f"{dialect}.sql"
         if not ddl_path.exists():
             raise FixtureError.malformed(ddl_path, "file is missing")
-        ddl = tuple(split_ddl(ddl_path.read_text()))
+        ddl = tuple(split_ddl(read_text(ddl_path, "strategy DDL")))
         table = str(meta.get("table", ""))
         parent = meta.get("parent_table")
         for named, role in ((table, "table"), (parent, "parent_table")):
