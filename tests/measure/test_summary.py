@@ -52,6 +52,22 @@ def test_csv_round_trips_and_the_table_lines_strategies_up(tmp_path):
     assert "spanner / insert" in table and table.count("\n") == 4
 
 
+def test_text_a_spreadsheet_would_run_as_a_formula_is_written_as_text_and_numbers_stay(tmp_path):
+    row = summary_row(Series("spanner", "hash_shard", "googlesql", "insert"), stats_with([100]), 1.0, OK, True, SPREAD)
+    row |= {"note": '=HYPERLINK("http://x","y")', "advice": "+cmd|' /C calc'!A0", "lost": "-1", "rps": "-0.5"}
+    path = tmp_path / "summary.csv"
+    path.write_text(to_csv([row]))
+    [back] = read_summary(path)
+    assert back["note"] == "'=HYPERLINK(\"http://x\",\"y\")" and back["advice"] == "'+cmd|' /C calc'!A0"
+    assert back["lost"] == "-1" and back["rps"] == "-0.5"
+
+
+def test_a_csv_path_that_is_no_regular_file_is_refused_before_it_is_read(tmp_path):
+    (tmp_path / "summary.csv").symlink_to("/dev/zero")
+    with pytest.raises(KeybenchError, match="is not a regular file"):
+        read_summary(tmp_path / "summary.csv")
+
+
 def test_a_run_directory_appears_only_when_committed(tmp_path):
     run = RunDirectory(tmp_path, "r1")
     run.open()

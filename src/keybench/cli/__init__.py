@@ -10,6 +10,7 @@ import sys
 
 import keybench.infra.runtime  # noqa: F401  (gevent and gRPC set-up, before any client exists)
 from keybench.errors import KeybenchError
+from keybench.terminal import visible, visible_output
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -17,9 +18,10 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parser().parse_args(argv)
     try:
-        return args.func(args)
+        with visible_output():
+            return args.func(args)
     except KeybenchError as exc:
-        print(f"keybench: error: {exc}", file=sys.stderr)
+        print(f"keybench: error: {visible(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("keybench: interrupted", file=sys.stderr)

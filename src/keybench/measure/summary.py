@@ -246,11 +246,26 @@ def timeseries_rows(result: StageResult) -> list[dict]:
     return rows
 
 
+# A spreadsheet runs a cell that starts with one of these as a formula; a design's note or
+# advice is text, so such a cell is written with a leading apostrophe (numbers stay as they are).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(value: object) -> object:
+    """A CSV cell a spreadsheet shows as text, never runs."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        try:
+            float(value)
+        except ValueError:
+            return "'" + value
+    return value
+
+
 def to_csv(rows: list[dict], columns=SUMMARY_COLUMNS) -> str:
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n")
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows({k: spreadsheet_safe(v) for k, v in row.items()} for row in rows)
     return out.getvalue()
 
 
@@ -266,6 +281,8 @@ def require_columns(rows: list[dict], path: Path, columns, what: str = "summary.
 
 def read_summary(path: Path) -> list[dict]:
     """The rows of a summary.csv or timeseries.csv; an unreadable file is one KeybenchError."""
+    if Path(path).exists() and not Path(path).is_file():  # /dev/zero, a pipe: never read whole
+        raise KeybenchError(f"{path} is not a regular file, so not a CSV file keybench wrote")
     try:
         with open(path, newline="", encoding="utf-8") as f:
             rows = list(csv.DictReader(f))
