@@ -5,7 +5,11 @@ is one line with exit code 2."""
 from __future__ import annotations
 
 import codecs
+import signal
+import subprocess
+import sys
 import textwrap
+import time
 
 import pytest
 
@@ -287,3 +291,45 @@ def test_dialect_postgresql_refuses_googlesql_ddl(spanner_emulator, tmp_path):
     schema = write(tmp_path, "orders.sql", ORDERS_BY_COMMIT_TIME)
     with pytest.raises(KeybenchError, match=r"statement 1 refused by the Spanner emulator \(PostgreSQL\)"):
         check(CheckRequest(schema=schema, dialect="postgresql"))
+
+
+def _scratch_databases() -> set[str]:
+    from google.api_core.exceptions import NotFound
+    from google.cloud import spanner
+
+    from keybench.check.reader import DATABASE_PREFIX
+    from keybench.infra.target import INSTANCE, PROJECT
+
+    client = spanner.Client(project=PROJECT)
+    try:
+        names = {d.name.rsplit("/", 1)[-1] for d in client.instance(INSTANCE).list_databases()}
+    except NotFound:  # no instance yet: no database either
+        names = set()
+    finally:
+        client.close()
+    return {n for n in names if n.startswith(DATABASE_PREFIX)}
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1],
+                         ids=lambda s: s.name)
+def test_a_signal_ends_the_check_in_one_line_and_drops_its_scratch_database(spanner_emulator, tmp_path, signum):
+    """CI cancels a job with SIGTERM: the check ends as Ctrl-C ends it, through its cleanup."""
+    schema = write(tmp_path, "shop.sql", SHOP)
+    before = _scratch_databases()
+    check_run = subprocess.Popen([sys.executable, "-m", "keybench.cli", "check", str(schema)],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not _scratch_databases() - before:  # signalled while its scratch database exists
+            assert check_run.poll() is None, check_run.communicate()
+            assert time.monotonic() < deadline, "the check never created its scratch database"
+            time.sleep(0.02)
+        check_run.send_signal(signum)
+        _, stderr = check_run.communicate(timeout=120)
+    finally:
+        if check_run.poll() is None:
+            check_run.kill()
+            check_run.wait()
+    assert check_run.returncode == 128 + signum, stderr
+    assert stderr.splitlines() == [f"keybench: interrupted by {signum.name}"], stderr
+    assert _scratch_databases() - before == set(), "the check left its scratch database behind"

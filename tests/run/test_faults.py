@@ -153,9 +153,11 @@ def test_an_operation_cut_off_by_its_deadline_is_unknown_and_settled_by_reading_
     assert int(insert["stored"]) == int(insert["acknowledged"]) + int(insert["unknown_stored"])
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1],
+                         ids=lambda s: s.name)
 def test_a_signal_stops_the_users_audits_what_they_wrote_and_exits_128_plus_its_number(own_emulators, signum):
-    """Ctrl-C, CI cancellation and docker stop (SIGTERM), a closed terminal (SIGHUP): one interrupt."""
+    """Ctrl-C, CI cancellation and docker stop (SIGTERM), a closed terminal (SIGHUP), a signal
+    with no meaning of its own (SIGUSR1): one interrupt."""
     report = () if signum == signal.SIGINT else ("--no-report",)  # the report's part is the same for every signal
     run = Run("--backend", "bigtable", "--strategies", "salted,timestamp_first", "--users", "4", "--duration", "30s",
               "--results-dir", str(own_emulators), "--run-id", "ctrlc", *report)

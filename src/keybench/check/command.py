@@ -18,6 +18,7 @@ from keybench.check.template import parse_template
 from keybench.design.folders import StrategyDraft, check_save_folder, save_strategies
 from keybench.design.strategies import DIALECTS, split_ddl
 from keybench.errors import KeybenchError, check_range
+from keybench.infra.signals import interrupt_point
 from keybench.model.params import MAX_NODES
 from keybench.model.verdict import VERDICTS
 from keybench.textfiles import read_text
@@ -122,6 +123,7 @@ def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraf
         superseded: set = set()
         fixed_schema = schema
         for space in checks:
+            interrupt_point()
             if space.verdict.verdict in ("hotspot", "hot_row"):
                 fix = propose(space, fixed_schema, request.nodes, request.shards)
                 if fix is not None:

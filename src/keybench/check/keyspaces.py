@@ -17,6 +17,7 @@ from keybench.check.schema import Column, KeyColumn, Schema, Table
 from keybench.design.byteorder import TABLE_SPACE
 from keybench.design.keys import DEFAULT_SEED, spanner_part
 from keybench.design.strategies import Index, Strategy
+from keybench.infra.signals import interrupt_point
 from keybench.model.model_result import ModelResult
 from keybench.model.params import SplitParams
 from keybench.model.simulate import simulate_stream
@@ -153,6 +154,7 @@ def check_schema(schema: Schema, stated: dict[str, Distribution], source: Path, 
 
     checks = []
     for table in schema.tables:
+        interrupt_point()
         distributions = key_distributions(schema, table, lambda t, c: infer(schema, t, c, stated))
         checks += check_table(schema, table, distributions, source, rows, nodes)
     return checks

@@ -28,6 +28,7 @@ from keybench.check.schema import (
     from_postgresql_type,
 )
 from keybench.errors import KeybenchError
+from keybench.infra.signals import interrupt_point
 from keybench.infra.target import INSTANCE, PROJECT
 
 DATABASE_PREFIX = "kb-check-"
@@ -78,20 +79,23 @@ class DdlRefused(KeybenchError):
 def scratch_database(dialect: str = GOOGLESQL):
     """A new, empty database of the dialect on the emulator SPANNER_EMULATOR_HOST names, dropped afterwards."""
     client = client_for(PROJECT)
+    database = None
     try:
-        database = ensure_instance(client, INSTANCE).database(DATABASE_PREFIX + uuid.uuid4().hex[:12],
-                                                              database_dialect=DATABASE_DIALECTS[dialect])
-        database.create().result(DDL_TIMEOUT_S)
-    except gexc.GoogleAPICallError as exc:
-        client.close()
-        raise KeybenchError(f"cannot create a scratch database on the Spanner emulator: {exc.message}") from None
-    try:
+        try:
+            database = ensure_instance(client, INSTANCE).database(DATABASE_PREFIX + uuid.uuid4().hex[:12],
+                                                                  database_dialect=DATABASE_DIALECTS[dialect])
+            database.create().result(DDL_TIMEOUT_S)
+        except gexc.GoogleAPICallError as exc:
+            raise KeybenchError(f"cannot create a scratch database on the Spanner emulator: {exc.message}") from None
         yield database
     finally:
-        try:
-            database.drop()
-        except gexc.GoogleAPICallError:
-            pass  # the emulator went away: nothing is left to drop
+        # Dropped whatever ended the check, an interrupt during its creation included: a
+        # database left behind counts against the emulator's limit for every later check.
+        if database is not None:
+            try:
+                database.drop()
+            except gexc.GoogleAPICallError:
+                pass  # never created, or the emulator went away: nothing is left to drop
         client.close()
 
 
@@ -99,6 +103,7 @@ def apply_ddl(database, statements: list[str], source: Path, dialect: str = GOOG
     """One statement at a time (a PostgreSQL database takes DDL only so, after its creation),
     so a refusal names the statement the emulator refused."""
     for number, statement in enumerate(statements, 1):
+        interrupt_point()
         try:
             database.update_ddl([statement]).result(DDL_TIMEOUT_S)
         except gexc.GoogleAPICallError as exc:

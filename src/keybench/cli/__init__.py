@@ -6,6 +6,7 @@ validation live with the options they belong to (`run.options.RunOptions`,
 from __future__ import annotations
 
 import os
+import signal
 import sys
 
 import keybench.infra.runtime  # noqa: F401  (gevent and gRPC set-up, before any client exists)
@@ -23,9 +24,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeybenchError as exc:
         print(f"keybench: error: {visible(str(exc))}", file=sys.stderr)
         return exc.exit_code
-    except KeyboardInterrupt:
-        print("keybench: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        signum = getattr(exc, "signum", signal.SIGINT)
+        print(f"keybench: interrupted by {signal.Signals(signum).name}", file=sys.stderr)
+        return 128 + signum
     except BrokenPipeError:
         # The reader went away (`keybench strategies | head`): end quietly, as a pipe expects.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -130,6 +130,7 @@ def check_command(args: argparse.Namespace) -> int:
     """A user's own schema or row-key template: verdicts, rules, fixes; exit 1 on a listed verdict."""
     from keybench.check.command import check
     from keybench.check.request import CheckRequest
+    from keybench.infra.signals import interruptible
 
     request = CheckRequest(
         schema=Path(args.schema) if args.schema else None, dialect=args.dialect, bigtable=args.bigtable,
@@ -137,7 +138,8 @@ def check_command(args: argparse.Namespace) -> int:
         columns=Path(args.columns) if args.columns else None, nodes=args.nodes, rows=args.rows, shards=args.shards,
         fail_on=names(args.fail_on_verdict), save_to=Path(args.save_strategy) if args.save_strategy else None,
         load_s=parse_duration(args.load) if args.load is not None else None)
-    report = check(request)
+    with interruptible():
+        report = check(request)
     print("\n".join(report.lines))
     if request.load_s is None:
         return report.exit_code

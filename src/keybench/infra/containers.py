@@ -62,7 +62,12 @@ def start(backend: str) -> EmulatorContainer:
     finally:
         client.close()
     port = emulators.DEFAULT_PORTS[backend]
-    container = DockerContainer(image).with_exposed_ports(port)
+    # A local engine (a unix socket) publishes on this machine: on loopback only, since an
+    # emulator answers anyone without authentication. A remote engine's host must publish it
+    # on an address this machine reaches.
+    local_engine = os.environ.get("DOCKER_HOST", DEFAULT_DOCKER_SOCKET).startswith("unix://")
+    container = (_loopback_container(DockerContainer, image, port) if local_engine
+                 else DockerContainer(image).with_exposed_ports(port))
     command = COMMANDS[backend]
     if command:
         container = container.with_command(command)
@@ -73,13 +78,24 @@ def start(backend: str) -> EmulatorContainer:
         pulled = "" if local else (f"; {image} is not on this machine and could not be pulled: "
                                    "`python -m keybench.infra.images` builds it from google-cloud-cli's emulators")
         raise KeybenchError(f"{image} did not start: {one_line(exc)}{pulled}") from None
-    # A local engine (a unix socket) publishes on this machine, so the emulator is reached on
-    # loopback; testcontainers would name the bridge's gateway instead.
-    local_engine = os.environ.get("DOCKER_HOST", DEFAULT_DOCKER_SOCKET).startswith("unix://")
+    # On a local engine the emulator is reached on loopback; testcontainers would name the
+    # bridge's gateway instead.
     host = emulators.HOST if local_engine else container.get_container_host_ip()
     running = EmulatorContainer(backend, f"{host}:{container.get_exposed_port(port)}", container)
     _wait_answering(running)
     return running
+
+
+def _loopback_container(base: type, image: str, port: int) -> Any:
+    """A container of `image` whose `port` is published on a free port of 127.0.0.1 only
+    (testcontainers' own binding takes a port, not an address)."""
+
+    class LoopbackContainer(base):
+        def _configure(self) -> None:
+            super()._configure()
+            self.ports[f"{port}/tcp"] = (emulators.HOST, None)
+
+    return LoopbackContainer(image)
 
 
 def _wait_answering(running: EmulatorContainer) -> None:

@@ -1,10 +1,11 @@
-"""SIGINT (Ctrl-C), SIGTERM (CI cancellation, `docker stop`, Kubernetes) and SIGHUP (a closed
-terminal) are one interrupt, taken as a request, not an exception: a KeyboardInterrupt raised
-wherever a signal lands (inside gRPC's gevent poller, a Locust user, the audit) can leave the
-clients hung. The first signal is noted and acted on at the next check (within a second
-during a stage): the run stops its users, audits what they wrote, writes its results with
-status `interrupted`, stops what it started, and exits 128 + the signal's number. A second
-signal interrupts at once."""
+"""SIGINT (Ctrl-C), SIGTERM (CI cancellation, `docker stop`, Kubernetes), SIGHUP (a closed
+terminal), SIGQUIT (Ctrl-\\) and SIGUSR1/SIGUSR2 (which keybench gives no meaning of its own:
+their default action would end it without a word) are one interrupt, taken as a request, not
+an exception: a KeyboardInterrupt raised wherever a signal lands (inside gRPC's gevent poller,
+a Locust user, the audit) can leave the clients hung. The first signal is noted and acted on
+at the next check (within a second during a stage): the run stops its users, audits what they
+wrote, writes its results with status `interrupted`, stops what it started, and exits 128 +
+the signal's number. A second signal interrupts at once."""
 
 from __future__ import annotations
 
@@ -13,8 +14,7 @@ import signal
 import gevent
 
 from keybench.infra.progress import progress
-
-SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+from keybench.infra.signals import SIGNALS
 
 
 class Interrupt:
@@ -52,3 +52,4 @@ class Interrupt:
 
 
 INTERRUPT = Interrupt()
+
