@@ -51,10 +51,27 @@ def test_a_sequential_id_gets_the_reversed_id_fix():
     ("{ts}#{device}", ("range:device",), "a range read bounds a time or number segment"),
     ("{ts}#{device}", ("scan:all",), "a read is 'prefix:"),
     ("{ts:3}", (), r"\{ts\} takes no setting"),
+    # braces forgotten: the word would be written into every key as it stands
+    ("ts#{device}", (), r"segment 'ts' is fixed text, the same in every row key; did you mean \{ts\}\? "
+                        r"\(for the text itself: \{label:ts\}\)"),
+    ("{device}#Timestamp", (), r"did you mean \{ts\}\?"),
+    # numbers and sizes are bounded before anything is generated or allocated
+    ("{sequence:20000000000}#{device}", (), r"part 'sequence' needs 'width', a whole number from 1 to 4,096, "
+                                            r"got 20000000000"),
+    ("{reverse_domain:1000000000000}#{ts}", (), r"part 'reverse_domain' needs 'domains', a whole number from 1 "
+                                                r"to 100,000"),
+    ("x" * 100_000 + "#{ts}", (), r"part 'label': its text is 100,000 bytes, more than a whole row key may be"),
+    ("#".join(["x" * 4000] * 3) + "#{ts}", (), r"row keys of 12,\d{3} bytes; Bigtable's rule is a row key of at "
+                                               r"most 4 KB"),
 ])
 def test_bad_templates_and_reads_are_one_clear_error(template, reads, message):
     with pytest.raises(KeybenchError, match=message):
         check(CheckRequest(bigtable=template, reads=reads))
+
+
+def test_a_fixed_text_segment_named_like_a_word_is_still_written_as_a_label():
+    result = check(CheckRequest(bigtable="{label:ts}#{device}#{ts}", rows=5_000))
+    assert result.exit_code == 0 and "verdict: spread" in "\n".join(result.lines)
 
 
 def test_an_unknown_segment_exits_2_with_one_line_naming_the_valid_ones():

@@ -139,6 +139,9 @@ def copy_of(tmp_path):
     ('key = [{ value = "salt" }]', "buckets"),
     ('key = ["timestamp"]', "unknown Bigtable key value"),
     ("summary = 'no key'", "lists no parts"),
+    # bounded before anything is allocated: a width of 20 billion digits would take the machine's memory
+    ('key = [{ value = "sequence", width = 20000000000 }, "device"]', "'width', a whole number from 1 to 4,096"),
+    ('key = [{ value = "label", text = "' + "x" * 5000 + '" }, "ts"]', "its text is 5,000 bytes"),
 ])
 def test_malformed_strategy_files_are_named_in_one_line(copy_of, content, complaint):
     folder = copy_of("bigtable", "salted")
@@ -147,6 +150,15 @@ def test_malformed_strategy_files_are_named_in_one_line(copy_of, content, compla
         load_strategy(folder, "bigtable", "")
     assert complaint in str(err.value) and str(folder) in str(err.value)
     assert "\n" not in str(err.value)
+
+
+def test_a_strategy_file_that_is_no_text_is_one_line(copy_of):
+    folder = copy_of("bigtable", "salted")
+    (folder / "strategy.toml").unlink()
+    (folder / "strategy.toml").symlink_to("/dev/zero")
+    with pytest.raises(KeybenchError) as err:
+        load_strategy(folder, "bigtable", "")
+    assert "strategy.toml" in str(err.value) and "\n" not in str(err.value)
 
 
 @pytest.mark.parametrize("content, complaint", [
@@ -190,9 +202,10 @@ def test_more_than_100_column_families_are_refused_naming_the_rule(copy_of):
 
 def test_a_row_key_over_4_kb_is_refused_naming_the_rule(copy_of):
     folder = copy_of("bigtable", "salted")
-    (folder / "strategy.toml").write_text(test_strategy_toml('key = ["device", { value = "label", text = '
-                                                             f'"{"m" * 4100}" }}]'))
-    with pytest.raises(KeybenchError, match="row keys of 4,109 bytes; Bigtable's rule is a row key of at most 4 KB"):
+    # each segment within 4 KB, the key they make together over it
+    label = f'{{ value = "label", text = "{"m" * 2050}" }}'
+    (folder / "strategy.toml").write_text(test_strategy_toml(f'key = ["device", {label}, {label}]'))
+    with pytest.raises(KeybenchError, match="row keys of 4,110 bytes; Bigtable's rule is a row key of at most 4 KB"):
         check_rules(load_strategy(folder, "bigtable", ""), population=1000, payload_bytes=100)
 
 

@@ -12,7 +12,8 @@ from pathlib import Path
 from keybench.check.check_result import CheckResult, SpaceResult
 from keybench.check.check_text import INDENT, figures, rule_text
 from keybench.design.events import BUCKET, DERIVED, ENTITY, NUMBER, OPAQUE, TIME
-from keybench.design.keys import BIGTABLE_VALUES, Part, bigtable_part
+from keybench.design.keys import BIGTABLE_VALUES, DEFAULT_POPULATION, Part, bigtable_part
+from keybench.design.limits import check_row_key
 from keybench.design.plans import DEFAULT_LATEST_N, strategy_plans
 from keybench.design.strategies import Strategy
 from keybench.errors import KeybenchError
@@ -50,13 +51,19 @@ def parse_template(template: str) -> list[Segment]:
         found = SEGMENT.match(text)
         if found is None:
             if not text or "{" in text or "}" in text:
-                raise KeybenchError(f"--bigtable {template!r}: segment {text!r} is neither {{word}}, {{word:setting}} "
-                                    "nor fixed text")
+                raise KeybenchError(f"--bigtable {_shown(template)}: segment {text!r} is neither {{word}}, "
+                                    "{word:setting} nor fixed text")
+            word = ALIASES.get(text.lower(), text.lower())
+            if word in BIGTABLE_VALUES and word != "label":
+                # `ts#device`: braces forgotten, which would write the word itself into every key.
+                raise KeybenchError(f"--bigtable {_shown(template)}: segment {text!r} is fixed text, the same in "
+                                    f"every row key; did you mean {{{word}}}? (for the text itself: "
+                                    f"{{label:{text}}})")
             segments.append(Segment(text, {"value": "label", "text": text}))
             continue
         word, setting = ALIASES.get(found.group(1), found.group(1)), found.group(2)
         if word not in BIGTABLE_VALUES:
-            raise KeybenchError(f"--bigtable {template!r}: unknown segment {{{found.group(1)}}}; valid: "
+            raise KeybenchError(f"--bigtable {_shown(template)}: unknown segment {{{found.group(1)}}}; valid: "
                                 f"{', '.join(BIGTABLE_VALUES)} (aliases: "
                                 f"{', '.join(f'{a} = {w}' for a, w in ALIASES.items())})")
         spec: dict[str, str | int] = {"value": word}
@@ -64,7 +71,7 @@ def parse_template(template: str) -> list[Segment]:
             setting = str(DEFAULT_SALT_BUCKETS)
         if setting is not None:
             if word not in ARGUMENTS:
-                raise KeybenchError(f"--bigtable {template!r}: {{{word}}} takes no setting")
+                raise KeybenchError(f"--bigtable {_shown(template)}: {{{word}}} takes no setting")
             setting_key = ARGUMENTS[word]
             spec[setting_key] = setting if setting_key == "text" else _whole(template, word, setting)
         segments.append(Segment(text, spec))
@@ -73,7 +80,7 @@ def parse_template(template: str) -> list[Segment]:
 
 def _whole(template: str, word: str, text: str) -> int:
     if not text.isdigit():
-        raise KeybenchError(f"--bigtable {template!r}: {{{word}:{text}}}: the setting is a whole number")
+        raise KeybenchError(f"--bigtable {_shown(template)}: {{{word}:{text}}}: the setting is a whole number")
     return int(text)
 
 
@@ -81,9 +88,16 @@ def template_strategy(template: str, segments: list[Segment]) -> Strategy:
     try:
         parts = tuple(bigtable_part(s.spec) for s in segments)
     except ValueError as exc:
-        raise KeybenchError(f"--bigtable {template!r}: {exc}") from None
-    return Strategy(backend="bigtable", name="template", dialect="", directory=Path("."), summary=template, claim="",
-                    table="template", parts=parts, separator=SEPARATOR, column_families={"cf": {}})
+        raise KeybenchError(f"--bigtable {_shown(template)}: {exc}") from None
+    strategy = Strategy(backend="bigtable", name="template", dialect="", directory=Path("."), summary=template,
+                        claim="", table="template", parts=parts, separator=SEPARATOR, column_families={"cf": {}})
+    check_row_key(strategy, DEFAULT_POPULATION, f"--bigtable {_shown(template)}")
+    return strategy
+
+
+def _shown(template: str) -> str:
+    """The template as an error line quotes it: a long one cut, so that the line stays one line."""
+    return repr(template if len(template) <= 120 else template[:100] + "...")
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,11 @@ DEFAULT_SEED = 1  # the seed of every random choice: key generators, users, simu
 MAX_BUCKETS = 4096
 MAX_INTERVAL_S = 86_400  # an interval part's length: at most a day
 MAX_CATEGORY_VALUES = 10**12  # a category or zipf part's distinct values
+# A sequence's digits, or a label's bytes: Bigtable's row key is at most 4 KB ("Bigtable:
+# Schema design best practices"), so no one segment may be longer.
+MAX_SEGMENT_BYTES = 4 * 1024
+MAX_DOMAINS = 100_000  # domains all devices share: each is listed for the readers, as tenants are
+DEFAULT_WIDTH = 10  # a sequence's digits
 
 
 @dataclass(frozen=True)
@@ -226,6 +231,9 @@ def _label(spec: dict, **kw) -> Part:
     text = spec.get("text")
     if not isinstance(text, str) or not text:
         raise ValueError("part 'label' needs 'text', the fixed string it writes")
+    if len(text.encode()) > MAX_SEGMENT_BYTES:
+        raise ValueError(f"part 'label': its text is {len(text.encode()):,} bytes, more than a whole row key may be "
+                         f"({MAX_SEGMENT_BYTES:,})")
     return Part("label", BUCKET, lambda e, r: text, buckets=(text,), **kw)
 
 
@@ -242,7 +250,8 @@ def bigtable_part(spec: dict | str) -> Part:
     """A Bigtable row-key segment from its declaration: a word or {value, ...}."""
     spec = {"value": spec} if isinstance(spec, str) else spec
     value, sep = spec.get("value"), spec.get("separator")
-    width = spec.get("width", 10)
+    width = _count({"width": DEFAULT_WIDTH, **spec}, "width", MAX_SEGMENT_BYTES) if value in (
+        "sequence", "reversed_sequence") else DEFAULT_WIDTH
     if value == "device":
         return Part("device", ENTITY, lambda e, r: device_id(e.entity), separator=sep)
     if value == "device_type":
@@ -260,9 +269,7 @@ def bigtable_part(spec: dict | str) -> Part:
         domains = spec.get("domains")
         if domains is None:  # every device its own domain
             return Part("reverse_domain", ENTITY, lambda e, r: reversed_domain(e.entity), separator=sep)
-        if not isinstance(domains, int) or domains < 1:
-            raise ValueError("part 'reverse_domain' takes 'domains', a positive integer: how many domains all devices "
-                             "share")
+        domains = _count(spec, "domains", MAX_DOMAINS)  # how many domains all devices share
         of_entity = lambda entity: reversed_domain(entity % domains + 1)  # noqa: E731
         return _derived("reverse_domain", of_entity, buckets=tuple(of_entity(i) for i in range(domains)), separator=sep)
     if value == "subdomain":

@@ -130,6 +130,11 @@ def check_rules(strategy: Strategy, population: int, payload_bytes: int) -> None
             f"{BIGTABLE_MAX_TABLES:,} tables per instance (Bigtable: Schema design best practices, \"Multi-tenancy\")"
         )
     _check_bigtable_rows(strategy, payload_bytes)
+    check_row_key(strategy, population, str(where))
+
+
+def check_row_key(strategy: Strategy, population: int, where: str) -> None:
+    """The longest row key the workload can write is within Bigtable's 4 KB."""
     generator = strategy.key_generator(0)
     size = len(generator.row_key(generator.key(_probe_event(population))))
     if size > BIGTABLE_MAX_ROW_KEY_BYTES:
