@@ -79,6 +79,10 @@ def test_report_command_rebuilds_the_page_and_refuses_a_directory_that_is_no_run
     (small_run / "report.html").unlink()
     done = keybench("report", str(small_run))
     assert done.returncode == 0 and (small_run / "report.html").is_file(), done.stderr
+    (small_run / "report.html").unlink()
+    newest = keybench("report", "--results-dir", str(small_run.parent))  # no run named: the newest finished one
+    assert newest.returncode == 0 and (small_run / "report.html").is_file(), newest.stderr
+    assert f"reading {small_run}, the newest finished run" in newest.stderr
     bad = keybench("report", str(tmp_path))
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "no summary.csv" in bad.stderr
 

@@ -6,13 +6,14 @@ from keybench.errors import KeybenchError
 from keybench.measure.audit import Integrity
 from keybench.measure.collector import OperationStats, Series
 from keybench.measure.console import side_by_side
-from keybench.measure.rundir import RunDirectory
+from keybench.measure.rundir import RunDirectory, latest_run
 from keybench.measure.summary import (
     provenance_columns,
     read_summary,
     summary_row,
     to_csv,
 )
+from tests.conftest import keybench
 
 OK = Integrity(acknowledged=10, stored=10, lost=0, duplicates=0, unexpected=0, unknown=0, unknown_stored=0)
 SPREAD = provenance_columns(catalogue("spanner")["hash_shard"])
@@ -76,6 +77,24 @@ def test_a_run_directory_appears_only_when_committed(tmp_path):
     run.commit()
     assert (tmp_path / "r1" / "summary.csv").read_text() == "a,b\n"
     assert not run.partial.exists()
+
+
+def test_the_newest_finished_run_is_found_and_unfinished_ones_never(tmp_path):
+    import os
+
+    for name, age in (("older", 200), ("newer", 100), (".cut.partial", 0), (".broke.failed", 0), ("empty", 0)):
+        (tmp_path / name).mkdir()
+        if name != "empty":
+            (tmp_path / name / "summary.csv").write_text("backend\n")
+            os.utime(tmp_path / name / "summary.csv", (1e9 - age, 1e9 - age))
+    assert latest_run(tmp_path) == tmp_path / "newer"
+    with pytest.raises(KeybenchError, match="no finished run under .*: name a run directory, or run `keybench run`"):
+        latest_run(tmp_path / "nothing-here")
+
+
+def test_report_with_no_finished_run_is_one_line(tmp_path):
+    done = keybench("report", "--results-dir", str(tmp_path))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "no finished run under" in done.stderr
 
 
 def test_discarded_run_leaves_nothing(tmp_path):

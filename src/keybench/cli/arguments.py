@@ -52,6 +52,14 @@ class _Parser(argparse.ArgumentParser):
         return super()._get_values(action, arg_strings)
 
 
+def run_argument(p: argparse.ArgumentParser) -> None:
+    """A saved run to read: named, or the newest finished one under --results-dir."""
+    p.add_argument("run", nargs="?", help="a run directory, e.g. results/20261122T101500Z (default: the newest "
+                                          "finished run under --results-dir)")
+    p.add_argument("--results-dir", default=str(RunOptions.results_dir),
+                   help=f"where to look for the newest run when none is named (default {RunOptions.results_dir}/)")
+
+
 def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="keybench", description="Side-by-side load tests of Spanner and Bigtable key designs.")
     p.add_argument("--version", action="version", version=f"keybench {__version__}")
@@ -143,13 +151,13 @@ def parser() -> argparse.ArgumentParser:
     c.set_defaults(func=commands.compare_command)
 
     a = sub.add_parser("analyze", help="re-run the split model on a saved run's key streams, e.g. with more nodes")
-    a.add_argument("run", help="a run directory, e.g. results/20261122T101500Z")
+    run_argument(a)
     model_options(a, "nodes of the model")
     a.add_argument("--format", choices=("text", "csv"), default="text", help="text: a table; csv: its rows as CSV")
     a.set_defaults(func=commands.analyze_command)
 
     rp = sub.add_parser("report", help="write report.html (plots and the summary table) into a run directory")
-    rp.add_argument("run", help="a run directory, e.g. results/20261122T101500Z")
+    run_argument(rp)
     rp.set_defaults(func=commands.report_command)
 
     e = sub.add_parser("emulators", help="start, stop or inspect the native emulators")

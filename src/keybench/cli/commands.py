@@ -71,13 +71,25 @@ def compare_command(args: argparse.Namespace) -> int:
     return 1 if broken else 0
 
 
+def chosen_run(args: argparse.Namespace) -> Path:
+    """The run a command reads: the one named, else the newest finished one under --results-dir."""
+    from keybench.measure.rundir import latest_run
+
+    if args.run:
+        return Path(args.run)
+    run = latest_run(Path(args.results_dir))
+    print(f"keybench: reading {run}, the newest finished run under {args.results_dir}/", file=sys.stderr)
+    return run
+
+
 def report_command(args: argparse.Namespace) -> int:
     from keybench.measure.html_report import status_of, write_report
 
-    print(write_report(Path(args.run)))
-    status = status_of(Path(args.run))
+    run = chosen_run(args)
+    print(write_report(run))
+    status = status_of(run)
     if status != "complete":
-        print(f"keybench: note: {args.run} is an incomplete run ({status}); the report says so", file=sys.stderr)
+        print(f"keybench: note: {run} is an incomplete run ({status}); the report says so", file=sys.stderr)
     return 0
 
 
@@ -122,7 +134,7 @@ def analyze_command(args: argparse.Namespace) -> int:
     from keybench.model.rows import analyze_run
 
     params = model_params(args)
-    print(analysis_text(analyze_run(Path(args.run), params), params.nodes, args.format), end="")
+    print(analysis_text(analyze_run(chosen_run(args), params), params.nodes, args.format), end="")
     return 0
 
 

@@ -14,6 +14,18 @@ from keybench.atomic import write_atomically
 from keybench.errors import KeybenchError
 
 
+def latest_run(root: Path) -> Path:
+    """The newest finished run under `root` (by its summary.csv's time): what `report` and
+    `analyze` read when no run is named. Hidden `.partial` and `.failed` runs are not
+    finished, so never chosen."""
+    root = Path(root)
+    finished = [d for d in root.iterdir() if not d.name.startswith(".") and (d / "summary.csv").is_file()] \
+        if root.is_dir() else []
+    if not finished:
+        raise KeybenchError(f"no finished run under {root}/: name a run directory, or run `keybench run` first")
+    return max(finished, key=lambda d: ((d / "summary.csv").stat().st_mtime, d.name))
+
+
 @dataclass
 class RunDirectory:
     root: Path
