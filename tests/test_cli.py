@@ -97,6 +97,14 @@ def test_strategies_lists_each_design_with_its_expectation_provenance_advice_and
     assert "expected: hotspot (keybench's expectation: the milliseconds come first" in result.stdout  # uuid7
 
 
+def test_run_takes_the_singular_option_names_simulate_and_check_use():
+    from keybench.cli.arguments import parser
+
+    singular = parser().parse_args(["run", "--strategy", "salted", "--dialect", "postgresql"])
+    plural = parser().parse_args(["run", "--strategies", "salted", "--dialects", "postgresql"])
+    assert (singular.strategies, singular.dialects) == (plural.strategies, plural.dialects) == ("salted", "postgresql")
+
+
 def test_a_real_target_with_an_emulator_variable_set_is_ambiguous(tmp_path):
     result = keybench("run", "--target", "real", "--project", "p", "--instance", "i", "--dry-run",
                       "--results-dir", str(tmp_path), env={"BIGTABLE_EMULATOR_HOST": "127.0.0.1:1"}, timeout=60)

@@ -67,7 +67,7 @@ def parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("run", help="run every chosen strategy under identical load and write results/<run-id>/")
     r.add_argument("--backend", choices=BACKEND_CHOICES, default="all", help="the backend(s) to run (default all)")
-    r.add_argument("--strategies", help="comma-separated strategy names (default: the whole catalogue)")
+    r.add_argument("--strategies", "--strategy", help="comma-separated strategy names (default: the whole catalogue)")
     r.add_argument("--strategy-dir", "--designs", "--schemas", action="append", dest="strategy_dirs", default=[],
                    metavar="DIR",
                    help="your own strategy folder (DIR/strategy.toml, or DIR/<backend>/<name>/ as schemas/ and "
@@ -92,7 +92,7 @@ def parser() -> argparse.ArgumentParser:
                    help=f"{POPULATION_HELP} (default {DEFAULT_POPULATION})")
     r.add_argument("--skew", default=str(UNIFORM), help=SKEW_HELP)
     r.add_argument("--run-id", help="name of the run directory (default: the UTC start time)")
-    r.add_argument("--dialects", default=",".join(RunOptions.dialects),
+    r.add_argument("--dialects", "--dialect", default=",".join(RunOptions.dialects),
                    help=f"Spanner dialects to run each strategy in (default {','.join(RunOptions.dialects)})")
     r.add_argument("--repeat", type=int, default=RunOptions.repeat,
                    help="run the whole stage list K times, interleaved (A B C, A B C); the summary shows the spread")
