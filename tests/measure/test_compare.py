@@ -101,6 +101,15 @@ def test_a_candidate_whose_integrity_is_not_ok_fails(baseline, tmp_path, integri
     assert result.stdout.count(f"candidate integrity {integrity}") == 4
 
 
+def test_a_candidate_row_that_ran_0_times_fails_whatever_the_rules(baseline, tmp_path):
+    idle = doctored(baseline, tmp_path, "idle",
+                    lambda r: r.update(requests="0") if r["operation"] == "time_window" else None)
+    result = keybench("compare", str(baseline), str(idle), timeout=60)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stdout.count("ran it 0 times, so its figures say nothing") == 2
+    assert "spanner/timestamp_first/googlesql/time_window: the candidate ran it 0 times" in result.stdout
+
+
 def test_a_candidate_run_that_did_not_complete_fails(baseline, tmp_path):
     cut = doctored(baseline, tmp_path, "cut", lambda r: None)
     (cut / "run.json").write_text('{"status": "interrupted"}')

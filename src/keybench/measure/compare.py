@@ -5,7 +5,8 @@ Rows are joined on (backend, strategy, dialect, operation). `--fail-on` rules su
 `failures>0` (B above an absolute bound) make the command exit 1 when B breaks them.
 
 Whatever the rules, a candidate that tested less than the baseline fails too: a row of A
-missing from B, a row of B whose integrity is not `ok`, or a run B that did not complete.
+missing from B, a row of B whose integrity is not `ok` or that ran 0 times, or a run B that
+did not complete.
 A gate must never pass because the candidate measured nothing.
 """
 
@@ -106,8 +107,13 @@ def coverage_problems(a: dict[tuple, dict], b: dict[tuple, dict], run_b: str | P
         problems.append(f"{len(missing)} row(s) of the baseline are missing from the candidate: {shown}"
                         + (", ..." if len(missing) > 5 else ""))
     for key, row in b.items():
-        if key in a and row.get("integrity", "ok") not in ("ok", ""):
-            problems.append(f"{'/'.join(x for x in key if x)}: candidate integrity {row['integrity']}")
+        if key not in a:
+            continue
+        name = "/".join(x for x in key if x)
+        if row.get("integrity", "ok") not in ("ok", ""):
+            problems.append(f"{name}: candidate integrity {row['integrity']}")
+        if str(row.get("requests", "")).strip() in ("0", ""):
+            problems.append(f"{name}: the candidate ran it 0 times, so its figures say nothing")
     return problems
 
 
