@@ -333,3 +333,74 @@ def test_a_signal_ends_the_check_in_one_line_and_drops_its_scratch_database(span
     assert check_run.returncode == 128 + signum, stderr
     assert stderr.splitlines() == [f"keybench: interrupted by {signum.name}"], stderr
     assert _scratch_databases() - before == set(), "the check left its scratch database behind"
+
+
+# A schema as real ones are: a graph and a vector index this emulator's version lacks, roles
+# and grants it refuses, a search index, a change stream and a view it takes, and a foreign key
+# whose backing index Spanner creates itself. The keys are what they always were.
+REAL_WORLD = """
+CREATE TABLE Customers (
+  CustomerId STRING(36) NOT NULL DEFAULT (GENERATE_UUID()),
+  Name STRING(MAX),
+  Name_Tokens TOKENLIST AS (TOKENIZE_FULLTEXT(Name)) HIDDEN,
+) PRIMARY KEY (CustomerId);
+CREATE TABLE Orders (
+  OrderTs TIMESTAMP NOT NULL OPTIONS (allow_commit_timestamp = true),
+  OrderNumber INT64 NOT NULL,
+  CustomerId STRING(36),
+  CONSTRAINT FK_OrdersCustomer FOREIGN KEY (CustomerId) REFERENCES Customers (CustomerId),
+) PRIMARY KEY (OrderTs, OrderNumber);
+CREATE SEARCH INDEX CustomersByName ON Customers(Name_Tokens);
+CREATE PROPERTY GRAPH Shop NODE TABLES (Customers, Orders);
+CREATE VECTOR INDEX CustomersByEmbedding ON Customers(Name) OPTIONS (distance_type = 'COSINE');
+CREATE ROLE analyst;
+GRANT SELECT ON TABLE Orders TO ROLE analyst;
+CREATE CHANGE STREAM Everything FOR ALL;
+CREATE VIEW RecentOrders SQL SECURITY INVOKER AS SELECT o.OrderTs FROM Orders AS o;
+"""
+
+
+@pytest.fixture(scope="module")
+def real_world_report(spanner_emulator, tmp_path_factory):
+    schema = write(tmp_path_factory.mktemp("real"), "schema.sql", REAL_WORLD)
+    columns = write(schema.parent, "columns.toml", 'OrderNumber = "random"\n')
+    return check(CheckRequest(schema=schema, columns=columns, rows=10_000))
+
+
+def test_statements_that_define_no_key_are_skipped_with_a_note_and_the_rest_is_checked(real_world_report):
+    notes = [line for line in real_world_report.lines if line.startswith("note: ")]
+    skipped = {line.split("(", 1)[1].split(")", 1)[0] for line in notes if " skipped: " in line}
+    assert skipped == {"PROPERTY GRAPH", "VECTOR INDEX", "ROLE", "GRANT"}, notes
+    assert all("it defines no key space, and this Spanner emulator" in line for line in notes if " skipped: " in line)
+    assert "note: statement 4 (PROPERTY GRAPH) skipped" in "\n".join(notes)
+    assert real_world_report.exit_code == 0
+    assert section(real_world_report.lines, "table Customers: key (CustomerId)").splitlines()[1].startswith(
+        "  verdict: spread")
+
+
+def test_a_search_index_is_no_key_ordered_range_and_is_not_modelled(real_world_report):
+    assert "note: search index CustomersByName not modelled: it keeps tokens, not rows in key order" in \
+        real_world_report.lines
+    assert not any("CustomersByName" in line for line in real_world_report.lines if line.startswith("index "))
+
+
+def test_the_foreign_keys_backing_index_is_marked_as_spanners_and_gets_no_create_index_fix(real_world_report):
+    [title] = [line for line in real_world_report.lines if line.startswith("index Orders.IDX_Orders_CustomerId")]
+    assert title.endswith("(Spanner's own, backing a foreign key): key (CustomerId, OrderTs, OrderNumber)")
+    block = section(real_world_report.lines, title)
+    assert "CREATE INDEX" not in block and "DROP INDEX" not in block
+
+
+def test_the_fix_of_a_schema_with_skipped_statements_is_applied_and_checked_again(real_world_report):
+    orders = section(real_world_report.lines, "table Orders: key (OrderTs, OrderNumber)")
+    assert "verdict: hotspot" in orders and "fix: swap the key order" in orders
+    after = real_world_report.lines.index("after the fixes (the fixed DDL applied to the emulator and checked "
+                                          "again):")
+    assert any(line.startswith("  table Orders: key (OrderNumber, OrderTs): spread")
+               for line in real_world_report.lines[after:]), real_world_report.lines[after:]
+
+
+def test_a_refused_statement_that_defines_a_key_still_ends_the_check(spanner_emulator, tmp_path):
+    schema = write(tmp_path, "bad.sql", REAL_WORLD + "CREATE TABLE Broken (Id INT64 NOT NULL) PRIMARY KEY (Nope);\n")
+    result = keybench("check", str(schema), timeout=120)
+    assert result.returncode == 2 and "statement 10 refused by the Spanner emulator" in result.stderr, result.stderr

@@ -37,11 +37,16 @@ def verdict_line(check: SpaceCheck) -> str:
 
 
 def space_lines(check: SpaceCheck, fix: Fix | None, statements: list[str], dialect: str = GOOGLESQL) -> list[str]:
-    lines = [f"{check.kind} {check.name}: key ({key_ddl(check.key, dialect)})",
+    owner = " (Spanner's own, backing a foreign key)" if check.managed else ""
+    lines = [f"{check.kind} {check.name}{owner}: key ({key_ddl(check.key, dialect)})",
              f"{INDENT}verdict: {verdict_line(check)}"]
     for column, distribution in check.assumptions:
         lines.append(f"{INDENT}assumes {column} = {distribution.describe()}")
     if check.verdict.verdict in ("spread", "inconclusive"):
+        return lines
+    if check.managed:
+        lines.append(f"{INDENT}fix: not an index to change or create: Spanner keeps it for the foreign key, keyed by "
+                     "the referencing column(s); the fix is in their values, or a foreign key on other columns")
         return lines
     if fix is None:
         lines.append(f"{INDENT}fix: none known: no key column of a documented hotspot pattern explains it")
@@ -55,12 +60,15 @@ def space_lines(check: SpaceCheck, fix: Fix | None, statements: list[str], diale
 
 
 def check_lines(source: str, statements: list[str], checks: list[SpaceCheck], fixes: dict[str, Fix], rows: int,
-                nodes: int, fixed_checks: list[SpaceCheck] | None, dialect: str = GOOGLESQL) -> list[str]:
+                nodes: int, fixed_checks: list[SpaceCheck] | None, dialect: str = GOOGLESQL,
+                notes: tuple[str, ...] = ()) -> list[str]:
     tables = len({c.table for c in checks})
     lines = [f"keybench check {source}: {DIALECT_TITLES[dialect]} DDL, {tables} table(s), {len(checks) - tables} "
              "index(es); "
              f"verdicts from the split model over {rows:,} simulated inserts per table on {nodes} nodes "
              "(modelled, not measured)", ""]
+    if notes:
+        lines += [f"note: {note}" for note in notes] + [""]
     for check in checks:
         lines += space_lines(check, fixes.get(check.name), statements, dialect)
     if fixed_checks is not None:

@@ -124,7 +124,7 @@ def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraf
         fixed_schema = schema
         for space in checks:
             interrupt_point()
-            if space.verdict.verdict in ("hotspot", "hot_row"):
+            if space.verdict.verdict in ("hotspot", "hot_row") and not space.managed:
                 fix = propose(space, fixed_schema, request.nodes, request.shards)
                 if fix is not None:
                     fixes[space.name] = fix
@@ -141,5 +141,6 @@ def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraf
     finally:
         endpoint.stop()
         emulators.restore_environment(saved_env)  # a later run (--load) must not find the stopped one
-    lines = check_lines(str(path), statements, checks, fixes, request.rows, request.nodes, fixed_checks, schema.dialect)
+    lines = check_lines(str(path), statements, checks, fixes, request.rows, request.nodes, fixed_checks, schema.dialect,
+                        schema.notes)
     return spanner_result(str(path), lines, statements, checks, fixes, fixed_checks), drafts

@@ -39,6 +39,7 @@ class SpaceCheck:
     assumptions: tuple[tuple[str, Distribution], ...]  # each key column and what keybench takes it to be
     # An unknown column's cases: {case: verdict}, e.g. {"sequential": hotspot, "random": spread}.
     cases: dict[str, Verdict] = field(default_factory=dict)
+    managed: bool = False  # an index Spanner keeps for a foreign key, not the user's own
 
     @property
     def name(self) -> str:
@@ -133,9 +134,10 @@ def check_table(schema: Schema, table: Table, distributions: dict[str, Distribut
         verdict = first if agree or not mentioned else dataclasses.replace(
             first, verdict=INCONCLUSIVE, reason=f"{', '.join(mentioned)}: the verdict depends on a distribution "
                                                 "keybench cannot infer; state it with --columns")
+        managed = index is not None and any(i.managed for i in schema.indexes_of(table.name) if i.name == index)
         checks.append(SpaceCheck(table.name, index, key, verdict,
                                  tuple((k.name, distributions[k.name]) for k in key),
-                                 by_case if mentioned else {}))
+                                 by_case if mentioned else {}, managed))
     return checks
 
 

@@ -5,6 +5,7 @@ as PostgreSQL."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import uuid
 from contextlib import contextmanager
@@ -27,7 +28,7 @@ from keybench.check.schema import (
     Table,
     from_postgresql_type,
 )
-from keybench.errors import KeybenchError
+from keybench.errors import KeybenchError, readable
 from keybench.infra.signals import interrupt_point
 from keybench.infra.target import INSTANCE, PROJECT
 
@@ -46,8 +47,8 @@ COLUMNS = ("SELECT TABLE_NAME, COLUMN_NAME, SPANNER_TYPE, IS_NULLABLE, COLUMN_DE
 COMMIT_TIMESTAMPS = ("SELECT TABLE_NAME, COLUMN_NAME FROM INFORMATION_SCHEMA.COLUMN_OPTIONS WHERE TABLE_SCHEMA = "
                      "'{schema}' "
                      "AND OPTION_NAME = 'allow_commit_timestamp' AND OPTION_VALUE = 'TRUE'")
-INDEXES = ("SELECT TABLE_NAME, INDEX_NAME, INDEX_TYPE, PARENT_TABLE_NAME, IS_UNIQUE, IS_NULL_FILTERED "
-           "FROM INFORMATION_SCHEMA.INDEXES WHERE TABLE_SCHEMA = '{schema}'")
+INDEXES = ("SELECT TABLE_NAME, INDEX_NAME, INDEX_TYPE, PARENT_TABLE_NAME, IS_UNIQUE, IS_NULL_FILTERED, "
+           "SPANNER_IS_MANAGED FROM INFORMATION_SCHEMA.INDEXES WHERE TABLE_SCHEMA = '{schema}'")
 INDEX_COLUMNS = ("SELECT TABLE_NAME, INDEX_NAME, COLUMN_NAME, ORDINAL_POSITION, COLUMN_ORDERING "
                  "FROM INFORMATION_SCHEMA.INDEX_COLUMNS WHERE TABLE_SCHEMA = '{schema}' "
                  "ORDER BY TABLE_NAME, INDEX_NAME, ORDINAL_POSITION")
@@ -65,6 +66,30 @@ SEQUENCE_OPTIONS = {
 CREATE_TABLE = re.compile(r"^\s*CREATE\s+TABLE\s+[`\"]?(\w+)[`\"]?", re.IGNORECASE)
 IDENTITY_COLUMN = re.compile(r"^\s*[`\"]?(\w+)[`\"]?\s.*?\b(GENERATED\s+(?:BY\s+DEFAULT|ALWAYS)\s+AS\s+IDENTITY"
                              r"(?:\s*\([^)]*\))?)", re.IGNORECASE | re.MULTILINE)
+
+
+# Statements that define no key space: graphs, search and vector indexes, change streams,
+# views, models, roles and grants, placements, locality groups, proto bundles, database
+# options, statistics. When the emulator refuses one (a feature newer than its version), the
+# check notes it and goes on; a refused statement that defines a key is still an error.
+KEYLESS = re.compile(
+    r"^\s*(?:(?:CREATE|ALTER|DROP)\s+(?:OR\s+REPLACE\s+)?(?:IF\s+(?:NOT\s+)?EXISTS\s+)?"
+    r"(?P<object>PROPERTY\s+GRAPH|SEARCH\s+INDEX|VECTOR\s+INDEX|CHANGE\s+STREAM|VIEW|MODEL|ROLE|PLACEMENT"
+    r"|LOCALITY\s+GROUP|PROTO\s+BUNDLE|FUNCTION)\b"
+    r"|(?P<statement>GRANT|REVOKE|ANALYZE|ALTER\s+DATABASE|ALTER\s+STATISTICS))", re.IGNORECASE)
+# An index that is no key-ordered range of rows: a search index keeps tokens, not rows in key
+# order, so the split model has nothing to say about it. The emulator writes one back as a
+# plain CREATE INDEX, so it is known by what it indexes: TOKENLIST columns, which only a search
+# index takes.
+SEARCH_INDEX_TYPE = "TOKENLIST"
+
+
+def keyless_kind(statement: str) -> str | None:
+    """What a statement that defines no key space creates or does (`PROPERTY GRAPH`, `GRANT`), else None."""
+    found = KEYLESS.match(statement)
+    if found is None:
+        return None
+    return " ".join((found.group("object") or found.group("statement")).upper().split())
 
 
 class DdlRefused(KeybenchError):
@@ -99,17 +124,35 @@ def scratch_database(dialect: str = GOOGLESQL):
         client.close()
 
 
-def apply_ddl(database, statements: list[str], source: Path, dialect: str = GOOGLESQL) -> None:
+def apply_ddl(database, statements: list[str], source: Path, dialect: str = GOOGLESQL) -> list[str]:
     """One statement at a time (a PostgreSQL database takes DDL only so, after its creation),
-    so a refusal names the statement the emulator refused."""
+    so a refusal names the statement the emulator refused. A refused statement that defines
+    no key space is left out: the notes returned say which, and why."""
+    notes = []
     for number, statement in enumerate(statements, 1):
         interrupt_point()
         try:
             database.update_ddl([statement]).result(DDL_TIMEOUT_S)
         except gexc.GoogleAPICallError as exc:
+            kind = keyless_kind(statement)
+            if kind is not None:
+                # The emulator's parse errors repeat the statement first: keep what follows it.
+                detail = readable(exc.message).rsplit(f"{readable(statement)} : ", 1)[-1]
+                notes.append(f"statement {number} ({kind}) skipped: it defines no key space, and this Spanner "
+                             f"emulator{_emulator_version()} refused it ({detail[:120]})")
+                continue
             raise DdlRefused(f"{source}: statement {number} refused by the Spanner emulator "
                              f"({DIALECT_TITLES[dialect]}): "
                              f"{exc.message} (statement: {_shown(statement)})", number, dialect, exc.message) from None
+    return notes
+
+
+def _emulator_version() -> str:
+    """' (google-cloud-cli N)' for an emulator keybench runs from the installed google-cloud-cli, else ''."""
+    from keybench.infra import emulators
+
+    version = emulators.sdk_version()
+    return f" (google-cloud-cli {version})" if version else ""
 
 
 def load_schema(statements: list[str], source: Path, dialect: str = AUTO_DIALECT) -> Schema:
@@ -121,11 +164,12 @@ def load_schema(statements: list[str], source: Path, dialect: str = AUTO_DIALECT
     for tried in (GOOGLESQL, POSTGRESQL) if dialect == AUTO_DIALECT else (dialect,):
         with scratch_database(tried) as database:
             try:
-                apply_ddl(database, statements, source, tried)
+                notes = apply_ddl(database, statements, source, tried)
             except DdlRefused as refused:
                 refusals.append(refused)
                 continue
-            return read_schema(database, tried)
+            schema = read_schema(database, tried)
+            return dataclasses.replace(schema, notes=(*notes, *schema.notes))
     furthest = max(refusals, key=lambda r: r.number)
     if len(refusals) == 2 and refusals[0].number == refusals[1].number:
         raise KeybenchError(f"{source}: statement {furthest.number} refused by the Spanner emulator in both dialects: "
@@ -157,6 +201,8 @@ def read_schema(database, dialect: str = GOOGLESQL) -> Schema:
         columns_of.setdefault(table, []).append(Column(
             name, typed, nullable == "YES", default, generated, stored == "YES", commit_timestamp,
             identities.get((table, name))))
+    tokens = {(table, c.name) for table, cs in columns_of.items() for c in cs if c.type == SEARCH_INDEX_TYPE}
+    searches = {index for table, index, column, _, _ in index_columns if (table, column) in tokens}
     keys: dict[tuple[str, str], list[KeyColumn]] = {}
     storing: dict[tuple[str, str], list[str]] = {}
     for table, index, column, position, ordering in index_columns:
@@ -170,12 +216,16 @@ def read_schema(database, dialect: str = GOOGLESQL) -> Schema:
         for name, parent, on_delete in _parents_first(tables))
     found_indexes = tuple(
         Index(index, table, tuple(keys.get((table, index), ())), tuple(storing.get((table, index), ())),
-              _flag(null_filtered), _flag(unique), parent or None)
-        for table, index, kind, parent, unique, null_filtered in sorted(indexes) if kind == "INDEX")
+              _flag(null_filtered), _flag(unique), parent or None, _flag(managed))
+        for table, index, kind, parent, unique, null_filtered, managed in sorted(indexes)
+        if kind == "INDEX" and index not in searches)
     options: dict[str, dict[str, str]] = {}
     for name, option, value in sequence_options:
         options.setdefault(name, {})[option] = value
-    return Schema(found_tables, found_indexes, tuple(Sequence(n, o) for n, o in sorted(options.items())), dialect)
+    notes = tuple(f"search index {name} not modelled: it keeps tokens, not rows in key order"
+                  for name in sorted(searches))
+    return Schema(found_tables, found_indexes, tuple(Sequence(n, o) for n, o in sorted(options.items())), dialect,
+                  notes)
 
 
 def _identities(statements) -> dict[tuple[str, str], str]:
