@@ -404,3 +404,76 @@ def test_a_refused_statement_that_defines_a_key_still_ends_the_check(spanner_emu
     schema = write(tmp_path, "bad.sql", REAL_WORLD + "CREATE TABLE Broken (Id INT64 NOT NULL) PRIMARY KEY (Nope);\n")
     result = keybench("check", str(schema), timeout=120)
     assert result.returncode == 2 and "statement 10 refused by the Spanner emulator" in result.stderr, result.stderr
+
+
+def _migrations(folder, files: dict[str, str]):
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(textwrap.dedent(text))
+    return folder
+
+
+# A migration folder as tools write it: numbered files (V10 after V2), columns added and dropped
+# after the table's creation, and a down-migration that must never be applied.
+MIGRATIONS = {
+    "V1__events.sql": """
+        CREATE TABLE Events (
+          CreatedAt TIMESTAMP NOT NULL OPTIONS (allow_commit_timestamp = true),
+          EventNumber INT64 NOT NULL,
+        ) PRIMARY KEY (CreatedAt, EventNumber);
+    """,
+    "V2__payload.sql": """
+        ALTER TABLE Events ADD COLUMN Payload STRING(MAX);
+        ALTER TABLE Events ADD COLUMN Obsolete INT64;
+    """,
+    "V3__cleanup.sql": "ALTER TABLE Events DROP COLUMN Obsolete;\n",
+    "V3__cleanup.down.sql": "ALTER TABLE Events ADD COLUMN Obsolete INT64;\n",
+    "V10__retention.sql": """
+        ALTER TABLE Events ADD ROW DELETION POLICY (OLDER_THAN(CreatedAt, INTERVAL 30 DAY));
+        CREATE INDEX EventsByPayload ON Events(Payload);
+    """,
+}
+
+
+def test_a_migration_folder_is_judged_as_it_stands_after_its_last_migration_and_its_fix_rechecks(
+        spanner_emulator, tmp_path):
+    folder = _migrations(tmp_path / "migrations", MIGRATIONS)
+    columns = write(tmp_path, "columns.toml", 'EventNumber = "random"\nPayload = "random"\n')
+    result = keybench("check", str(folder), "--columns", str(columns), "--rows", "10000", timeout=300)
+    assert result.returncode == 0, result.stderr
+    events = section(result.stdout.splitlines(), "table Events: key (CreatedAt, EventNumber)")
+    assert "verdict: hotspot" in events and "fix: swap the key order" in events
+    assert "Payload STRING(MAX)" in events and "Obsolete" not in events
+    after = result.stdout.split("after the fixes (the fixed DDL applied to the emulator and checked again):")[1]
+    assert "table Events: key (EventNumber, CreatedAt): spread" in after
+
+
+@pytest.mark.parametrize("files, message", [
+    ({}, "migrations: a folder with no .sql file in it"),
+    ({**MIGRATIONS, "V4__broken.sql": "ALTER TABLE Events ADD COLUMN Payload STRING(MAX);\n"},
+     "migrations: V4__broken.sql statement 1 refused by the Spanner emulator"),
+])
+def test_a_bad_migration_folder_is_one_line_naming_the_file_and_statement(spanner_emulator, tmp_path, files,
+                                                                          message):
+    folder = _migrations(tmp_path / "migrations", files)
+    folder.mkdir(exist_ok=True)
+    result = keybench("check", str(folder), timeout=300)
+    assert result.returncode == 2 and result.stdout == "", result.stdout
+    [line] = result.stderr.splitlines()
+    assert message in line, line
+
+
+def test_a_postgresql_migration_folder_adds_columns_without_the_word_column(spanner_emulator, tmp_path):
+    folder = _migrations(tmp_path / "db", {
+        "001_events.sql": "CREATE TABLE events (createdat spanner.commit_timestamp NOT NULL, eventnumber bigint NOT "
+                          "NULL, PRIMARY KEY (createdat, eventnumber));\n",
+        "002_payload.sql": "ALTER TABLE events ADD payload varchar;\nALTER TABLE events ADD COLUMN obsolete bigint;\n",
+        "003_cleanup.sql": "ALTER TABLE events DROP obsolete;\nALTER TABLE events ADD COLUMN note varchar;\n",
+    })
+    columns = write(tmp_path, "columns.toml", 'eventnumber = "random"\n')
+    result = keybench("check", str(folder), "--columns", str(columns), "--rows", "10000", timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"keybench check {folder}: PostgreSQL DDL, 1 table(s)")
+    events = section(result.stdout.splitlines(), "table events: key (createdat, eventnumber)")
+    assert "verdict: hotspot" in events and "payload varchar" in events and "obsolete" not in events
+    assert "table events: key (eventnumber, createdat): spread" in result.stdout.split("after the fixes")[1]

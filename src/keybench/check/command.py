@@ -3,6 +3,7 @@ key space, propose the documented fixes, check the fixed DDL the same way, repor
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -77,11 +78,33 @@ def findings(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraft]]:
     return result, drafts
 
 
-def read_statements(path: Path) -> list[str]:
-    statements = split_ddl(read_text(path, "DDL file"))
+def ddl_files(path: Path) -> list[Path]:
+    """A DDL file, or a folder of migrations: its `.sql` files in name order, numbers compared as
+    numbers (V2 before V10), down-migrations (`.down.sql`) left out."""
+    if not path.is_dir():
+        return [path]
+    found = sorted((f for f in path.rglob("*.sql") if f.is_file() and not f.name.endswith(".down.sql")),
+                   key=lambda f: [int(p) if p.isdigit() else p.lower()
+                                  for p in re.split(r"(\d+)", f.relative_to(path).as_posix())])
+    if not found:
+        raise KeybenchError(f"{path}: a folder with no .sql file in it")
+    return found
+
+
+def read_statements(path: Path) -> tuple[list[str], list[str] | None]:
+    """The statements of a DDL file or a migration folder, in the order they are applied, and
+    where each comes from (None for a single file: its number says it)."""
+    files = ddl_files(path)
+    statements: list[str] = []
+    labels: list[str] = []
+    for file in files:
+        found = split_ddl(read_text(file, "DDL file"))
+        statements += found
+        labels += [f"{file.relative_to(path).as_posix()} statement {n}" for n in range(1, len(found) + 1)] \
+            if file != path else []
     if not statements:
         raise KeybenchError(f"{path}: no DDL statement in it")
-    return statements
+    return statements, (labels if path.is_dir() else None)
 
 
 def _check_stated(stated: dict[str, Distribution], schema: Schema, path: Path | None) -> dict[str, Distribution]:
@@ -107,16 +130,17 @@ def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraf
 
     path = request.schema
     assert path is not None  # the CLI refuses a check without a schema file
-    statements = read_statements(path)
+    statements, labels = read_statements(path)
     stated = read_columns_file(request.columns) if request.columns else {}
     endpoint = emulators.resolve("spanner")
     saved_env = emulators.environment()
     emulators.use(endpoint)
     try:
-        schema = load_schema(statements, path, request.dialect)
+        schema = load_schema(statements, path, request.dialect, labels)
         stated = _check_stated(stated, schema, request.columns)
         checks = check_schema(schema, stated, path, request.rows, request.nodes)
-        drafts = [spanner_draft(schema, t, read_text(path, "DDL file"), path, lambda t, c: infer(schema, t, c, stated))
+        ddl_text = read_text(path, "DDL file") if labels is None else "".join(f"{s};\n" for s in statements)
+        drafts = [spanner_draft(schema, t, ddl_text, path, lambda t, c: infer(schema, t, c, stated))
                    for t in schema.tables] if request.drafts_wanted else []
         fixes: dict[str, Fix] = {}
         changed: list = []

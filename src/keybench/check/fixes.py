@@ -196,16 +196,29 @@ def fixed_statements(statements: list[str], fixed: Schema, changed: list[str]) -
     by_name |= {t.name: t.ddl(dialect) for t in fixed.tables} | {i.name: i.ddl(dialect) for i in fixed.indexes}
     out = list(statements)
     for name in dict.fromkeys(changed):
-        creates = re.compile(rf"^\s*CREATE\s+(TABLE|(UNIQUE\s+)?(NULL_FILTERED\s+)?INDEX|SEQUENCE)\s+[`\"]?"
-                             rf"{re.escape(name)}[`\"]?(?!\w)", re.IGNORECASE)
+        creates = re.compile(rf"^\s*CREATE\s+(TABLE|(UNIQUE\s+)?(NULL_FILTERED\s+)?INDEX|SEQUENCE)\s+"
+                             rf"(IF\s+NOT\s+EXISTS\s+)?[`\"]?{re.escape(name)}[`\"]?(?!\w)", re.IGNORECASE)
         at = next((i for i, s in enumerate(out) if creates.match(s)), None)
         if at is not None:
             out[at] = by_name[name] + (_postgresql_filter(out[at]) if dialect == POSTGRESQL else "")
+            # The rewritten table has its columns as they stand after the last statement: a later
+            # migration that adds, drops or alters a column of it is already in it.
+            columns = _column_changes(name)
+            out = out[:at + 1] + [s for s in out[at + 1:] if not columns.match(s)]
         elif by_name[name].startswith("CREATE SEQUENCE"):
             out.insert(0, by_name[name])
         else:
             out.append(by_name[name])
     return out
+
+
+def _column_changes(table: str) -> re.Pattern:
+    """ALTER TABLE statements of `table` that add, drop or alter a column (GoogleSQL always says
+    COLUMN; PostgreSQL may leave it out), not those that add a constraint, a row deletion policy
+    or a synonym."""
+    other = r"(?:CONSTRAINT|FOREIGN|CHECK|ROW|PRIMARY|UNIQUE|SYNONYM|TTL|RENAME)\b"
+    return re.compile(rf"^\s*ALTER\s+TABLE\s+(IF\s+EXISTS\s+)?(ONLY\s+)?[`\"]?{re.escape(table)}[`\"]?\s+"
+                      rf"(ADD|DROP|ALTER)\s+(?!{other})", re.IGNORECASE)
 
 
 def _postgresql_filter(statement: str) -> str:

@@ -124,13 +124,21 @@ def scratch_database(dialect: str = GOOGLESQL):
         client.close()
 
 
-def apply_ddl(database, statements: list[str], source: Path, dialect: str = GOOGLESQL) -> list[str]:
+def statement_label(labels: list[str] | None, number: int) -> str:
+    """Where statement `number` (from 1) comes from: `statement 3`, or in a migration folder
+    `V2__orders.sql statement 3`."""
+    return labels[number - 1] if labels else f"statement {number}"
+
+
+def apply_ddl(database, statements: list[str], source: Path, dialect: str = GOOGLESQL,
+              labels: list[str] | None = None) -> list[str]:
     """One statement at a time (a PostgreSQL database takes DDL only so, after its creation),
     so a refusal names the statement the emulator refused. A refused statement that defines
     no key space is left out: the notes returned say which, and why."""
     notes = []
     for number, statement in enumerate(statements, 1):
         interrupt_point()
+        label = statement_label(labels, number)
         try:
             database.update_ddl([statement]).result(DDL_TIMEOUT_S)
         except gexc.GoogleAPICallError as exc:
@@ -138,10 +146,10 @@ def apply_ddl(database, statements: list[str], source: Path, dialect: str = GOOG
             if kind is not None:
                 # The emulator's parse errors repeat the statement first: keep what follows it.
                 detail = readable(exc.message).rsplit(f"{readable(statement)} : ", 1)[-1]
-                notes.append(f"statement {number} ({kind}) skipped: it defines no key space, and this Spanner "
+                notes.append(f"{label} ({kind}) skipped: it defines no key space, and this Spanner "
                              f"emulator{_emulator_version()} refused it ({detail[:120]})")
                 continue
-            raise DdlRefused(f"{source}: statement {number} refused by the Spanner emulator "
+            raise DdlRefused(f"{source}: {label} refused by the Spanner emulator "
                              f"({DIALECT_TITLES[dialect]}): "
                              f"{exc.message} (statement: {_shown(statement)})", number, dialect, exc.message) from None
     return notes
@@ -155,7 +163,8 @@ def _emulator_version() -> str:
     return f" (google-cloud-cli {version})" if version else ""
 
 
-def load_schema(statements: list[str], source: Path, dialect: str = AUTO_DIALECT) -> Schema:
+def load_schema(statements: list[str], source: Path, dialect: str = AUTO_DIALECT,
+                labels: list[str] | None = None) -> Schema:
     """The schema the emulator reads from the statements, in the dialect asked for; auto:
     GoogleSQL, else PostgreSQL when GoogleSQL refuses a statement (not only the first: a
     CREATE SEQUENCE s BIT_REVERSED_POSITIVE reads in both). When both refuse, the refusal of
@@ -164,7 +173,7 @@ def load_schema(statements: list[str], source: Path, dialect: str = AUTO_DIALECT
     for tried in (GOOGLESQL, POSTGRESQL) if dialect == AUTO_DIALECT else (dialect,):
         with scratch_database(tried) as database:
             try:
-                notes = apply_ddl(database, statements, source, tried)
+                notes = apply_ddl(database, statements, source, tried, labels)
             except DdlRefused as refused:
                 refusals.append(refused)
                 continue
@@ -172,7 +181,8 @@ def load_schema(statements: list[str], source: Path, dialect: str = AUTO_DIALECT
             return dataclasses.replace(schema, notes=(*notes, *schema.notes))
     furthest = max(refusals, key=lambda r: r.number)
     if len(refusals) == 2 and refusals[0].number == refusals[1].number:
-        raise KeybenchError(f"{source}: statement {furthest.number} refused by the Spanner emulator in both dialects: "
+        raise KeybenchError(f"{source}: {statement_label(labels, furthest.number)} refused by the Spanner emulator "
+                            "in both dialects: "
                             + "; ".join(f"{DIALECT_TITLES[r.dialect]}: {r.detail}" for r in refusals)
                             + f" (statement: {_shown(statements[furthest.number - 1])})")
     raise furthest
