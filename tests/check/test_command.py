@@ -99,7 +99,8 @@ def test_an_uninferable_int64_key_column_is_named_never_guessed(spanner_emulator
                                                                          "(CustomerId, OrderTs)"))
     report = check(CheckRequest(schema=schema))
     orders = section(report.lines, "table Orders: key (CustomerId, OrderTs)")
-    assert "verdict: inconclusive: it depends on CustomerId, which keybench cannot infer" in orders
+    assert ("verdict: inconclusive: hotspot if CustomerId is sequential; spread if CustomerId is random, and "
+            "keybench cannot tell which") in orders
     assert "as sequential: hotspot" in orders and "as random: spread" in orders
     assert "assumes CustomerId = unknown: an INT64 with no default or option that tells its values" in orders
     assert "state it with --columns" in orders
@@ -271,7 +272,7 @@ def test_postgresql_designs_that_spread_are_spread_with_no_fix(postgresql_report
 
 def test_postgresql_an_index_on_createdat_hotspots_alone_and_is_sharded_in_postgresql(postgresql_report):
     index = section(postgresql_report.lines, "index events.eventsbycreatedat: key (createdat, eventid)")
-    assert "verdict: hotspot" in index and "assumes createdat = time: a timestamptz named like" in index
+    assert "verdict: hotspot" in index and "assumes createdat = time: a timestamptz named for the write's time" in index
     assert "shardid bigint GENERATED ALWAYS AS (mod(spanner.farm_fingerprint(createdat::text), 16)) STORED," in index
     assert ("CREATE INDEX eventsbycreatedat ON events (shardid, createdat) INCLUDE (kind) "
             "WHERE createdat IS NOT NULL;") in index
@@ -477,3 +478,50 @@ def test_a_postgresql_migration_folder_adds_columns_without_the_word_column(span
     events = section(result.stdout.splitlines(), "table events: key (createdat, eventnumber)")
     assert "verdict: hotspot" in events and "payload varchar" in events and "obsolete" not in events
     assert "table events: key (eventnumber, createdat): spread" in result.stdout.split("after the fixes")[1]
+
+
+# Expected before running: the journal's index on (tag, sequence_nr) with tag stated as 5 values
+# is judged by sequence_nr (5 append points if it counts up, spread if random), the table's key
+# (a UUID-named id first) is spread whatever sequence_nr holds, so sequence_nr is not blamed
+# there; under --strict nothing is taken from a name, so the id and CreatedAt decide.
+GUESSES = """
+CREATE TABLE Journal (
+  PersistenceId STRING(36) NOT NULL,
+  sequence_nr INT64 NOT NULL,
+  tag STRING(20),
+) PRIMARY KEY (PersistenceId, sequence_nr);
+CREATE INDEX JournalByTag ON Journal(tag, sequence_nr);
+CREATE TABLE Players (
+  PlayerKey BYTES(16) NOT NULL,
+  email STRING(MAX),
+  CreatedAt TIMESTAMP,
+) PRIMARY KEY (PlayerKey);
+CREATE INDEX PlayersByEmail ON Players(email);
+CREATE INDEX PlayersByCreation ON Players(CreatedAt);
+"""
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["guesses", "strict"])
+def test_guesses_from_names_give_a_definite_answer_marked_as_a_guess_and_strict_takes_none(
+        spanner_emulator, tmp_path, strict):
+    schema = write(tmp_path, "s.sql", GUESSES)
+    columns = write(tmp_path, "c.toml", 'tag = { distribution = "categorical", values = 5 }\n')
+    lines = check(CheckRequest(schema=schema, columns=columns, rows=20_000, strict=strict)).lines
+    verdict = {title: section(lines, title).splitlines()[1] for title in (
+        "table Journal: key (PersistenceId, sequence_nr)", "index Journal.JournalByTag",
+        "table Players: key (PlayerKey)", "index Players.PlayersByEmail", "index Players.PlayersByCreation")}
+    if not strict:
+        assert verdict["table Journal: key (PersistenceId, sequence_nr)"].startswith(
+            "  verdict: spread whatever sequence_nr holds")
+        assert "if sequence_nr is sequential" in verdict["index Journal.JournalByTag"]
+        assert verdict["table Players: key (PlayerKey)"].startswith("  verdict: spread (")
+        assert verdict["index Players.PlayersByEmail"].startswith("  verdict: spread (")
+        assert verdict["index Players.PlayersByCreation"].startswith("  verdict: hotspot (")
+        assert "(a guess from its name: state it with --columns if it is wrong)" in section(
+            lines, "table Players: key (PlayerKey)")
+    else:
+        assert "hotspot if PersistenceId and sequence_nr are sequential; spread if PersistenceId and sequence_nr " \
+               "are random" in verdict["table Journal: key (PersistenceId, sequence_nr)"]
+        for title in ("table Players: key (PlayerKey)", "index Players.PlayersByCreation"):
+            assert verdict[title].startswith("  verdict: inconclusive: hotspot if"), verdict[title]
+        assert "--strict takes no guess from a name" in section(lines, "table Players: key (PlayerKey)")

@@ -30,10 +30,15 @@ def verdict_line(check: SpaceCheck) -> str:
         return f"{v.verdict} ({figures(v)} of {v.nodes} nodes)"
     unknown = ", ".join(check.unknown)
     cases = "; ".join(f"as {case}: {c.verdict} ({figures(c)})" for case, c in check.cases.items())
-    if v.verdict != "inconclusive":
-        return f"{v.verdict} whatever {unknown} holds ({cases})"
-    return (f"inconclusive: it depends on {unknown}, which keybench cannot infer ({cases}); "
-            f"state it with --columns, e.g. {check.unknown[0]} = {{ distribution = \"categorical\", values = 100000 }}")
+    if len({c.verdict for c in check.cases.values()}) == 1:
+        # Every case gives the same verdict: the unknown column decides nothing, so it is not blamed.
+        reason = f": {v.reason}" if v.verdict == "inconclusive" and v.reason else ""
+        return f"{v.verdict} whatever {unknown} holds ({cases}){reason}"
+    subject = (f"{unknown} is" if len(check.unknown) == 1
+               else f"{', '.join(check.unknown[:-1])} and {check.unknown[-1]} are")
+    which = "; ".join(f"{c.verdict} if {subject} {case}" for case, c in check.cases.items())
+    return (f"inconclusive: {which}, and keybench cannot tell which ({cases}); "
+            f"state it with --columns, e.g. {check.unknown[0]} = \"random\" (or \"sequential\", \"uuid4\", ...)")
 
 
 def space_lines(check: SpaceCheck, fix: Fix | None, statements: list[str], dialect: str = GOOGLESQL) -> list[str]:

@@ -138,9 +138,9 @@ def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraf
     try:
         schema = load_schema(statements, path, request.dialect, labels)
         stated = _check_stated(stated, schema, request.columns)
-        checks = check_schema(schema, stated, path, request.rows, request.nodes)
+        checks = check_schema(schema, stated, path, request.rows, request.nodes, request.strict)
         ddl_text = read_text(path, "DDL file") if labels is None else "".join(f"{s};\n" for s in statements)
-        drafts = [spanner_draft(schema, t, ddl_text, path, lambda t, c: infer(schema, t, c, stated))
+        drafts = [spanner_draft(schema, t, ddl_text, path, lambda t, c: infer(schema, t, c, stated, request.strict))
                    for t in schema.tables] if request.drafts_wanted else []
         fixes: dict[str, Fix] = {}
         changed: list = []
@@ -161,7 +161,7 @@ def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraf
                 apply_ddl(database, fixed_statements(statements, fixed_schema, changed), fixed_path, schema.dialect)
                 refixed = read_schema(database, schema.dialect)
             kept = {k: v for k, v in stated.items() if k not in superseded}
-            fixed_checks = check_schema(refixed, kept, fixed_path, request.rows, request.nodes)
+            fixed_checks = check_schema(refixed, kept, fixed_path, request.rows, request.nodes, request.strict)
     finally:
         endpoint.stop()
         emulators.restore_environment(saved_env)  # a later run (--load) must not find the stopped one

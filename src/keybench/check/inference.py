@@ -14,6 +14,7 @@ from keybench.check.schema import (
     POSTGRESQL_COMMIT_TIMESTAMP,
     Column,
     Schema,
+    Sequence,
     Table,
     sequence_of,
     to_postgresql_type,
@@ -28,10 +29,25 @@ MONOTONIC = ("sequential", "time", "uuid1", "uuid7")  # new values at one end of
 SPREAD = ("random", "uuid4", "bit_reversed")  # new values anywhere in the key space
 WITH_VALUES = ("categorical", "zipf")  # these need `values`: how many distinct values there are
 
-# A column named like a moment: OrderTs, CreatedAt, LastAccess, EventTime, created_date, ...
-TIME_NAME = re.compile(r"(time|timestamp|date|ts$|_at$|[a-z]At$|^at$|access|created|updated|modified|when)",
-                       re.IGNORECASE)
+# Facts say how a column is filled (its default, an option, a sequence). A name only suggests
+# it: what keybench takes from a name is a guess, printed as one, and `--strict` leaves such a
+# column unknown.
+# The write's own time: named for the write (CreatedAt, inserted_ts, LastAccess, UpdateTime) or
+# for the record's time (OrderTs, EventTime, timestamp) ...
+WRITE_TIME_NAME = re.compile(r"(creat|insert|updat|modif|written|record|logged|receiv|ingest|access|commit|seen)",
+                             re.IGNORECASE)
+RECORD_TIME_NAME = re.compile(r"(^ts$|ts$|time$|timestamp$|^when$)", re.IGNORECASE)
+# ... and not another moment the row describes (a concert's StartTime, an EventDate, an
+# ExpiryTime, a partition's StartTimestamp), whose order the application decides.
+OTHER_MOMENT = re.compile(r"(start|begin|end|finish|expir|due|birth|schedul|valid|until|deadline|plan|open|clos|"
+                          r"depart|arriv|publish|effective|renew|date)", re.IGNORECASE)
 EPOCH_NAME = re.compile(r"(time|timestamp|epoch|millis|micros|nanos|_ts$|[a-z]Ts$)", re.IGNORECASE)
+# A 36-character string or 16 bytes named as an id or a UUID: a UUID, as the documents'
+# examples (and GENERATE_UUID) write them.
+UUID_NAME = re.compile(r"(uuid|guid|id$|key$)", re.IGNORECASE)
+UUID_TYPES = ("STRING(36)", "BYTES(16)")
+# Names, e-mail addresses, logins: many values, arriving in no key order.
+NAME_LIKE = re.compile(r"(e_?mail|name$|login|handle|slug)", re.IGNORECASE)
 # GoogleSQL: MOD(FARM_FINGERPRINT(x), 16); PostgreSQL: mod(spanner.farm_fingerprint(x), '16'::bigint).
 FINGERPRINT_SHARD = re.compile(r"^\s*MOD\s*\(\s*(SPANNER\.)?FARM_FINGERPRINT\s*\(.*\)"
                                r"\s*,\s*'?(\d+)'?(::bigint)?\s*\)\s*$", re.IGNORECASE | re.DOTALL)
@@ -48,6 +64,7 @@ class Distribution:
     values: int = 0  # categorical / zipf: distinct values
     exponent: float | None = None  # zipf
     sequence: str | None = None  # bit_reversed from a sequence: its name, whose options set the values
+    guessed: bool = False  # from a name, not a fact of the schema: --strict leaves it unknown
 
     @property
     def known(self) -> bool:
@@ -55,7 +72,14 @@ class Distribution:
 
     def describe(self) -> str:
         detail = f" ({self.values:,} values)" if self.name in WITH_VALUES else ""
-        return f"{self.name}{detail}: {self.reason}"
+        guess = " (a guess from its name: state it with --columns if it is wrong)" if self.guessed else ""
+        return f"{self.name}{detail}: {self.reason}{guess}"
+
+    def strictly(self) -> Distribution:
+        """Under --strict: a guess from a name is no fact, so the column is unknown."""
+        if not self.guessed:
+            return self
+        return Distribution(UNKNOWN, f"--strict takes no guess from a name (it reads as {self.name}: {self.reason})")
 
 
 def read_columns_file(path: str | Path) -> dict[str, Distribution]:
@@ -104,12 +128,19 @@ def _flatten(spec: dict):
             yield key, value
 
 
-def infer(schema: Schema, table: Table, column: Column, stated: dict[str, Distribution]) -> Distribution:
+def infer(schema: Schema, table: Table, column: Column, stated: dict[str, Distribution],
+          strict: bool = False) -> Distribution:
     """A column's distribution: the user's statement first, then its default and options,
-    then an interleaved child's parent key, then its type and name; else unknown."""
+    then an interleaved child's parent key, then its type and name (a guess, which `strict`
+    refuses); else unknown."""
     for key in (f"{table.name}.{column.name}", column.name):
         if key in stated:
             return stated[key]
+    found = _inferred(schema, table, column, stated)
+    return found.strictly() if strict else found
+
+
+def _inferred(schema: Schema, table: Table, column: Column, stated: dict[str, Distribution]) -> Distribution:
     def written(googlesql_type: str) -> str:
         return to_postgresql_type(googlesql_type) if schema.dialect == POSTGRESQL else googlesql_type
 
@@ -141,15 +172,40 @@ def infer(schema: Schema, table: Table, column: Column, stated: dict[str, Distri
         inherited = infer(schema, parent, parent_column, stated)
         if inherited.known:
             return Distribution(inherited.name, f"the key of parent {parent.name} ({inherited.reason})",
-                                inherited.values, inherited.exponent, inherited.sequence)
-    if column.base_type in ("TIMESTAMP", "DATE") and TIME_NAME.search(column.name):
-        return Distribution("time", f"{_article(written(column.base_type))} named like the write's time")
-    if column.base_type == "INT64" and EPOCH_NAME.search(column.name):
-        return Distribution("time", f"an {written('INT64')} named like a time since the epoch")
+                                inherited.values, inherited.exponent, inherited.sequence, inherited.guessed)
+    typed = _article(column.type_in(schema.dialect))
+    if column.base_type in ("TIMESTAMP", "DATE") or (column.base_type == "INT64" and EPOCH_NAME.search(column.name)):
+        epoch = " since the epoch" if column.base_type == "INT64" else ""
+        if WRITE_TIME_NAME.search(column.name) or (RECORD_TIME_NAME.search(column.name) or epoch) \
+                and not OTHER_MOMENT.search(column.name):
+            return Distribution("time", f"{typed} named for the write's time{epoch}, which only grows", guessed=True)
+        if column.base_type != "INT64":
+            return Distribution(UNKNOWN, f"{typed} named for another moment than the write: the application "
+                                         "decides the order its values arrive in")
+    if column.type.upper() in UUID_TYPES and UUID_NAME.search(column.name):
+        return Distribution("uuid4", f"{typed} named as an id: a version-4 UUID", guessed=True)
+    if column.base_type == "INT64":
+        found = _sequence_beside(schema, column)
+        if found is not None:
+            return Distribution("bit_reversed" if found.bit_reversed else "sequential",
+                                f"filled by the application, from sequence {found.name} (no DEFAULT uses it"
+                                f"{', bit_reversed_positive' if found.bit_reversed else ', not bit-reversed'})",
+                                sequence=found.name if found.bit_reversed else None, guessed=True)
+    if column.base_type == "STRING" and NAME_LIKE.search(column.name):
+        return Distribution("random", f"{typed} named like a name or an address: many values, in no key order",
+                            guessed=True)
     if column.base_type == "BOOL":
         return Distribution("categorical", f"{written('BOOL')}: two values", 2)
-    return Distribution(UNKNOWN,
-                        f"{_article(column.type_in(schema.dialect))} with no default or option that tells its values")
+    return Distribution(UNKNOWN, f"{typed} with no default or option that tells its values")
+
+
+def _sequence_beside(schema: Schema, column: Column) -> Sequence | None:
+    """A sequence no column's DEFAULT uses, named for this column (venue_id_sequence for
+    VenueId): the application's likely source of its values."""
+    used = {sequence_of(c) for t in schema.tables for c in t.columns} - {None}
+    own = re.sub(r"[^a-z0-9]", "", column.name.lower())
+    return next((s for s in schema.sequences if s.name not in used and len(own) > 2
+                 and own in re.sub(r"[^a-z0-9]", "", s.name.lower())), None)
 
 
 def _article(noun: str) -> str:

@@ -150,13 +150,13 @@ def key_distributions(schema: Schema, table: Table, infer) -> dict[str, Distribu
 
 
 def check_schema(schema: Schema, stated: dict[str, Distribution], source: Path, rows: int,
-                 nodes: int) -> list[SpaceCheck]:
+                 nodes: int, strict: bool = False) -> list[SpaceCheck]:
     """Every table's key spaces, parents first, each table's key before its indexes."""
     from keybench.check.inference import infer
 
     checks = []
     for table in schema.tables:
         interrupt_point()
-        distributions = key_distributions(schema, table, lambda t, c: infer(schema, t, c, stated))
+        distributions = key_distributions(schema, table, lambda t, c: infer(schema, t, c, stated, strict))
         checks += check_table(schema, table, distributions, source, rows, nodes)
     return checks

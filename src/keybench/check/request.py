@@ -25,6 +25,7 @@ class CheckRequest:
     rows: int = DEFAULT_CHECK_ROWS
     shards: int = DEFAULT_SHARDS
     fail_on: tuple[str, ...] = ()  # verdicts that make the check exit 1
+    strict: bool = False  # take nothing from a column's name: a guess is no fact for a CI gate
     save_to: Path | None = None  # --save-strategy: write each checked design as a strategy folder here
     load_s: float | None = None  # --load: run the design under keybench run's load for this long, after the check
 

@@ -209,6 +209,10 @@ def parser() -> argparse.ArgumentParser:
                    help=f"modulus of a proposed shard column (default {CheckRequest.shards})")
     k.add_argument("--fail-on-verdict", default="", metavar="VERDICTS",
                    help="exit 1 when a table or index gets one of these verdicts, e.g. hotspot,hot_row")
+    k.add_argument("--strict", action="store_true",
+                   help="take nothing from a column's name (CreatedAt as the write's time, a STRING(36) id as a "
+                        "UUID): such a column is unknown unless a fact or --columns says it, for a CI gate "
+                        "that must not rest on a guess")
     k.add_argument("--save-strategy", metavar="DIR",
                    help="write each checked table (or the template) as a strategy folder DIR/<backend>/<name>/, "
                         "for keybench run --strategy-dir DIR; DIR must be new or empty")
