@@ -51,6 +51,9 @@ def test_a_column_is_inferred_from_its_facts_or_left_unknown(column, name):
     (Column("UpdateTime", "TIMESTAMP"), "time"),
     (Column("EventTime", "TIMESTAMP"), "time"),
     (Column("timestamp", "TIMESTAMP"), "time"),
+    (Column("ReadAt", "TIMESTAMP"), "time"),  # a sensor reading's
+    (Column("expires_at", "TIMESTAMP"), "unknown"),
+    (Column("Birthday", "DATE"), "unknown"),
     (Column("StartTime", "TIMESTAMP"), "unknown"),  # a concert's
     (Column("EventDate", "DATE"), "unknown"),
     (Column("StartTimestamp", "TIMESTAMP"), "unknown"),  # a change-stream partition's

@@ -33,10 +33,10 @@ WITH_VALUES = ("categorical", "zipf")  # these need `values`: how many distinct 
 # it: what keybench takes from a name is a guess, printed as one, and `--strict` leaves such a
 # column unknown.
 # The write's own time: named for the write (CreatedAt, inserted_ts, LastAccess, UpdateTime) or
-# for the record's time (OrderTs, EventTime, timestamp) ...
+# for the record's time (OrderTs, EventTime, ReadAt, timestamp) ...
 WRITE_TIME_NAME = re.compile(r"(creat|insert|updat|modif|written|record|logged|receiv|ingest|access|commit|seen)",
                              re.IGNORECASE)
-RECORD_TIME_NAME = re.compile(r"(^ts$|ts$|time$|timestamp$|^when$)", re.IGNORECASE)
+RECORD_TIME_NAME = re.compile(r"(ts$|time$|timestamp$|^when$|_at$|^at$)|[a-z]At$", re.IGNORECASE)
 # ... and not another moment the row describes (a concert's StartTime, an EventDate, an
 # ExpiryTime, a partition's StartTimestamp), whose order the application decides.
 OTHER_MOMENT = re.compile(r"(start|begin|end|finish|expir|due|birth|schedul|valid|until|deadline|plan|open|clos|"
@@ -180,8 +180,10 @@ def _inferred(schema: Schema, table: Table, column: Column, stated: dict[str, Di
                 and not OTHER_MOMENT.search(column.name):
             return Distribution("time", f"{typed} named for the write's time{epoch}, which only grows", guessed=True)
         if column.base_type != "INT64":
-            return Distribution(UNKNOWN, f"{typed} named for another moment than the write: the application "
-                                         "decides the order its values arrive in")
+            named = ("named for another moment than the write" if OTHER_MOMENT.search(column.name)
+                     else "whose name does not say it is the write's time")
+            return Distribution(UNKNOWN, f"{typed} {named}: the application decides the order its values "
+                                         "arrive in")
     if column.type.upper() in UUID_TYPES and UUID_NAME.search(column.name):
         return Distribution("uuid4", f"{typed} named as an id: a version-4 UUID", guessed=True)
     if column.base_type == "INT64":
