@@ -75,3 +75,13 @@ def test_plain_locust_master_and_two_workers_audit_every_write_the_workers_made(
         inserts = next(r for r in csv.DictReader(f) if r["Name"] == "insert")
     assert line.startswith("integrity: ok") and acknowledged == int(inserts["Request Count"]) > 0, line
     assert [w.returncode for w in workers] == [0, 0]
+
+
+@pytest.mark.parametrize("args, web_host", [([], "127.0.0.1"), (["--web-host", "0.0.0.0"], "0.0.0.0")])
+def test_the_web_ui_listens_on_loopback_unless_the_user_asks(args, web_host):
+    """The web UI starts load against a database and has no authentication."""
+    code = ("import runpy, sys; runpy.run_path('loadtests/spanner_locustfile.py'); "
+            "from locust.argument_parser import get_parser; print(get_parser().parse_args(sys.argv[1:]).web_host)")
+    done = subprocess.run([sys.executable, "-c", code, *args], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == web_host

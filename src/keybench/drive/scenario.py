@@ -39,6 +39,9 @@ def scenario(backend: str) -> type[KeybenchUser]:
 
     @events.init_command_line_parser.add_listener
     def _options(parser, **_kw):
+        # The web UI starts load against a database and has no authentication: on loopback
+        # unless the user asks (`--web-host 0.0.0.0`). Locust's own default is every address.
+        parser.set_defaults(web_host="127.0.0.1")
         names = ", ".join(strategies.catalogue(backend))
         parser.add_argument("--strategy", default=None, include_in_web_ui=False,
                             help=f"{backend} key strategy to load ({names})")
