@@ -56,11 +56,11 @@ def test_a_sequential_id_gets_the_reversed_id_fix():
                         r"\(for the text itself: \{label:ts\}\)"),
     ("{device}#Timestamp", (), r"did you mean \{ts\}\?"),
     # numbers and sizes are bounded before anything is generated or allocated
-    ("{sequence:20000000000}#{device}", (), r"part 'sequence' needs 'width', a whole number from 1 to 4,096, "
+    ("{sequence:20000000000}#{device}", (), r"part 'sequence' needs 'width', a whole number from 1 to 65,536, "
                                             r"got 20000000000"),
     ("{reverse_domain:1000000000000}#{ts}", (), r"part 'reverse_domain' needs 'domains', a whole number from 1 "
                                                 r"to 100,000"),
-    ("x" * 100_000 + "#{ts}", (), r"part 'label': its text is 100,000 bytes, more than a whole row key may be"),
+    ("x" * 100_000 + "#{ts}", (), r"part 'label': its text is 100,000 bytes, more than any key may hold"),
     ("#".join(["x" * 4000] * 3) + "#{ts}", (), r"row keys of 12,\d{3} bytes; Bigtable's rule is a row key of at "
                                                r"most 4 KB"),
 ])

@@ -140,8 +140,8 @@ def copy_of(tmp_path):
     ('key = ["timestamp"]', "unknown Bigtable key value"),
     ("summary = 'no key'", "lists no parts"),
     # bounded before anything is allocated: a width of 20 billion digits would take the machine's memory
-    ('key = [{ value = "sequence", width = 20000000000 }, "device"]', "'width', a whole number from 1 to 4,096"),
-    ('key = [{ value = "label", text = "' + "x" * 5000 + '" }, "ts"]', "its text is 5,000 bytes"),
+    ('key = [{ value = "sequence", width = 20000000000 }, "device"]', "'width', a whole number from 1 to 65,536"),
+    ('key = [{ value = "label", text = "' + "x" * 70_000 + '" }, "ts"]', "its text is 70,000 bytes"),
 ])
 def test_malformed_strategy_files_are_named_in_one_line(copy_of, content, complaint):
     folder = copy_of("bigtable", "salted")
