@@ -197,6 +197,7 @@ def test_the_output_check_normalises_numbers_and_elides():
 def test_each_console_example_is_what_its_command_prints(page, index, emulator_hosts, tmp_path):
     files, blocks = page_examples(page)
     for name, content in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)  # a migration folder's file
         (tmp_path / name).write_text(content)
     # Not this session's PYTEST_ADDOPTS: an example's pytest given CI's --basetemp would empty
     # this session's temporary folder, the example's own project among it.

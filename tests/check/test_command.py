@@ -248,9 +248,9 @@ def test_postgresql_a_commit_timestamp_first_key_is_a_hotspot_and_the_swap_fix_s
     assert "assumes orderts = time: spanner.commit_timestamp: the commit time" in orders
     assert "assumes customerid = categorical (100,000 values): stated in columns.toml" in orders
     assert "fix: swap the key order: customerid before orderts, PRIMARY KEY (customerid, orderts)" in orders
-    assert ("CREATE TABLE ordersbytime (\n      orderts spanner.commit_timestamp NOT NULL,\n"
-            "      customerid bigint NOT NULL,\n      amount double precision,\n"
-            "      PRIMARY KEY (customerid, orderts)\n    );") in orders
+    assert ("CREATE TABLE ordersbytime (\n        orderts spanner.commit_timestamp NOT NULL,\n"
+            "        customerid bigint NOT NULL,\n        amount double precision,\n"
+            "        PRIMARY KEY (customerid, orderts)\n      );") in orders
     assert " DESC" not in orders
     assert any(line.startswith("  table ordersbytime: key (customerid, orderts): spread")
                for line in after_fixes(postgresql_report.lines))
@@ -525,3 +525,57 @@ def test_guesses_from_names_give_a_definite_answer_marked_as_a_guess_and_strict_
         for title in ("table Players: key (PlayerKey)", "index Players.PlayersByCreation"):
             assert verdict[title].startswith("  verdict: inconclusive: hotspot if"), verdict[title]
         assert "--strict takes no guess from a name" in section(lines, "table Players: key (PlayerKey)")
+
+
+MIGRATIONS = {
+    "001_users.sql": "CREATE TABLE Users (UserId STRING(36) NOT NULL DEFAULT (GENERATE_UUID())) PRIMARY KEY (UserId);",
+    "002_orders.sql": """
+        CREATE TABLE Orders (OrderId INT64 NOT NULL, UserId STRING(36),
+          CreatedAt TIMESTAMP NOT NULL OPTIONS (allow_commit_timestamp = true),
+          CONSTRAINT FK_OrderUser FOREIGN KEY (UserId) REFERENCES Users (UserId)) PRIMARY KEY (OrderId),
+          ROW DELETION POLICY (OLDER_THAN(CreatedAt, INTERVAL 30 DAY));
+        CREATE INDEX OrdersByTime ON Orders(CreatedAt);
+        INSERT INTO Users (UserId) VALUES ('seed');""",
+    "003_note.sql": "ALTER TABLE Orders ADD COLUMN Note STRING(MAX);",
+}
+
+
+def test_a_migration_folder_gets_fixes_a_team_can_apply_and_a_new_table_that_keeps_all_it_had(spanner_emulator,
+                                                                                             tmp_path):
+    folder = tmp_path / "migrations"
+    folder.mkdir()
+    for name, text in MIGRATIONS.items():
+        (folder / name).write_text(text)
+    (tmp_path / "columns.toml").write_text('OrderId = "sequential"\n')
+    report = check(CheckRequest(schema=folder, columns=tmp_path / "columns.toml"))
+    lines = report.lines
+    assert "note: 1 INSERT statement(s) skipped (002_orders.sql statement 3): not DDL, no bearing on keys" in lines
+    index = section(lines, "index Orders.OrdersByTime: key (CreatedAt, OrderId)")
+    assert "read cost: a range read through the index becomes one read per shard value" in index
+    assert ("apply to the schema as it stands:\n      ALTER TABLE Orders ADD COLUMN ShardId INT64 NOT NULL AS "
+            "(MOD(FARM_FINGERPRINT(CAST(OrderId AS STRING)), 16)) STORED;\n      DROP INDEX OrdersByTime;\n"
+            "      CREATE INDEX OrdersByTime ON Orders(ShardId, CreatedAt);") in index
+    table = section(lines, "table Orders: key (OrderId)")
+    assert "needs a new table: Spanner never changes a table's primary key" in table
+    assert "        Note STRING(MAX),\n      ) PRIMARY KEY (OrderId),\n        ROW DELETION POLICY " \
+           "(OLDER_THAN(CreatedAt, INTERVAL 30 DAY));" in table, "the migration's column and the policy are kept"
+    assert "      ALTER TABLE Orders ADD CONSTRAINT FK_OrderUser FOREIGN KEY(UserId) REFERENCES Users(UserId);" in table
+    assert "or keep the table: create the sequence with skip_range_min = 1" in table
+    assert "the statements to apply (3) apply to the schema as it stands: the emulator took them after the " \
+           "schema's own" in lines
+    after = lines[lines.index("after the fixes (the fixed DDL applied to the emulator and checked again):"):]
+    assert all(": spread" in line for line in after[1:] if line.startswith("  table") or line.startswith("  index"))
+
+
+def test_a_real_schema_s_statements_the_emulator_lacks_are_rewritten_and_noted(spanner_emulator, tmp_path):
+    path = tmp_path / "gorm.sql"
+    path.write_text("START BATCH DDL;\nCREATE TABLE singers (id serial PRIMARY KEY, name varchar);\n"
+                    "CREATE TABLE messages (session_id varchar NOT NULL, at spanner.commit_timestamp NOT NULL,\n"
+                    "  PRIMARY KEY (session_id, at ASC));\nRUN BATCH;\n")
+    lines = check(CheckRequest(schema=path)).lines
+    assert "note: 1 START BATCH statement(s) skipped (statement 1): not DDL, no bearing on keys" in lines
+    assert any(line.startswith("note: statement 2 rewritten for this Spanner emulator") and line.endswith(
+        "serial read as an identity column of Spanner's one sequence kind, bit_reversed_positive") for line in lines)
+    assert any(line.startswith("note: statement 3 rewritten") and "ASC left out of its PRIMARY KEY" in line
+               for line in lines)
+    assert section(lines, "table singers: key (id)").splitlines()[1].startswith("  verdict: spread")

@@ -3,6 +3,8 @@ the verdict follows the design, the fix is the document's and is judged again.""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from keybench.check.command import check
@@ -79,3 +81,35 @@ def test_an_unknown_segment_exits_2_with_one_line_naming_the_valid_ones():
     assert result.returncode == 2 and result.stdout == ""
     [line] = result.stderr.splitlines()
     assert "unknown segment {sensor}; valid: device, device_type" in line and "salt" in line
+
+
+@pytest.mark.slow
+def test_a_row_per_device_and_day_spreads_and_says_its_size_at_the_end_of_the_day():
+    result = check(CheckRequest(bigtable="{device_type}#{device}#{interval:86400}"))
+    text = "\n".join(result.lines)
+    assert "verdict: spread" in text and "at the end of its 86,400-s bucket" in text and "\n  fix:" not in text
+    fast = check(CheckRequest(bigtable="{device_type}#{device}#{interval:86400}", device_rate=1000.0))
+    assert "verdict: hot_row" in "\n".join(fast.lines), "a device that writes 1,000 times a second fills its day's row"
+
+
+@pytest.mark.slow
+def test_an_hourly_bucket_behind_few_device_types_is_a_hotspot_per_type():
+    text = "\n".join(check(CheckRequest(bigtable="{device_type}#{interval:3600}#{device}")).lines)
+    assert "verdict: hotspot" in text and "new keys start under 3 prefix(es) only" in text
+
+
+@pytest.mark.slow
+def test_a_fix_that_leaves_a_hotspot_behind_is_followed_by_the_next_fix():
+    report = check(CheckRequest(bigtable="{reverse_domain:2}"))
+    text = "\n".join(report.lines)
+    assert "fix: {reverse_domain:2}#{ts}: store each write in a new row" in text
+    assert "fix: {salt:8}#{reverse_domain:2}#{ts}: put a salt of 8 buckets first" in text
+    assert "  row key {salt:8}#{reverse_domain:2}#{ts}: spread" in text
+    assert "read cost: a time-range read becomes one scan per salt value" in text
+
+
+def test_the_device_rate_is_for_templates_and_a_finite_positive_number():
+    with pytest.raises(KeybenchError, match="--device-rate applies to --bigtable templates only"):
+        check(CheckRequest(schema=Path("x.sql"), device_rate=1.0))
+    with pytest.raises(KeybenchError, match="--device-rate must be between"):
+        check(CheckRequest(bigtable="{device}#{ts}", device_rate=0.0))

@@ -43,6 +43,8 @@ class SpaceResult:
     fix_ddl: tuple[str, ...] = ()  # Spanner: the statements the fix adds or rewrites
     fixed_key: str | None = None  # Bigtable: the fixed row-key template
     fixed_verdict: str | None = None  # the verdict after the fixes; None: nothing was fixed and checked again
+    guessed: tuple[str, ...] = ()  # key columns whose distribution is a guess from their name (--strict drops it)
+    managed: bool = False  # Spanner's own index, backing a foreign key: not the user's to change
 
     def __post_init__(self):
         verdict = SpaceVerdict(self.verdict)
@@ -79,7 +81,7 @@ class SpaceResult:
 
 # A one-space result (a Bigtable row key) answers these itself: `check.verdict`.
 SPACE_FIELDS = ("verdict", "hot_node_share", "effective_nodes", "nodes", "reason", "assumptions", "cases", "fix",
-                "fix_ddl", "fixed_key", "fixed_verdict")
+                "fix_ddl", "fixed_key", "fixed_verdict", "guessed")
 
 
 @dataclass(frozen=True)
@@ -87,10 +89,11 @@ class CheckResult:
     source: str  # the DDL file, or the row-key template
     lines: tuple[str, ...]  # the report as `keybench check` prints it
     spaces: tuple[SpaceResult, ...]  # in the report's order
+    closing: tuple[str, ...] = ()  # the report's last lines, after any FAIL line: the command to run next
 
     @property
     def text(self) -> str:
-        return "\n".join(self.lines)
+        return "\n".join((*self.lines, *self.closing))
 
     def table(self, name: str) -> SpaceResult:
         """A table's own key space, by name (Spanner names ignore case)."""
@@ -133,11 +136,14 @@ def space_result(check: SpaceCheck, fix: Fix | None, fixed: SpaceCheck | None, s
                           {column: distribution.describe() for column, distribution in check.assumptions},
                           cases={case: c.verdict for case, c in check.cases.items()},
                           fix=fix.what if fix else None, fix_ddl=tuple(fix.statements(statements)) if fix else (),
-                          fixed_verdict=fixed.verdict.verdict if fixed else None)
+                          fixed_verdict=fixed.verdict.verdict if fixed else None,
+                          guessed=tuple(c for c, d in check.assumptions if d.guessed), managed=check.managed)
 
 
 def spanner_result(source: str, lines: list[str], statements: list[str], checks: list[SpaceCheck],
-                   fixes: dict[str, Fix], fixed_checks: list[SpaceCheck] | None) -> CheckResult:
+                   fixes: dict[str, Fix], fixed_checks: list[SpaceCheck] | None,
+                   closing: list[str] | None = None) -> CheckResult:
     fixed = {c.name: c for c in fixed_checks or ()}
     return CheckResult(source, tuple(lines),
-                       tuple(space_result(c, fixes.get(c.name), fixed.get(c.name), statements) for c in checks))
+                       tuple(space_result(c, fixes.get(c.name), fixed.get(c.name), statements) for c in checks),
+                       tuple(closing or ()))

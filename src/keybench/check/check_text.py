@@ -4,20 +4,12 @@ the same check of the fixed DDL. Every figure is modelled, and the header says s
 
 from __future__ import annotations
 
-from functools import cache
-
 from keybench.check.fixes import Fix
 from keybench.check.keyspaces import SpaceCheck
+from keybench.check.rules import cost_text, rule_text
 from keybench.check.schema import DIALECT_TITLES, GOOGLESQL, key_ddl
-from keybench.design import strategies
 
 INDENT = "  "
-
-
-@cache
-def rule_text(strategy_name: str, backend: str = "spanner") -> str:
-    """A catalogue strategy's provenance, as `keybench strategies` prints it."""
-    return strategies.catalogue(backend)[strategy_name].source.text()
 
 
 def figures(verdict) -> str:
@@ -45,6 +37,11 @@ def space_lines(check: SpaceCheck, fix: Fix | None, statements: list[str], diale
     owner = " (Spanner's own, backing a foreign key)" if check.managed else ""
     lines = [f"{check.kind} {check.name}{owner}: key ({key_ddl(check.key, dialect)})",
              f"{INDENT}verdict: {verdict_line(check)}"]
+    if check.parents and not check.index:
+        root = check.parents[-1]
+        within = f"in {check.parents[0]}, under root {root}" if len(check.parents) > 1 else f"in {root}"
+        lines.append(f"{INDENT}interleaved {within}: its rows are stored with their {root} row, so where they "
+                     f"go follows the key of {root}")
     for column, distribution in check.assumptions:
         lines.append(f"{INDENT}assumes {column} = {distribution.describe()}")
     if check.verdict.verdict in ("spread", "inconclusive"):
@@ -59,8 +56,17 @@ def space_lines(check: SpaceCheck, fix: Fix | None, statements: list[str], diale
     lines.append(f"{INDENT}rule: {rule_text(fix.problem_rule)}")
     lines.append(f"{INDENT}fix: {fix.what}")
     lines.append(f"{INDENT}{INDENT}per {rule_text(fix.fix_rule)}")
+    lines.append(f"{INDENT}{INDENT}read cost: {cost_text(fix.fix_rule)}")
+    if fix.new_table:
+        lines.append(f"{INDENT}{INDENT}needs a new table: Spanner never changes a table's primary key (nor a key "
+                     f"column's default); create {fix.new_table} as below, with all it had, copy the rows over, then "
+                     "move reads and writes to it:")
+    else:
+        lines.append(f"{INDENT}{INDENT}apply to the schema as it stands:")
     for statement in fix.statements(statements):
-        lines += [f"{INDENT}{INDENT}{line}" for line in (statement + ";").splitlines()]
+        lines += [f"{INDENT}{INDENT}{INDENT}{line}" for line in (statement + ";").splitlines()]
+    if fix.alternative:
+        lines.append(f"{INDENT}{INDENT}{fix.alternative}")
     return lines
 
 

@@ -9,10 +9,11 @@ from pathlib import Path
 
 from keybench.check.check_result import CheckResult, spanner_result
 from keybench.check.check_text import check_lines, failure_lines
+from keybench.check.columns_file import check_destination, next_step, write_columns
 from keybench.check.fixes import Fix, fixed_statements, propose
 from keybench.check.inference import Distribution, infer, read_columns_file
 from keybench.check.keyspaces import check_schema
-from keybench.check.request import AUTO_DIALECT, MAX_CHECK_ROWS, CheckRequest
+from keybench.check.request import AUTO_DIALECT, MAX_CHECK_ROWS, MAX_DEVICE_RATE, CheckRequest
 from keybench.check.save import spanner_draft, template_draft
 from keybench.check.schema import POSTGRESQL, Schema
 from keybench.check.template import parse_template
@@ -36,12 +37,16 @@ def check(request: CheckRequest) -> CheckReport:
     """The check as `keybench check` prints it; with --save-strategy, the drafts saved."""
     if request.save_to is not None:
         check_save_folder(request.save_to)  # before any work: a folder that is taken is bad input
+    if request.write_columns is not None:
+        if request.schema is None:
+            raise KeybenchError("--write-columns applies to Spanner DDL only")
+        check_destination(request.write_columns, request.columns)
     result, drafts = findings(request)
     lines = list(result.lines)
     if request.save_to is not None:
         lines += ["", *save_strategies(drafts, request.save_to)]
     failures = failure_lines(result.spaces, request.fail_on)
-    return CheckReport(lines + failures, 1 if failures else 0, drafts)
+    return CheckReport(lines + failures + list(result.closing), 1 if failures else 0, drafts)
 
 
 def check_result(request: CheckRequest) -> CheckResult:
@@ -54,6 +59,7 @@ def findings(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraft]]:
     content when the request wants them (--save-strategy, --load)."""
     check_range("--nodes", request.nodes, 1, MAX_NODES)
     check_range("--rows", request.rows, 1_000, MAX_CHECK_ROWS)
+    check_range("--device-rate", request.device_rate, 1e-9, MAX_DEVICE_RATE)
     unknown = [v for v in request.fail_on if v not in VERDICTS]
     if unknown:
         raise KeybenchError(f"--fail-on-verdict: unknown verdict {', '.join(map(repr, unknown))}; "
@@ -68,12 +74,13 @@ def findings(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraft]]:
 
         if request.dialect != AUTO_DIALECT:
             raise KeybenchError("--dialect applies to Spanner DDL only")
-        result = check_template(request.bigtable, request.reads, request.rows, request.nodes)
+        result = check_template(request.bigtable, request.reads, request.rows, request.nodes, request.device_rate)
         drafts = [template_draft(request.bigtable, [s.spec for s in parse_template(request.bigtable)])
                    ] if request.drafts_wanted else []
     else:
-        if request.reads:
-            raise KeybenchError("--read applies to --bigtable templates only")
+        if request.reads or request.device_rate is not None:
+            given = "--read" if request.reads else "--device-rate"
+            raise KeybenchError(f"{given} applies to --bigtable templates only")
         result, drafts = check_spanner(request)
     return result, drafts
 
@@ -121,6 +128,7 @@ def _check_stated(stated: dict[str, Distribution], schema: Schema, path: Path | 
 
 def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraft]]:
     from keybench.check.reader import (
+        DdlRefused,
         apply_ddl,
         load_schema,
         read_schema,
@@ -155,6 +163,7 @@ def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraf
                     fixed_schema, changed = fix.schema, changed + list(fix.changed)
                     superseded |= set(fix.superseded) | {s.split(".", 1)[1] for s in fix.superseded}
         fixed_checks = None
+        applied: list[str] = []
         if fixes:
             fixed_path = path.with_name(f"{path.name} (fixed)")
             with scratch_database(schema.dialect) as database:
@@ -162,9 +171,25 @@ def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraf
                 refixed = read_schema(database, schema.dialect)
             kept = {k: v for k, v in stated.items() if k not in superseded}
             fixed_checks = check_schema(refixed, kept, fixed_path, request.rows, request.nodes, request.strict)
+            applicable = [s for fix in fixes.values() if not fix.new_table for s in fix.statements(statements)]
+            if applicable:
+                # The statements printed under "apply to the schema as it stands", applied after the
+                # user's own on a fresh database: what the emulator refuses here, a team could not apply.
+                applied_labels = (labels or [f"statement {n}" for n in range(1, len(statements) + 1)]) + [
+                    f"fix statement {n}" for n in range(1, len(applicable) + 1)]
+                with scratch_database(schema.dialect) as database:
+                    try:
+                        apply_ddl(database, statements + applicable, path, schema.dialect, applied_labels)
+                        applied = ["", f"the statements to apply ({len(applicable)}) apply to the schema as it stands: "
+                                   "the emulator took them after the schema's own"]
+                    except DdlRefused as refused:
+                        applied = ["", f"the statements to apply do not apply as they stand: {refused}"]
     finally:
         endpoint.stop()
         emulators.restore_environment(saved_env)  # a later run (--load) must not find the stopped one
     lines = check_lines(str(path), statements, checks, fixes, request.rows, request.nodes, fixed_checks, schema.dialect,
-                        schema.notes)
-    return spanner_result(str(path), lines, statements, checks, fixes, fixed_checks), drafts
+                        schema.notes) + applied
+    closing = (write_columns(request.write_columns, str(path), schema, checks) if request.write_columns is not None
+               else next_step(str(path), schema, checks, request.columns))
+    return spanner_result(str(path), lines, statements, checks, fixes, fixed_checks, [""] + closing if closing else []
+                          ), drafts

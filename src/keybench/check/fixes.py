@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from keybench.check.inference import MONOTONIC, SPREAD, WITH_VALUES, Distribution
 from keybench.check.keyspaces import SpaceCheck
 from keybench.check.request import DEFAULT_SHARDS
+from keybench.check.rules import rule_text
 from keybench.check.schema import (
     POSTGRESQL,
     Column,
@@ -25,6 +26,7 @@ from keybench.check.schema import (
     fingerprint_shard,
     key_ddl,
     new_name,
+    quoted,
     sequence_default,
     uuid_default,
 )
@@ -47,11 +49,27 @@ class Fix:
     schema: Schema  # the schema with the fix applied
     changed: tuple[str, ...]  # tables, indexes and sequences whose DDL the fix adds or rewrites
     superseded: tuple[str, ...] = ()  # column statements (--columns) the fix makes wrong: Table.Column
+    # The statements that take the user's live schema there (ALTER, CREATE and DROP INDEX, CREATE
+    # SEQUENCE); empty when Spanner cannot: a primary key, or a key column's default, never changes.
+    applicable: tuple[str, ...] = ()
+    alternative: str = ""  # another way to the same keys that leaves the table as it is
+
+    @property
+    def new_table(self) -> str | None:
+        """The table the fix must create anew, when no statement can alter it into shape."""
+        return None if self.applicable else self.changed[-1]
 
     def statements(self, original: list[str]) -> list[str]:
-        """The DDL the fix adds or rewrites, in the order it applies: the statements of the
-        user's (original) it changes, as fixed_statements rewrites them, and the ones it adds."""
-        return [s for s in fixed_statements(original, self.schema, list(self.changed)) if s not in original]
+        """The DDL of the fix: the statements to apply, or the whole new table (its deletion
+        policy, interleaving, constraints and indexes kept) with a new sequence it needs."""
+        if self.applicable:
+            return [_with_user_filter(s, original, self.schema.dialect) for s in self.applicable]
+        table = self.schema.table(self.changed[-1])
+        dialect = self.schema.dialect
+        rewritten = fixed_statements(original, self.schema, list(self.changed))
+        new = [s for s in rewritten if s not in original and not s.startswith("ALTER TABLE")]
+        indexes = [i.ddl(dialect) for i in self.schema.indexes_of(table.name) if not i.managed]
+        return new + [i for i in indexes if i not in new] + table.constraint_ddl(dialect)
 
 
 def cause(check: SpaceCheck) -> tuple[str, Distribution] | None:
@@ -74,15 +92,19 @@ def propose(check: SpaceCheck, schema: Schema, nodes: int, shards: int = DEFAULT
     column, distribution = found
     table = schema.table(check.table)
     if check.index:
-        return _fix_index(check, schema, table, column, shards)
+        return _fix_index(check, schema, table, column, shards, nodes)
     problem = PROBLEM_RULES[distribution.name]
     if distribution.name == "sequential" and table.column(column).base_type == "INT64":
         return _bit_reversed(check, schema, table, column, problem)
     if distribution.name in ("uuid1", "uuid7") and table.column(column).base_type == "STRING":
         changed = _with_column(table, dataclasses.replace(table.column(column), default=uuid_default(schema.dialect)))
+        default = uuid_default(schema.dialect)
+        alter = (f"ALTER TABLE {quoted(table.name, schema.dialect)} ALTER COLUMN {quoted(column, schema.dialect)} "
+                 f"SET DEFAULT " + (default if schema.dialect == POSTGRESQL else f"({default})"))
         return Fix(check.name, problem, "uuid4_string",
-                   f"make {column} a version-4 UUID: DEFAULT ({uuid_default(schema.dialect)})",
-                   _replace_table(schema, changed), (table.name,), (f"{table.name}.{column}",))
+                   f"make {column} a version-4 UUID: DEFAULT ({default}), and stop writing it (new rows take "
+                   "the default; existing rows keep their keys)",
+                   _replace_table(schema, changed), (table.name,), (f"{table.name}.{column}",), (alter,))
     position = [k.name for k in table.key].index(column)
     behind = [(k, d) for k, (_, d) in zip(table.key, check.assumptions, strict=True)][position + 1:]
     leader = next((k for k, d in behind if spreads(d, nodes)), None)
@@ -96,7 +118,7 @@ def propose(check: SpaceCheck, schema: Schema, nodes: int, shards: int = DEFAULT
                    f"swap the key order: {leader.name} before {column}, PRIMARY KEY "
                    f"({key_ddl(key, schema.dialect)})",
                    _replace_table(schema, dataclasses.replace(table, key=tuple(key))), (table.name,))
-    return _shard_table(check, schema, table, column, problem, shards)
+    return _shard_table(check, schema, table, column, problem, shards, nodes)
 
 
 def _bit_reversed(check: SpaceCheck, schema: Schema, table: Table, column: str, problem: str) -> Fix:
@@ -107,14 +129,25 @@ def _bit_reversed(check: SpaceCheck, schema: Schema, table: Table, column: str, 
     fixed = dataclasses.replace(_replace_table(schema, changed), sequences=(*schema.sequences, sequence))
     return Fix(check.name, problem, "bit_reversed_sequence",
                f"draw {column} from a bit_reversed_positive sequence", fixed, (name, table.name),
-               (f"{table.name}.{column}",))
+               (f"{table.name}.{column}",),
+               alternative=f"or keep the table: create the sequence with skip_range_min = 1 and skip_range_max at "
+                           f"least the largest {column} in use, and write {column} = "
+                           f"{sequence_default(name, schema.dialect)} in each insert (Spanner changes no key "
+                           "column's default), per " + rule_text("migrate_skip_range"))
 
 
-def _shard_source(table: Table, column: str) -> Column | None:
+def _shard_source(table: Table, column: str, check: SpaceCheck, nodes: int) -> Column | None:
     """What a shard column hashes: the monotonic column itself, unless it is a commit
-    timestamp (a generated column may not read one); then another key column."""
+    timestamp (a generated column may not read one); then another key column. Never a column of
+    few values, nor one generated from such: its hash takes no more values than it does."""
+    assumed = dict(check.assumptions)
+
+    def few(name: str) -> bool:
+        d = assumed.get(name)
+        return d is not None and d.name in WITH_VALUES and not spreads(d, nodes)
+
     candidates = [column] + [k.name for k in table.key if k.name != column]
-    return next((table.column(c) for c in candidates if not table.column(c).commit_timestamp), None)
+    return next((table.column(c) for c in candidates if not table.column(c).commit_timestamp and not few(c)), None)
 
 
 def _shard_column(source: Column, shards: int, name: str, dialect: str) -> Column:
@@ -122,8 +155,9 @@ def _shard_column(source: Column, shards: int, name: str, dialect: str) -> Colum
                   stored=True)
 
 
-def _shard_table(check: SpaceCheck, schema: Schema, table: Table, column: str, problem: str, shards: int) -> Fix:
-    source = _shard_source(table, column)
+def _shard_table(check: SpaceCheck, schema: Schema, table: Table, column: str, problem: str, shards: int,
+                 nodes: int) -> Fix:
+    source = _shard_source(table, column, check, nodes)
     taken = {c.name for c in table.columns}
     dialect = schema.dialect
     if source is None:  # only commit timestamps in the key: a random key column in front instead
@@ -145,7 +179,8 @@ def _shard_table(check: SpaceCheck, schema: Schema, table: Table, column: str, p
                _replace_table(schema, changed), (table.name,))
 
 
-def _fix_index(check: SpaceCheck, schema: Schema, table: Table, column: str, shards: int) -> Fix | None:
+def _fix_index(check: SpaceCheck, schema: Schema, table: Table, column: str, shards: int,
+               nodes: int) -> Fix | None:
     index = next(i for i in schema.indexes_of(table.name) if i.name == check.index)
     if table.parent and not index.interleaved_in:
         parent_key = schema.table(table.parent).key
@@ -154,8 +189,9 @@ def _fix_index(check: SpaceCheck, schema: Schema, table: Table, column: str, sha
         return Fix(check.name, INDEX_PROBLEM_RULE, "index_interleaved",
                    f"interleave the index in {table.parent}: key ({key_ddl(changed.key, schema.dialect)}), "
                    f"INTERLEAVE IN {table.parent}",
-                   _replace_index(schema, changed), (index.name,))
-    source = _shard_source(table, column)
+                   _replace_index(schema, changed), (index.name,),
+                   applicable=(_drop_index(index, schema.dialect), changed.ddl(schema.dialect)))
+    source = _shard_source(table, column, check, nodes)
     if source is None:
         return None
     name = _free_name(new_name("ShardId", schema.dialect), {c.name for c in table.columns})
@@ -163,10 +199,16 @@ def _fix_index(check: SpaceCheck, schema: Schema, table: Table, column: str, sha
     fixed_table = dataclasses.replace(table, columns=(*table.columns, shard))
     changed = dataclasses.replace(index, key=(KeyColumn(name), *index.key))
     fixed = _replace_index(_replace_table(schema, fixed_table), changed)
+    add = f"ALTER TABLE {quoted(table.name, schema.dialect)} ADD COLUMN {shard.ddl(schema.dialect)}"
     return Fix(check.name, INDEX_PROBLEM_RULE, "index_sharded",
                f"put a shard column first in the index: {shard.ddl(schema.dialect)}, index key "
                f"({key_ddl(changed.key, schema.dialect)})",
-               fixed, (table.name, index.name))
+               fixed, (table.name, index.name),
+               applicable=(add, _drop_index(index, schema.dialect), changed.ddl(schema.dialect)))
+
+
+def _drop_index(index: Index, dialect: str) -> str:
+    return f"DROP INDEX {quoted(index.name, dialect)}"
 
 
 def _with_column(table: Table, column: Column) -> Table:
@@ -195,30 +237,43 @@ def fixed_statements(statements: list[str], fixed: Schema, changed: list[str]) -
     by_name = {s.name: s.ddl(dialect) for s in fixed.sequences}
     by_name |= {t.name: t.ddl(dialect) for t in fixed.tables} | {i.name: i.ddl(dialect) for i in fixed.indexes}
     out = list(statements)
+    added: list[str] = []  # the rewritten tables' constraints, added once every table exists
+    tables = {t.name: t for t in fixed.tables}
     for name in dict.fromkeys(changed):
         creates = re.compile(rf"^\s*CREATE\s+(TABLE|(UNIQUE\s+)?(NULL_FILTERED\s+)?INDEX|SEQUENCE)\s+"
                              rf"(IF\s+NOT\s+EXISTS\s+)?[`\"]?{re.escape(name)}[`\"]?(?!\w)", re.IGNORECASE)
         at = next((i for i, s in enumerate(out) if creates.match(s)), None)
         if at is not None:
             out[at] = by_name[name] + (_postgresql_filter(out[at]) if dialect == POSTGRESQL else "")
-            # The rewritten table has its columns as they stand after the last statement: a later
-            # migration that adds, drops or alters a column of it is already in it.
-            columns = _column_changes(name)
-            out = out[:at + 1] + [s for s in out[at + 1:] if not columns.match(s)]
+            # The rewritten table is the table as it stands after the last statement: a later
+            # migration that alters it (a column, a constraint, its deletion policy) is in it.
+            later = _alterations(name)
+            out = out[:at + 1] + [s for s in out[at + 1:] if not later.match(s)]
+            added += tables[name].constraint_ddl(dialect) if name in tables else []
         elif by_name[name].startswith("CREATE SEQUENCE"):
             out.insert(0, by_name[name])
         else:
             out.append(by_name[name])
-    return out
+    return out + added
 
 
-def _column_changes(table: str) -> re.Pattern:
-    """ALTER TABLE statements of `table` that add, drop or alter a column (GoogleSQL always says
-    COLUMN; PostgreSQL may leave it out), not those that add a constraint, a row deletion policy
-    or a synonym."""
-    other = r"(?:CONSTRAINT|FOREIGN|CHECK|ROW|PRIMARY|UNIQUE|SYNONYM|TTL|RENAME)\b"
+def _alterations(table: str) -> re.Pattern:
+    """ALTER TABLE statements of `table` that change what its rewrite already holds: a column
+    added, dropped or altered, a constraint, a row deletion policy or TTL; not a synonym or a
+    rename."""
     return re.compile(rf"^\s*ALTER\s+TABLE\s+(IF\s+EXISTS\s+)?(ONLY\s+)?[`\"]?{re.escape(table)}[`\"]?\s+"
-                      rf"(ADD|DROP|ALTER)\s+(?!{other})", re.IGNORECASE)
+                      rf"(?!(?:ADD|DROP)\s+SYNONYM\b|RENAME\b)", re.IGNORECASE)
+
+
+def _with_user_filter(statement: str, original: list[str], dialect: str) -> str:
+    """A PostgreSQL CREATE INDEX the fix writes, with the WHERE clause of the user's own."""
+    found = re.match(r"^CREATE\s+(UNIQUE\s+)?INDEX\s+(\S+)", statement)
+    if dialect != POSTGRESQL or found is None:
+        return statement
+    creates = re.compile(rf"^\s*CREATE\s+(UNIQUE\s+)?INDEX\s+(IF\s+NOT\s+EXISTS\s+)?{re.escape(found.group(2))}(?!\w)",
+                         re.IGNORECASE)
+    own = next((s for s in original if creates.match(s)), None)
+    return statement + (_postgresql_filter(own) if own else "")
 
 
 def _postgresql_filter(statement: str) -> str:

@@ -25,6 +25,7 @@ from keybench.textfiles import read_text
 # What a user may state in the --columns file.
 STATED = ("sequential", "random", "uuid4", "uuid1", "uuid7", "time", "categorical", "zipf", "bit_reversed")
 UNKNOWN = "unknown"
+STATED_REASON = "stated in "  # the reason of a column the --columns file states, before the file's name
 MONOTONIC = ("sequential", "time", "uuid1", "uuid7")  # new values at one end of the key space
 SPREAD = ("random", "uuid4", "bit_reversed")  # new values anywhere in the key space
 WITH_VALUES = ("categorical", "zipf")  # these need `values`: how many distinct values there are
@@ -46,8 +47,15 @@ EPOCH_NAME = re.compile(r"(time|timestamp|epoch|millis|micros|nanos|_ts$|[a-z]Ts
 # examples (and GENERATE_UUID) write them.
 UUID_NAME = re.compile(r"(uuid|guid|id$|key$)", re.IGNORECASE)
 UUID_TYPES = ("STRING(36)", "BYTES(16)")
-# Names, e-mail addresses, logins: many values, arriving in no key order.
-NAME_LIKE = re.compile(r"(e_?mail|name$|login|handle|slug)", re.IGNORECASE)
+# People's names, e-mail addresses, logins: many values, arriving in no key order. Not any
+# column ending in "name": a TableName, MetricName or TreeName often takes a handful of values.
+NAME_LIKE = re.compile(r"(e_?mail|login|handle|slug|^name$|(first|last|full|given|family|middle|display|user|player|"
+                       r"customer|nick|screen|account|person|member|contact|author|artist|singer|real)_?name$)",
+                       re.IGNORECASE)
+# A remainder: MOD(x, N) takes N values (0 to N-1 for the positive ids it is used on), in turn
+# as x counts up, so it spreads whether x is a counter or random.
+REMAINDER = re.compile(r"^\s*MOD\s*\((?!\s*(SPANNER\.)?FARM_FINGERPRINT)(.*),\s*'?(\d+)'?(::bigint)?\s*\)\s*$",
+                       re.IGNORECASE | re.DOTALL)
 # GoogleSQL: MOD(FARM_FINGERPRINT(x), 16); PostgreSQL: mod(spanner.farm_fingerprint(x), '16'::bigint).
 FINGERPRINT_SHARD = re.compile(r"^\s*MOD\s*\(\s*(SPANNER\.)?FARM_FINGERPRINT\s*\(.*\)"
                                r"\s*,\s*'?(\d+)'?(::bigint)?\s*\)\s*$", re.IGNORECASE | re.DOTALL)
@@ -112,7 +120,7 @@ def read_columns_file(path: str | Path) -> dict[str, Distribution]:
         if exponent is not None and (name != "zipf" or not isinstance(exponent, int | float) or not 0 < exponent <= 10):
             raise KeybenchError(f"--columns file {path}: {column}: exponent is for zipf only, a number above 0 "
                                 "and at most 10")
-        stated[column] = Distribution(name, f"stated in {path.name}", values if name in WITH_VALUES else 0,
+        stated[column] = Distribution(name, f"{STATED_REASON}{path.name}", values if name in WITH_VALUES else 0,
                                       exponent)
     return stated
 
@@ -162,10 +170,22 @@ def _inferred(schema: Schema, table: Table, column: Column, stated: dict[str, Di
         shard = FINGERPRINT_SHARD.match(column.generated)
         if shard:
             count = int(shard.group(2))
-            # MOD keeps the fingerprint's sign: -count < value < count.
+            # MOD keeps the fingerprint's sign: -count < value < count. A hash of a column with
+            # fewer values than that takes no more values than the column.
+            values, why = 2 * count - 1, ""
+            for source in _columns_in(table, column.generated, column.name):
+                hashed = infer(schema, table, source, stated)
+                if hashed.name in WITH_VALUES and hashed.values < values:
+                    values, why = hashed.values, f", no more than {source.name}'s {hashed.values:,}"
             return Distribution("categorical", f"stored AS (MOD(FARM_FINGERPRINT(...), {count})): a hash, "
-                                               f"{2 * count - 1} values", 2 * count - 1)
-        return Distribution(UNKNOWN, f"generated AS ({column.generated}): keybench cannot tell its values")
+                                               f"{values:,} values{why}", values)
+        remainder = REMAINDER.match(column.generated)
+        if remainder:
+            count = int(remainder.group(3))
+            return Distribution("categorical", f"generated AS ({' '.join(column.generated.split())}): a remainder, "
+                                               f"{count:,} values taken in turn", count)
+        if not (column.base_type == "STRING" and NAME_LIKE.search(column.name)):
+            return Distribution(UNKNOWN, f"generated AS ({column.generated}): keybench cannot tell its values")
     parent_key = _parent_key_column(schema, table, column)
     if parent_key is not None:
         parent, parent_column = parent_key
@@ -187,7 +207,7 @@ def _inferred(schema: Schema, table: Table, column: Column, stated: dict[str, Di
     if column.type.upper() in UUID_TYPES and UUID_NAME.search(column.name):
         return Distribution("uuid4", f"{typed} named as an id: a version-4 UUID", guessed=True)
     if column.base_type == "INT64":
-        found = _sequence_beside(schema, column)
+        found = _sequence_beside(schema, table, column)
         if found is not None:
             return Distribution("bit_reversed" if found.bit_reversed else "sequential",
                                 f"filled by the application, from sequence {found.name} (no DEFAULT uses it"
@@ -201,13 +221,24 @@ def _inferred(schema: Schema, table: Table, column: Column, stated: dict[str, Di
     return Distribution(UNKNOWN, f"{typed} with no default or option that tells its values")
 
 
-def _sequence_beside(schema: Schema, column: Column) -> Sequence | None:
+def _columns_in(table: Table, expression: str, own: str) -> list[Column]:
+    """The table's columns an expression names (a generated column's sources)."""
+    words = {w.lower() for w in re.findall(r"[A-Za-z_]\w*", expression)}
+    return [c for c in table.columns if c.name.lower() in words and c.name != own]
+
+
+def _sequence_beside(schema: Schema, table: Table, column: Column) -> Sequence | None:
     """A sequence no column's DEFAULT uses, named for this column (venue_id_sequence for
     VenueId): the application's likely source of its values."""
     used = {sequence_of(c) for t in schema.tables for c in t.columns} - {None}
-    own = re.sub(r"[^a-z0-9]", "", column.name.lower())
-    return next((s for s in schema.sequences if s.name not in used and len(own) > 2
-                 and own in re.sub(r"[^a-z0-9]", "", s.name.lower())), None)
+
+    def plain(name: str) -> str:
+        return re.sub(r"[^a-z0-9]", "", name.lower())
+
+    # A column named only `id` is known by its table's name: ticket_sale_seq for ticket_sales.id.
+    own = [plain(column.name)] if len(plain(column.name)) > 2 else [plain(table.name), plain(table.name).rstrip("s")]
+    return next((s for s in schema.sequences if s.name not in used
+                 and any(len(o) > 2 and o in plain(s.name) for o in own)), None)
 
 
 def _article(noun: str) -> str:

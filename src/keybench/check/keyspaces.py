@@ -40,6 +40,7 @@ class SpaceCheck:
     # An unknown column's cases: {case: verdict}, e.g. {"sequential": hotspot, "random": spread}.
     cases: dict[str, Verdict] = field(default_factory=dict)
     managed: bool = False  # an index Spanner keeps for a foreign key, not the user's own
+    parents: tuple[str, ...] = ()  # an interleaved table's parent, its parent's, ..., up to the root
 
     @property
     def name(self) -> str:
@@ -137,8 +138,17 @@ def check_table(schema: Schema, table: Table, distributions: dict[str, Distribut
         managed = index is not None and any(i.managed for i in schema.indexes_of(table.name) if i.name == index)
         checks.append(SpaceCheck(table.name, index, key, verdict,
                                  tuple((k.name, distributions[k.name]) for k in key),
-                                 by_case if mentioned else {}, managed))
+                                 by_case if mentioned else {}, managed, parents_of(schema, table)))
     return checks
+
+
+def parents_of(schema: Schema, table: Table) -> tuple[str, ...]:
+    """The tables an interleaved table sits in, its parent first and its root last."""
+    found: list[str] = []
+    while table.parent and table.parent not in found:
+        found.append(table.parent)
+        table = schema.table(table.parent)
+    return tuple(found)
 
 
 def key_distributions(schema: Schema, table: Table, infer) -> dict[str, Distribution]:

@@ -11,6 +11,7 @@ from keybench.model.params import SplitParams
 DEFAULT_CHECK_ROWS = 50_000  # inserts per table the check models: 50 windows of 1,000 at 8 nodes
 DEFAULT_SHARDS = 16  # a proposed shard column's modulus: 31 values (MOD keeps the sign), as index_sharded's 16 shards
 MAX_CHECK_ROWS = 10_000_000
+MAX_DEVICE_RATE = 1_000_000.0  # one device's writes per second: far above any row's documented rate
 AUTO_DIALECT = "auto"  # GoogleSQL first; PostgreSQL when the emulator refuses the first statement as GoogleSQL
 
 
@@ -24,8 +25,10 @@ class CheckRequest:
     nodes: int = SplitParams.nodes
     rows: int = DEFAULT_CHECK_ROWS
     shards: int = DEFAULT_SHARDS
+    device_rate: float | None = None  # Bigtable: one device's writes per second; None: the modelled load's
     fail_on: tuple[str, ...] = ()  # verdicts that make the check exit 1
     strict: bool = False  # take nothing from a column's name: a guess is no fact for a CI gate
+    write_columns: Path | None = None  # --write-columns: the columns file the verdicts depend on, written here
     save_to: Path | None = None  # --save-strategy: write each checked design as a strategy folder here
     load_s: float | None = None  # --load: run the design under keybench run's load for this long, after the check
 

@@ -119,6 +119,11 @@ class Table:
     key: tuple[KeyColumn, ...]
     parent: str | None = None  # INTERLEAVE IN PARENT
     on_delete: str | None = None  # CASCADE or NO ACTION
+    # What the table has besides its columns and key, as the emulator writes it back, so that a
+    # rewritten table keeps it: FOREIGN KEY and CHECK constraints, and its row deletion policy
+    # (GoogleSQL `ROW DELETION POLICY (...)`, PostgreSQL `TTL INTERVAL ... ON column`).
+    constraints: tuple[str, ...] = ()
+    deletion_policy: str | None = None
 
     def column(self, name: str) -> Column:
         return next(c for c in self.columns if c.name == name)
@@ -135,7 +140,13 @@ class Table:
         if self.parent:
             text += interleave + quoted(self.parent,
                                         dialect) + (f" ON DELETE {self.on_delete}" if self.on_delete else "")
+        if self.deletion_policy:
+            text += (" " if dialect == POSTGRESQL else ",\n  ") + self.deletion_policy
         return text
+
+    def constraint_ddl(self, dialect: str = GOOGLESQL) -> list[str]:
+        """Its constraints as statements that add them: after every table they name exists."""
+        return [f"ALTER TABLE {quoted(self.name, dialect)} ADD {c}" for c in self.constraints]
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from keybench.backends.base import DEFAULT_PAYLOAD_BYTES
 from keybench.check.check_result import CheckResult, SpaceResult
-from keybench.check.check_text import INDENT, figures, rule_text
+from keybench.check.check_text import INDENT, figures
+from keybench.check.rules import cost_text, rule_text
 from keybench.design.events import BUCKET, DERIVED, ENTITY, NUMBER, OPAQUE, TIME
 from keybench.design.keys import BIGTABLE_VALUES, DEFAULT_POPULATION, Part, bigtable_part
 from keybench.design.limits import check_row_key
@@ -18,6 +20,7 @@ from keybench.design.plans import DEFAULT_LATEST_N, strategy_plans
 from keybench.design.strategies import Strategy
 from keybench.errors import KeybenchError
 from keybench.model.params import SplitParams
+from keybench.model.shape import key_shape
 from keybench.model.simulate import simulate_stream
 from keybench.model.splitmodel import model_stream
 from keybench.model.verdict import Verdict, judge
@@ -29,6 +32,7 @@ ARGUMENTS = {"salt": "buckets", "sequence": "width", "reversed_sequence": "width
              "tenant": "tenants", "reverse_domain": "domains", "label": "text"}
 DEFAULT_SALT_BUCKETS = 8  # the salted catalogue design's
 READS_PER_OPERATION = 50  # sample reads per read the user names
+MAX_FIXES = 3  # documented fixes applied one after another to a row key, at most
 SEGMENT = re.compile(r"^\{(\w+)(?::([^}]*))?\}$")
 ROLE_TEXT = {ENTITY: "one device (or user) of many", DERIVED: "follows from the device", TIME: "the write's time",
              NUMBER: "the insert number", BUCKET: "one of a few values", OPAQUE: "random or hashed"}
@@ -162,13 +166,13 @@ def parse_read(text: str, segments: list[Segment], parts: tuple[Part, ...]) -> R
     raise KeybenchError(f"--read {text!r}: a read is 'prefix:{{segment}}#{{segment}}' or 'range:segment'")
 
 
-def _judge_template(template: str, reads: tuple[str, ...], rows: int,
-                    nodes: int) -> tuple[Verdict, list[str], list[Segment], Strategy]:
+def _judge_template(template: str, reads: tuple[str, ...], rows: int, nodes: int,
+                    device_rate: float | None = None) -> tuple[Verdict, list[str], list[Segment], Strategy]:
     segments = parse_template(template)
     strategy = template_strategy(template, segments)
     planned = [parse_read(r, segments, strategy.parts) for r in reads]
     stream = simulate_stream(strategy, rows, reads_per_operation=READS_PER_OPERATION if reads else 0)
-    result = model_stream(stream, SplitParams(nodes=nodes))
+    result = model_stream(stream, SplitParams(nodes=nodes), key_shape(strategy, DEFAULT_PAYLOAD_BYTES, device_rate))
     verdict = judge(result)
     plans = strategy_plans(strategy, DEFAULT_LATEST_N)
     touched = result.read_ranges_by_operation()
@@ -184,27 +188,39 @@ def _judge_template(template: str, reads: tuple[str, ...], rows: int,
     return verdict, read_lines, segments, strategy
 
 
-def check_template(template: str, reads: tuple[str, ...], rows: int, nodes: int) -> CheckResult:
-    verdict, read_lines, segments, strategy = _judge_template(template, reads, rows, nodes)
+def check_template(template: str, reads: tuple[str, ...], rows: int, nodes: int,
+                   device_rate: float | None = None) -> CheckResult:
+    verdict, read_lines, segments, strategy = _judge_template(template, reads, rows, nodes, device_rate)
     lines = [f"keybench check --bigtable {template}: verdict from the split model over {rows:,} simulated writes "
              f"on {nodes} nodes (modelled, not measured)", "",
              f"row key {template}",
-             f"{INDENT}verdict: {verdict.verdict} ({figures(verdict)} of {verdict.nodes} nodes)"]
+             f"{INDENT}verdict: {verdict.verdict} ({figures(verdict)} of {verdict.nodes} nodes): {verdict.reason}"]
     roles = [(segment.text, f"{part.name}: {ROLE_TEXT[part.role]}")
              for segment, part in zip(segments, strategy.parts, strict=True)]
     lines += [f"{INDENT}segment {text} = {role}" for text, role in roles]
     lines += [f"{INDENT}{line}" for line in read_lines]
-    fix = propose_template_fix(segments, strategy.parts, verdict) if verdict.verdict in ("hotspot", "hot_row") else None
-    fixed_verdict = None
-    if fix is not None:
-        fixed_verdict, fixed_reads, _, _ = _judge_template(fix.template, reads, rows, nodes)
+    # A fix may leave another documented problem behind (a new row per write behind a few
+    # values is a hotspot): the next fix applies to the fixed key, until it spreads.
+    fixes: list[TemplateFix] = []
+    fixed_reads: list[str] = []
+    fixed_verdict, now, now_segments, now_parts = None, verdict, segments, strategy.parts
+    while now.verdict in ("hotspot", "hot_row") and len(fixes) < MAX_FIXES:
+        fix = propose_template_fix(now_segments, now_parts, now)
+        if fix is None:
+            break
+        fixes.append(fix)
+        now, fixed_reads, now_segments, fixed = _judge_template(fix.template, reads, rows, nodes, device_rate)
+        now_parts, fixed_verdict = fixed.parts, now
         lines += [f"{INDENT}rule: {rule_text(fix.problem_rule, 'bigtable')}",
                   f"{INDENT}fix: {fix.template}: {fix.what}",
                   f"{INDENT}{INDENT}per {rule_text(fix.fix_rule, 'bigtable')}",
-                  "", "after the fix:",
-                  f"{INDENT}row key {fix.template}: {fixed_verdict.verdict} ({figures(fixed_verdict)} of "
+                  f"{INDENT}{INDENT}read cost: {cost_text(fix.fix_rule, 'bigtable')}"]
+    if fixed_verdict is not None:
+        lines += ["", "after the fix:",
+                  f"{INDENT}row key {fixes[-1].template}: {fixed_verdict.verdict} ({figures(fixed_verdict)} of "
                   f"{fixed_verdict.nodes} nodes)", *(f"{INDENT}{line}" for line in fixed_reads)]
-    space = SpaceResult.of("row key", template, verdict, dict(roles), fix=fix.what if fix else None,
-                           fixed_key=fix.template if fix else None,
+    space = SpaceResult.of("row key", template, verdict, dict(roles),
+                           fix="; then ".join(f.what for f in fixes) if fixes else None,
+                           fixed_key=fixes[-1].template if fixes else None,
                            fixed_verdict=fixed_verdict.verdict if fixed_verdict else None)
     return CheckResult(template, tuple(lines), (space,))

@@ -207,8 +207,15 @@ def parser() -> argparse.ArgumentParser:
                    help=f"simulated inserts per table (default {CheckRequest.rows:,})")
     k.add_argument("--shards", type=int, default=CheckRequest.shards,
                    help=f"modulus of a proposed shard column (default {CheckRequest.shards})")
+    k.add_argument("--device-rate", type=float, metavar="WRITES_PER_S",
+                   help="Bigtable: writes per second one device (the key's entity) makes, which sizes a time-bucketed "
+                        "row at its bucket's end, e.g. 0.0167 for a reading a minute (default: the modelled load's, "
+                        "about 1)")
     k.add_argument("--fail-on-verdict", default="", metavar="VERDICTS",
                    help="exit 1 when a table or index gets one of these verdicts, e.g. hotspot,hot_row")
+    k.add_argument("--write-columns", metavar="FILE",
+                   help="Spanner: write the key columns the verdicts depend on (unknown, guessed or stated) as a "
+                        "--columns file to edit, each with its reason; FILE must be new, or the --columns file")
     k.add_argument("--strict", action="store_true",
                    help="take nothing from a column's name (CreatedAt as the write's time, a STRING(36) id as a "
                         "UUID): such a column is unknown unless a fact or --columns says it, for a CI gate "

@@ -149,7 +149,8 @@ def check_command(args: argparse.Namespace) -> int:
         reads=tuple(args.read),
         columns=Path(args.columns) if args.columns else None, nodes=args.nodes, rows=args.rows, shards=args.shards,
         fail_on=names(args.fail_on_verdict), save_to=Path(args.save_strategy) if args.save_strategy else None,
-        load_s=parse_duration(args.load) if args.load is not None else None, strict=args.strict)
+        load_s=parse_duration(args.load) if args.load is not None else None, strict=args.strict,
+        device_rate=args.device_rate, write_columns=Path(args.write_columns) if args.write_columns else None)
     with interruptible():
         report = check(request)
     print("\n".join(report.lines))

@@ -63,7 +63,7 @@ DEFAULT_SEED = 1  # the seed of every random choice: key generators, users, simu
 # A shard or salt count (`buckets`): every read of a bucketed key fans out to each bucket, so
 # past a few thousand a read is thousands of requests; the documents' own example uses 2048.
 MAX_BUCKETS = 4096
-MAX_INTERVAL_S = 86_400  # an interval part's length: at most a day
+MAX_INTERVAL_S = 366 * 86_400  # an interval part's length: up to a year, as real designs bucket by the week or month
 MAX_CATEGORY_VALUES = 10**12  # a category or zipf part's distinct values
 # A sequence's digits, or a label's bytes: far above any key limit (Bigtable's row key 4 KB,
 # Spanner's index key 8 KiB), so that the documented rules (design/limits.py) speak first, but

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from keybench.design.byteorder import TABLE_SPACE
+from keybench.model.shape import KeyShape
 
 MIN_MEASURED_PER_NODE = 4  # measured writes per node below which a space cannot decide a verdict
 
@@ -41,6 +42,7 @@ class SpaceMetrics:
 class ModelResult:
     nodes: int
     spaces: dict[str, SpaceMetrics] = field(default_factory=dict)
+    shape: KeyShape = field(default_factory=KeyShape)  # what the design's key says past the stream's end
 
     def measurable(self) -> list[SpaceMetrics]:
         """Spaces with enough measured writes to tell spread from hot at this node count

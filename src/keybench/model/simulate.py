@@ -18,6 +18,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from keybench.backends.base import DEFAULT_PAYLOAD_BYTES
 from keybench.design.byteorder import (
     TABLE_SPACE,
     KeyEncoder,
@@ -51,6 +52,7 @@ from keybench.model.params import (
     SplitParams,
 )
 from keybench.model.sampled_reads import add_sample_reads, build_reads, sample_read_plan
+from keybench.model.shape import key_shape
 from keybench.model.splitmodel import SpaceModel
 from keybench.model.verdict import judge
 
@@ -152,7 +154,7 @@ def simulate_model(strategy, rows: int, params: SplitParams, seed: int = DEFAULT
         for space, (times, keys, lengths, units) in spaces.items():
             if space in models and len(times):
                 models[space].add(times, keys, lengths, units)
-    result = ModelResult(nodes=params.nodes)
+    result = ModelResult(nodes=params.nodes, shape=key_shape(strategy, DEFAULT_PAYLOAD_BYTES))
     for space, model in models.items():
         result.spaces[space] = model.finish()
     return result

@@ -53,6 +53,7 @@ from keybench.model.model_result import ModelResult, SpaceMetrics
 from keybench.model.params import SplitParams
 from keybench.model.placement import WindowEstimate, estimate_window, window_halves
 from keybench.model.saved_stream import SavedKeyStream
+from keybench.model.shape import KeyShape
 from keybench.model.sketches import (
     DistinctSample,
     RowSample,
@@ -367,10 +368,11 @@ def model_space(times: np.ndarray, keys: np.ndarray, lengths: np.ndarray, reads:
     return model.finish()
 
 
-def model_stream(stream: KeyStream, params: SplitParams | None = None) -> ModelResult:
-    """Every key space of a stream, modelled separately."""
+def model_stream(stream: KeyStream, params: SplitParams | None = None, shape: KeyShape | None = None) -> ModelResult:
+    """Every key space of a stream, modelled separately; `shape` what the design's key says
+    past the stream's end (model/shape.py)."""
     params = params or SplitParams()
-    result = ModelResult(nodes=params.nodes)
+    result = ModelResult(nodes=params.nodes, shape=shape or KeyShape())
     for space in stream.spaces():
         times, keys, lengths = stream.writes(space)
         if not len(times):

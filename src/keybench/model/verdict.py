@@ -6,12 +6,18 @@ One rule serves every design, catalogue or user schema (results/README.md, "The 
   - the busiest split unit (a row, or a root row with everything interleaved in it) alone
     takes more than the spread bound, 1.5/N of the writes: no split can cut a unit, so no
     placement can spread it; or
-  - writes rewrite rows written before (at least REWRITE_SHARE of them, enough to judge),
+  - a row's time bucket closes it (model/shape.py) and the busiest row, at its write rate,
+    holds more than the documented 100 MB by the bucket's end; a bucketed row that stays under
+    it is judged as any other key, by its nodes, with its size at the bucket's end in the reason;
+  - the key sets no end to a row, writes rewrite rows written before (at least REWRITE_SHARE of them, enough to judge),
     and the rewritten rows go on being written across the stream (their first to last
     write spans at least REWRITE_LIFETIME of it, weighted by rewrites): the same rows keep
     taking writes and grow without bound (versions or cells), where an interval's row (an
     aggregate per second) stops growing when its interval ends. A row rewritten at random
     times spans a third of the stream with two writes, more with more;
+- hotspot, when every write of a time bucket shares one of at most N/2 prefixes (few values
+  ahead of the key's first time part): each bucket starts at those few places, each 2/N or more
+  of the writes, however the model spreads the writes inside one bucket;
 - hotspot: the busiest node carries at least twice its fair share, 2/N (at most 0.9), and
   clearly more than 1.5/N: by more than two standard errors;
 - spread: the busiest node carries at most 1.5/N, or no more than an even design shows in
@@ -29,7 +35,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from keybench.design.strategies import BIGTABLE_ROW_BYTES
 from keybench.model.params import hot_bound, spread_bound
+from keybench.model.shape import NO_SHAPE, KeyShape, size_text
 
 HOTSPOT, HOT_ROW, SPREAD, INCONCLUSIVE = "hotspot", "hot_row", "spread", "inconclusive"
 REWRITE_SHARE = 0.1  # enough rewrites to judge their lifetime: one write in ten
@@ -61,12 +69,35 @@ def standard_error(share: float, measured_writes: int) -> float:
 
 
 def decide(hot_node_share: float, se: float, hot_unit_share: float, rewrite_share: float, rewrite_lifetime: float,
-           nodes: int, measured: bool) -> tuple[str, str]:
-    """(verdict, reason) from the model's shares at N nodes; `se` is hot_node_share's standard error."""
-    spread, hot = spread_bound(nodes), hot_bound(nodes)
-    if rewrite_share >= REWRITE_SHARE and rewrite_lifetime >= REWRITE_LIFETIME:
+           nodes: int, measured: bool, shape: KeyShape = NO_SHAPE, row_writes_per_s: float = 0.0,
+           key_bytes: float = 0.0) -> tuple[str, str]:
+    """(verdict, reason) from the model's shares at N nodes; `se` is hot_node_share's standard error;
+    `shape` what the key says past the stream's end, `row_writes_per_s` the busiest row's rate and
+    `key_bytes` the mean key's size."""
+    hot = hot_bound(nodes)
+    closing = ""
+    if shape.row_life_s is not None and rewrite_share >= REWRITE_SHARE:
+        rate, whose = ((shape.row_rate_per_s, "a row takes the stated") if shape.row_rate_per_s is not None
+                       else (row_writes_per_s, "the busiest row takes"))
+        size = rate * shape.row_life_s * (shape.payload_bytes + key_bytes)
+        figure = (f"{whose} {rate:,.4g} writes/s and holds {size_text(size)} at the end "
+                  f"of its {shape.row_life_s:,.0f}-s bucket")
+        if size > BIGTABLE_ROW_BYTES:
+            return HOT_ROW, f"{figure} > {BIGTABLE_ROW_BYTES // 2**20} MB, the documented row size"
+        closing = f"; {figure}"
+    elif rewrite_share >= REWRITE_SHARE and rewrite_lifetime >= REWRITE_LIFETIME:
         return HOT_ROW, (f"{rewrite_share:.2f} of the writes rewrite a row, and rewritten rows are written over "
                          f"{rewrite_lifetime:.2f} of the stream: the same rows grow without bound")
+    if shape.bucket_prefixes is not None and shape.bucket_prefixes <= nodes / 2:
+        return HOTSPOT, (f"new keys start under {shape.bucket_prefixes} prefix(es) only ({shape.bucket_prefix}): "
+                         f"each takes 1/{shape.bucket_prefixes} >= {hot:.3f} (2/N) of the writes at its end of the "
+                         f"key space{closing}")
+    verdict, reason = _by_nodes(hot_node_share, se, hot_unit_share, nodes, measured)
+    return verdict, reason + closing
+
+
+def _by_nodes(hot_node_share: float, se: float, hot_unit_share: float, nodes: int, measured: bool) -> tuple[str, str]:
+    spread, hot = spread_bound(nodes), hot_bound(nodes)
     if not measured:
         return INCONCLUSIVE, f"too few writes measured for {nodes} nodes"
     if hot_unit_share > spread:
@@ -88,5 +119,6 @@ def judge(result) -> Verdict:
     s = result.summary()
     se = standard_error(s["hot_node_share"], s["measured_writes"])
     verdict, reason = decide(s["hot_node_share"], se, s["hot_unit_share"], s["rewrite_share"], s["rewrite_lifetime"],
-                             result.nodes, s["measured"])
+                             result.nodes, s["measured"], result.shape, s["row_writes_per_s"],
+                             s["mean_key_bytes"])
     return Verdict(verdict, s["hot_node_share"], se, s["effective_nodes"], s["hot_unit_share"], result.nodes, reason)

@@ -21,6 +21,7 @@ from keybench.measure.rundir import RunDirectory
 from keybench.model.keystream import KeyStream
 from keybench.model.model_result import ModelResult
 from keybench.model.rows import model_columns
+from keybench.model.shape import KeyShape, key_shape
 from keybench.model.splitmodel import SplitParams, model_stream
 from keybench.run.state import variant_name
 
@@ -34,12 +35,13 @@ class ModelJob:
     name: str  # the variant's file stem
     label: str
     heatmaps: str | None  # the folder the heatmaps go to; None: no heatmaps
+    shape: KeyShape = KeyShape()  # what the design's key says past the stream's end
 
 
 def run_job(job: ModelJob) -> ModelResult:
     """The model of one variant's key stream, and its heatmaps drawn."""
     stream = KeyStream.from_bytes(job.stream)
-    model = model_stream(stream, job.params)
+    model = model_stream(stream, job.params, job.shape)
     if job.heatmaps and stream.spaces():
         from keybench.model.heatmap import render_heatmap
 
@@ -82,7 +84,8 @@ class Modeller:
         blob = stream.to_bytes()
         cell_bytes = stream.mean_key_bytes() + self.payload_bytes if stream.write_count() else 0.0
         job = ModelJob(blob, self.params, name, strategy.label,
-                       str(self.run_dir.partial / "heatmaps") if self.heatmaps else None)
+                       str(self.run_dir.partial / "heatmaps") if self.heatmaps else None,
+                       key_shape(strategy, self.payload_bytes))
         self.variants[name] = _Variant(strategy, cell_bytes, job)
         self.models.pop(name, None)
         if self.overlap:
