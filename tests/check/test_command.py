@@ -579,3 +579,16 @@ def test_a_real_schema_s_statements_the_emulator_lacks_are_rewritten_and_noted(s
     assert any(line.startswith("note: statement 3 rewritten") and "ASC left out of its PRIMARY KEY" in line
                for line in lines)
     assert section(lines, "table singers: key (id)").splitlines()[1].startswith("  verdict: spread")
+
+
+def test_an_interleaved_child_hot_through_its_root_s_key_takes_the_root_s_fix(spanner_emulator, tmp_path):
+    path = tmp_path / "batches.sql"
+    path.write_text("CREATE TABLE Batches (BatchId INT64 NOT NULL) PRIMARY KEY (BatchId);\n"
+                    "CREATE TABLE Items (BatchId INT64 NOT NULL, ItemNo INT64 NOT NULL) PRIMARY KEY (BatchId, ItemNo),"
+                    " INTERLEAVE IN PARENT Batches;\n")
+    (tmp_path / "columns.toml").write_text('BatchId = "sequential"\n')
+    lines = check(CheckRequest(schema=path, columns=tmp_path / "columns.toml")).lines
+    items = section(lines, "table Items: key (BatchId, ItemNo)")
+    assert "fix: the fix of Batches: its rows sit under the rows of Batches" in items
+    assert "CREATE SEQUENCE ItemsBatchIdSequence" not in "\n".join(lines), "no sequence of its own for a copied key"
+    assert any(line.startswith("  table Items: key (BatchId, ItemNo): spread") for line in lines)

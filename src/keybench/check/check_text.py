@@ -33,7 +33,9 @@ def verdict_line(check: SpaceCheck) -> str:
             f"state it with --columns, e.g. {check.unknown[0]} = \"random\" (or \"sequential\", \"uuid4\", ...)")
 
 
-def space_lines(check: SpaceCheck, fix: Fix | None, statements: list[str], dialect: str = GOOGLESQL) -> list[str]:
+def space_lines(check: SpaceCheck, fix: Fix | None, statements: list[str], dialect: str = GOOGLESQL,
+                fixed: frozenset[str] = frozenset()) -> list[str]:
+    """One key space's block; `fixed`: the tables a fix was proposed for."""
     owner = " (Spanner's own, backing a foreign key)" if check.managed else ""
     lines = [f"{check.kind} {check.name}{owner}: key ({key_ddl(check.key, dialect)})",
              f"{INDENT}verdict: {verdict_line(check)}"]
@@ -49,6 +51,11 @@ def space_lines(check: SpaceCheck, fix: Fix | None, statements: list[str], diale
     if check.managed:
         lines.append(f"{INDENT}fix: not an index to change or create: Spanner keeps it for the foreign key, keyed by "
                      "the referencing column(s); the fix is in their values, or a foreign key on other columns")
+        return lines
+    if fix is None and check.parents and check.parents[-1] in fixed:
+        root = check.parents[-1]
+        lines.append(f"{INDENT}fix: the fix of {root}: its rows sit under the rows of {root}, whose key the fix "
+                     "spreads")
         return lines
     if fix is None:
         lines.append(f"{INDENT}fix: none known: no key column of a documented hotspot pattern explains it")
@@ -81,7 +88,7 @@ def check_lines(source: str, statements: list[str], checks: list[SpaceCheck], fi
     if notes:
         lines += [f"note: {note}" for note in notes] + [""]
     for check in checks:
-        lines += space_lines(check, fixes.get(check.name), statements, dialect)
+        lines += space_lines(check, fixes.get(check.name), statements, dialect, frozenset(fixes))
     if fixed_checks is not None:
         lines += ["", "after the fixes (the fixed DDL applied to the emulator and checked again):"]
         for check in fixed_checks:

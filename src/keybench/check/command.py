@@ -10,7 +10,7 @@ from pathlib import Path
 from keybench.check.check_result import CheckResult, spanner_result
 from keybench.check.check_text import check_lines, failure_lines
 from keybench.check.columns_file import check_destination, next_step, write_columns
-from keybench.check.fixes import Fix, fixed_statements, propose
+from keybench.check.fixes import Fix, fixed_statements, follows_root, propose
 from keybench.check.inference import Distribution, infer, read_columns_file
 from keybench.check.keyspaces import check_schema
 from keybench.check.request import AUTO_DIALECT, MAX_CHECK_ROWS, MAX_DEVICE_RATE, CheckRequest
@@ -156,7 +156,8 @@ def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraf
         fixed_schema = schema
         for space in checks:
             interrupt_point()
-            if space.verdict.verdict in ("hotspot", "hot_row") and not space.managed:
+            hot = space.verdict.verdict in ("hotspot", "hot_row")
+            if hot and not space.managed and not follows_root(space, fixes, schema):
                 fix = propose(space, fixed_schema, request.nodes, request.shards)
                 if fix is not None:
                     fixes[space.name] = fix

@@ -77,6 +77,16 @@ def cause(check: SpaceCheck) -> tuple[str, Distribution] | None:
     return next(((c, d) for c, d in check.assumptions if d.name in MONOTONIC), None)
 
 
+def follows_root(check: SpaceCheck, fixes: dict[str, Fix], schema: Schema) -> bool:
+    """An interleaved table whose hot column is its root's key, when the root has a fix: its
+    rows sit under the root's, so the root's fix moves them too; a fix of its own would give
+    the child a key its root does not have."""
+    found = cause(check)
+    if not check.parents or check.index or check.parents[-1] not in fixes or found is None:
+        return False
+    return found[0] in {k.name for k in schema.table(check.parents[-1]).key}
+
+
 def spreads(distribution: Distribution, nodes: int) -> bool:
     """Whether a column in front of a monotonic one spreads its writes over the nodes."""
     if distribution.name in SPREAD:
