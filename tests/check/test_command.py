@@ -527,7 +527,7 @@ def test_guesses_from_names_give_a_definite_answer_marked_as_a_guess_and_strict_
         assert "--strict takes no guess from a name" in section(lines, "table Players: key (PlayerKey)")
 
 
-MIGRATIONS = {
+ORDER_MIGRATIONS = {
     "001_users.sql": "CREATE TABLE Users (UserId STRING(36) NOT NULL DEFAULT (GENERATE_UUID())) PRIMARY KEY (UserId);",
     "002_orders.sql": """
         CREATE TABLE Orders (OrderId INT64 NOT NULL, UserId STRING(36),
@@ -544,7 +544,7 @@ def test_a_migration_folder_gets_fixes_a_team_can_apply_and_a_new_table_that_kee
                                                                                              tmp_path):
     folder = tmp_path / "migrations"
     folder.mkdir()
-    for name, text in MIGRATIONS.items():
+    for name, text in ORDER_MIGRATIONS.items():
         (folder / name).write_text(text)
     (tmp_path / "columns.toml").write_text('OrderId = "sequential"\n')
     report = check(CheckRequest(schema=folder, columns=tmp_path / "columns.toml"))
@@ -592,3 +592,25 @@ def test_an_interleaved_child_hot_through_its_root_s_key_takes_the_root_s_fix(sp
     assert "fix: the fix of Batches: its rows sit under the rows of Batches" in items
     assert "CREATE SEQUENCE ItemsBatchIdSequence" not in "\n".join(lines), "no sequence of its own for a copied key"
     assert any(line.startswith("  table Items: key (BatchId, ItemNo): spread") for line in lines)
+
+
+def test_a_file_that_defines_no_table_is_one_line_and_exit_2(spanner_emulator, tmp_path):
+    path = tmp_path / "seed.sql"
+    path.write_text("INSERT INTO Users (UserId) VALUES (1);\nSELECT 1;\n")
+    done = keybench("check", str(path))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [
+        f"keybench: error: {path}: no CREATE TABLE in it, so no key to judge (1 INSERT statement(s) skipped "
+        "(statement 1): not DDL, no bearing on keys; 1 SELECT statement(s) skipped (statement 2): not DDL, no "
+        "bearing on keys)"]
+
+
+def test_several_files_are_applied_in_the_order_given_and_named_in_a_refusal(spanner_emulator, tmp_path):
+    (tmp_path / "base.sql").write_text("CREATE TABLE Users (UserId STRING(36) NOT NULL) PRIMARY KEY (UserId);")
+    (tmp_path / "later.sql").write_text("ALTER TABLE Users ADD COLUMN CreatedAt TIMESTAMP;\n"
+                                        "CREATE INDEX UsersByCreatedAt ON Users(CreatedAt);")
+    report = check(CheckRequest(schema=tmp_path / "base.sql", more_schemas=(tmp_path / "later.sql",)))
+    assert report.lines[0].startswith(f"keybench check {tmp_path / 'base.sql'} {tmp_path / 'later.sql'}: GoogleSQL")
+    assert "index Users.UsersByCreatedAt: key (CreatedAt, UserId)" in report.lines
+    with pytest.raises(KeybenchError, match=r"later\.sql statement 1 refused by the Spanner emulator"):
+        check(CheckRequest(schema=tmp_path / "later.sql", more_schemas=(tmp_path / "base.sql",)))

@@ -64,11 +64,12 @@ def depended_on(schema: Schema, checks: list[SpaceCheck]) -> dict[tuple[str, str
 
 
 def columns_text(source: str, schema: Schema, checks: list[SpaceCheck], written_to: Path) -> tuple[str, int]:
-    """The file's content, and how many columns it states."""
+    """The file's content, and how many columns it states; `source`: the check's inputs as
+    shell arguments."""
     columns = depended_on(schema, checks)
     lines = [f"# keybench check {source}: the key columns its verdicts depend on.",
              "# Edit each to what your application writes, then run:",
-             f"#   keybench check {shlex.quote(source)} --columns {shlex.quote(str(written_to))}",
+             f"#   keybench check {source} --columns {shlex.quote(str(written_to))}",
              f"# Distributions: {', '.join(STATED)}; categorical and zipf take values = N.", ""]
     for (table, column), (distribution, spaces) in sorted(columns.items()):
         decides = ", ".join(spaces)
@@ -90,7 +91,7 @@ def write_columns(path: Path, source: str, schema: Schema, checks: list[SpaceChe
     text, count = columns_text(source, schema, checks, path)
     write_atomically(path, text)
     return [f"wrote {path}: {count} key column(s) the verdicts depend on; edit it, then run:",
-            f"  keybench check {shlex.quote(source)} --columns {shlex.quote(str(path))}"]
+            f"  keybench check {source} --columns {shlex.quote(str(path))}"]
 
 
 def next_step(source: str, schema: Schema, checks: list[SpaceCheck], columns: Path | None = None) -> list[str]:
@@ -103,4 +104,4 @@ def next_step(source: str, schema: Schema, checks: list[SpaceCheck], columns: Pa
     target = shlex.quote(str(columns)) if columns is not None else "columns.toml"
     given = f" --columns {target}" if columns is not None else ""
     return [f"next: {len(open_columns)} key column(s) are unknown or guessed; to state them, run:",
-            f"  keybench check {shlex.quote(source)}{given} --write-columns {target}"]
+            f"  keybench check {source}{given} --write-columns {target}"]

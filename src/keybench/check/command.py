@@ -4,6 +4,7 @@ key space, propose the documented fixes, check the fixed DDL the same way, repor
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -98,20 +99,21 @@ def ddl_files(path: Path) -> list[Path]:
     return found
 
 
-def read_statements(path: Path) -> tuple[list[str], list[str] | None]:
-    """The statements of a DDL file or a migration folder, in the order they are applied, and
-    where each comes from (None for a single file: its number says it)."""
-    files = ddl_files(path)
+def read_statements(path: Path, more: tuple[Path, ...] = ()) -> tuple[list[str], list[str] | None]:
+    """The statements of a DDL file or a migration folder (and of the further ones, after it), in
+    the order they are applied, and where each comes from (None for a single file: its number
+    says it)."""
     statements: list[str] = []
     labels: list[str] = []
-    for file in files:
-        found = split_ddl(read_text(file, "DDL file"))
-        statements += found
-        labels += [f"{file.relative_to(path).as_posix()} statement {n}" for n in range(1, len(found) + 1)] \
-            if file != path else []
+    for given in (path, *more):
+        for file in ddl_files(given):
+            found = split_ddl(read_text(file, "DDL file"))
+            statements += found
+            where = file.relative_to(given).as_posix() if given.is_dir() else str(file)
+            labels += [f"{where} statement {n}" for n in range(1, len(found) + 1)]
     if not statements:
-        raise KeybenchError(f"{path}: no DDL statement in it")
-    return statements, (labels if path.is_dir() else None)
+        raise KeybenchError(f"{' '.join(map(str, (path, *more)))}: no DDL statement in it")
+    return statements, (labels if path.is_dir() or more else None)
 
 
 def _check_stated(stated: dict[str, Distribution], schema: Schema, path: Path | None) -> dict[str, Distribution]:
@@ -138,13 +140,18 @@ def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraf
 
     path = request.schema
     assert path is not None  # the CLI refuses a check without a schema file
-    statements, labels = read_statements(path)
+    statements, labels = read_statements(path, request.more_schemas)
+    inputs = (path, *request.more_schemas)
+    source, source_args = " ".join(map(str, inputs)), " ".join(shlex.quote(str(p)) for p in inputs)
     stated = read_columns_file(request.columns) if request.columns else {}
     endpoint = emulators.resolve("spanner")
     saved_env = emulators.environment()
     emulators.use(endpoint)
     try:
         schema = load_schema(statements, path, request.dialect, labels)
+        if not schema.tables:
+            skipped = f" ({'; '.join(schema.notes)})" if schema.notes else ""
+            raise KeybenchError(f"{path}: no CREATE TABLE in it, so no key to judge{skipped}")
         stated = _check_stated(stated, schema, request.columns)
         checks = check_schema(schema, stated, path, request.rows, request.nodes, request.strict)
         ddl_text = read_text(path, "DDL file") if labels is None else "".join(f"{s};\n" for s in statements)
@@ -188,9 +195,9 @@ def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraf
     finally:
         endpoint.stop()
         emulators.restore_environment(saved_env)  # a later run (--load) must not find the stopped one
-    lines = check_lines(str(path), statements, checks, fixes, request.rows, request.nodes, fixed_checks, schema.dialect,
+    lines = check_lines(source, statements, checks, fixes, request.rows, request.nodes, fixed_checks, schema.dialect,
                         schema.notes) + applied
-    closing = (write_columns(request.write_columns, str(path), schema, checks) if request.write_columns is not None
-               else next_step(str(path), schema, checks, request.columns))
-    return spanner_result(str(path), lines, statements, checks, fixes, fixed_checks, [""] + closing if closing else []
+    closing = (write_columns(request.write_columns, source_args, schema, checks) if request.write_columns is not None
+               else next_step(source_args, schema, checks, request.columns))
+    return spanner_result(source, lines, statements, checks, fixes, fixed_checks, [""] + closing if closing else []
                           ), drafts

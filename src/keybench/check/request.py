@@ -17,7 +17,8 @@ AUTO_DIALECT = "auto"  # GoogleSQL first; PostgreSQL when the emulator refuses t
 
 @dataclass(frozen=True)
 class CheckRequest:
-    schema: Path | None = None  # a Spanner DDL file
+    schema: Path | None = None  # a Spanner DDL file, or a folder of migrations
+    more_schemas: tuple[Path, ...] = ()  # further DDL files or folders, applied after `schema` in this order
     dialect: str = AUTO_DIALECT  # the DDL's Spanner dialect: auto, or one of strategies.DIALECTS["spanner"]
     bigtable: str | None = None  # a Bigtable row-key template
     reads: tuple[str, ...] = ()  # Bigtable: prefix:... / range:...

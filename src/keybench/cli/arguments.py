@@ -190,8 +190,9 @@ def parser() -> argparse.ArgumentParser:
     m.set_defaults(func=commands.simulate_command)
 
     k = sub.add_parser("check", help="judge your own Spanner DDL or Bigtable row-key template: verdict, rule, fix")
-    k.add_argument("schema", nargs="?", help="a Spanner DDL file (GoogleSQL or PostgreSQL), or a folder of migrations "
-                                             "applied in name order; the emulator reads it")
+    k.add_argument("schema", nargs="*", help="a Spanner DDL file (GoogleSQL or PostgreSQL), or a folder of migrations "
+                                             "applied in name order; several are applied in the order given; the "
+                                             "emulator reads them")
     k.add_argument("--dialect", choices=(AUTO_DIALECT, *strategies.DIALECTS["spanner"]), default=CheckRequest.dialect,
                    help=f"the DDL's Spanner dialect (default {CheckRequest.dialect}: GoogleSQL, else PostgreSQL "
                         "when the emulator refuses it as GoogleSQL)")

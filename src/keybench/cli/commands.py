@@ -145,7 +145,8 @@ def check_command(args: argparse.Namespace) -> int:
     from keybench.infra.signals import interruptible
 
     request = CheckRequest(
-        schema=Path(args.schema) if args.schema else None, dialect=args.dialect, bigtable=args.bigtable,
+        schema=Path(args.schema[0]) if args.schema else None, more_schemas=tuple(map(Path, args.schema[1:])),
+        dialect=args.dialect, bigtable=args.bigtable,
         reads=tuple(args.read),
         columns=Path(args.columns) if args.columns else None, nodes=args.nodes, rows=args.rows, shards=args.shards,
         fail_on=names(args.fail_on_verdict), save_to=Path(args.save_strategy) if args.save_strategy else None,
