@@ -5,6 +5,7 @@ is one line with exit code 2."""
 from __future__ import annotations
 
 import codecs
+import re
 import signal
 import subprocess
 import sys
@@ -78,6 +79,32 @@ def test_a_commit_timestamp_first_key_is_a_hotspot_and_the_swap_fix_spreads(span
                                             "again):") + 1]
     assert after.startswith("  table Orders: key (CustomerId, OrderTs): spread")
     assert report.exit_code == 0
+
+
+def test_a_table_named_by_a_reserved_keyword_gets_a_fix_the_emulator_takes(spanner_emulator, tmp_path):
+    """`Order` and `Desc` are reserved in GoogleSQL: the fix's DDL quotes them, so the recheck
+    applies it (it exited 2 when the fix wrote CREATE TABLE Order)."""
+    schema = write(tmp_path, "order.sql", "CREATE TABLE `Order` (\n  `Desc` STRING(MAX),\n"
+                   "  CreatedAt TIMESTAMP NOT NULL OPTIONS (allow_commit_timestamp = true),\n"
+                   "  Id INT64 NOT NULL,\n) PRIMARY KEY (CreatedAt, Id);\n")
+    report = check(CheckRequest(schema=schema, rows=5_000))
+    text = "\n".join(report.lines)
+    assert "CREATE TABLE `Order` (" in text and "  `Desc` STRING(MAX)," in text, text
+    assert "after the fixes (the fixed DDL applied to the emulator and checked again):" in text, text
+    assert report.exit_code == 0, text
+
+
+def test_a_large_schema_says_how_far_its_check_got(spanner_emulator, tmp_path, monkeypatch, capsys):
+    """On stderr, every PROGRESS_EVERY_S (here every table): the verdicts on stdout are unchanged."""
+    from keybench.check import keyspaces
+
+    schema = write(tmp_path, "many.sql", "".join(
+        f"CREATE TABLE T{n} (Id STRING(36) NOT NULL DEFAULT (GENERATE_UUID())) PRIMARY KEY (Id);\n" for n in range(3)))
+    monkeypatch.setattr(keyspaces, "PROGRESS_EVERY_S", 0.0)
+    report = check(CheckRequest(schema=schema, rows=2_000))
+    err = capsys.readouterr().err
+    assert re.findall(r"^  many\.sql: checked (\d) of 3 tables \(\d+ s\)$", err, re.MULTILINE) == ["1", "2"], err
+    assert report.exit_code == 0 and all("verdict: spread" in line for line in report.lines if "verdict:" in line)
 
 
 def test_a_file_as_windows_editors_save_it_reads_as_the_plain_one(spanner_emulator, tmp_path):

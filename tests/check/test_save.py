@@ -16,7 +16,7 @@ from keybench.check.inference import Distribution, infer
 from keybench.check.keyspaces import key_distributions, table_strategy
 from keybench.check.reader import load_schema
 from keybench.check.request import CheckRequest
-from keybench.check.save import spanner_draft, template_draft
+from keybench.check.save import spanner_draft, template_draft, without_foreign_keys
 from keybench.check.schema import POSTGRESQL, Column, Index, KeyColumn, Schema, Table
 from keybench.check.template import parse_template, template_strategy
 from keybench.design.events import WriteEvent
@@ -234,3 +234,15 @@ def test_a_postgresql_table_with_quoted_names_not_in_lower_case_is_left_out_with
     design = spanner_draft(schema, table, 'CREATE TABLE "Orders"', Path("t.sql"), lambda t, c: infer(schema, t, c, {}))
     assert not design.files and design.skipped == ("quoted name(s) Orders, OrderId are not lower case: keybench "
                                                    "writes PostgreSQL names as PostgreSQL folds unquoted ones")
+
+
+@pytest.mark.parametrize("ddl, kept, removed", [
+    ("CREATE TABLE a (x INT64, CONSTRAINT fk FOREIGN KEY (x) REFERENCES `b` (y) ON DELETE CASCADE) PRIMARY KEY (x)",
+     "CREATE TABLE a (x INT64) PRIMARY KEY (x);\n", 1),
+    ("CREATE TABLE a (id bigint PRIMARY KEY, cid bigint REFERENCES customers (id), n int);\n"
+     "ALTER TABLE a ADD CONSTRAINT fk FOREIGN KEY (cid) REFERENCES c (id);",
+     "CREATE TABLE a (id bigint PRIMARY KEY, cid bigint, n int);\n", 2),
+    ("CREATE TABLE a (x INT64) PRIMARY KEY (x);", "CREATE TABLE a (x INT64) PRIMARY KEY (x);", 0),
+])
+def test_a_saved_design_leaves_foreign_keys_out(ddl, kept, removed):
+    assert without_foreign_keys(ddl) == (kept, removed)

@@ -6,13 +6,16 @@ from __future__ import annotations
 import pytest
 
 from keybench.check.schema import (
+    GOOGLESQL,
     POSTGRESQL,
     Column,
     Index,
     KeyColumn,
     Sequence,
     Table,
+    fingerprint_shard,
     from_postgresql_type,
+    quoted,
     sequence_of,
     to_postgresql_type,
 )
@@ -77,3 +80,32 @@ def test_a_postgresql_index_includes_and_interleaves_and_a_sequence_takes_its_cl
 ])
 def test_the_sequence_a_default_draws_from_in_either_dialect(default, sequence):
     assert sequence_of(Column("id", "INT64", default=default)) == sequence
+
+
+@pytest.mark.parametrize("name, dialect, written", [
+    ("Orders", GOOGLESQL, "Orders"),
+    ("Order", GOOGLESQL, "`Order`"),  # a reserved keyword, whatever its case
+    ("group", GOOGLESQL, "`group`"),
+    ("Order-Lines", GOOGLESQL, "`Order-Lines`"),  # not a plain identifier
+    ("Status", GOOGLESQL, "Status"),  # a keyword, but not a reserved one
+    ("orders", POSTGRESQL, "orders"),
+    ("order", POSTGRESQL, '"order"'),
+    ("user", POSTGRESQL, '"user"'),
+    ("Orders", POSTGRESQL, '"Orders"'),
+    ('say"hi', POSTGRESQL, '"say""hi"'),
+])
+def test_a_generated_name_is_quoted_when_the_dialect_needs_it(name, dialect, written):
+    assert quoted(name, dialect) == written
+
+
+def test_a_table_named_by_a_reserved_keyword_is_quoted_everywhere_in_its_ddl():
+    """Its name, its columns, its key, its index, its interleaving and its shard expression."""
+    order = Table("Order", (Column("By", "INT64", nullable=False), Column("Desc", "STRING(MAX)")),
+                  (KeyColumn("By"),), parent="Group")
+    assert order.ddl() == ("CREATE TABLE `Order` (\n  `By` INT64 NOT NULL,\n  `Desc` STRING(MAX),\n) "
+                           "PRIMARY KEY (`By`),\n  INTERLEAVE IN PARENT `Group`")
+    index = Index("Select", "Order", (KeyColumn("Desc", descending=True),), storing=("By",), interleaved_in="Group")
+    assert index.ddl() == "CREATE INDEX `Select` ON `Order`(`Desc` DESC) STORING (`By`), INTERLEAVE IN `Group`"
+    assert fingerprint_shard(Column("By", "INT64"), 8, GOOGLESQL) == "MOD(FARM_FINGERPRINT(CAST(`By` AS STRING)), 8)"
+    in_postgresql = fingerprint_shard(Column("order", "INT64"), 8, POSTGRESQL)
+    assert in_postgresql == 'mod(spanner.farm_fingerprint("order"::text), 8)'

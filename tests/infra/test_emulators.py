@@ -173,8 +173,9 @@ def test_a_prepared_restart_switches_to_the_emulator_started_beside_the_stage(na
         ep.restart()
         assert (ep.emulator.pid, ep.address) == (successor.pid, successor.address)
         assert not pid_alive(first.pid) and emulators.answers(ep.address)[0]
-        ep.restart()  # nothing prepared: a new one on the same port
-        assert ep.emulator.port == successor.port and ep.emulator.pid != successor.pid
+        ep.restart()  # nothing prepared: a new one, on a new port (gRPC's backoff on the old address)
+        assert ep.emulator.port != successor.port and ep.emulator.pid != successor.pid
+        assert not pid_alive(successor.pid) and emulators.answers(ep.address)[0]
         ep.prepare_restart()
         unused = ep.successor.emulator
     finally:

@@ -6,8 +6,10 @@ import os
 import re
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import pytest
+from google.api_core import exceptions as gexc
 
 from keybench.backends import spanner as spanner_backend
 from keybench.design import strategies
@@ -117,26 +119,30 @@ def test_only_what_this_stage_created_is_dropped():
     assert ours.dropped == 1
 
 
-class FakeInstance:
+class FakeInstanceAdmin:
+    """The instance admin API of a real project, as far as ensure_instance asks it."""
+
     def __init__(self, exists):
-        self._exists, self.created = exists, False
+        self.exists, self.created = exists, False
 
-    def exists(self):
-        return self._exists
+    def get_instance(self, name, timeout=None, retry=None):
+        if not self.exists:
+            raise gexc.NotFound(f"Instance not found: {name}")
 
-    def create(self):
+    def create_instance(self, **kwargs):
         self.created = True
         raise AssertionError("an instance must never be created on a real target")
 
 
 class FakeClient:
     project = "acme-prod"
+    project_name = "projects/acme-prod"
 
     def __init__(self, exists):
-        self.made = FakeInstance(exists)
+        self.instance_admin_api = FakeInstanceAdmin(exists)
 
     def instance(self, instance_id, **kwargs):
-        return self.made
+        return SimpleNamespace(name=f"{self.project_name}/instances/{instance_id}", instance_id=instance_id)
 
 
 def test_a_real_spanner_instance_is_never_created(monkeypatch):
@@ -144,10 +150,11 @@ def test_a_real_spanner_instance_is_never_created(monkeypatch):
     missing = FakeClient(exists=False)
     with pytest.raises(KeybenchError, match="projects/acme-prod/instances/orders does not exist; keybench never "
                                             "creates an instance on a real target"):
-        spanner_backend.ensure_instance(missing, "orders")
-    assert not missing.made.created
+        spanner_backend.ensure_instance(missing, spanner_backend.instance_of(missing, "orders"))
+    assert not missing.instance_admin_api.created
     present = FakeClient(exists=True)
-    assert spanner_backend.ensure_instance(present, "orders") is present.made
+    instance = spanner_backend.instance_of(present, "orders")
+    assert spanner_backend.ensure_instance(present, instance) is instance
 
 
 def test_two_runs_at_once_on_one_emulator_do_not_collide(emulator_hosts, tmp_path):

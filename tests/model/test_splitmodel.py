@@ -12,6 +12,7 @@ import pytest
 from keybench.cli import main
 from keybench.design import strategies
 from keybench.design.byteorder import TABLE_SPACE
+from keybench.errors import KeybenchError
 from keybench.model.keystream import KeyStream
 from keybench.model.placement import assign_greedy, interval_ranks, rank_keys
 from keybench.model.simulate import simulate_strategy, simulate_stream
@@ -19,6 +20,7 @@ from keybench.model.splitmodel import (
     ROW_SAMPLE,
     SpaceModel,
     SplitParams,
+    check_model_budget,
     model_space,
     model_stream,
 )
@@ -231,6 +233,26 @@ def test_cli_simulate_prints_every_metric(capsys):
     assert main(["simulate", "--backend", "bigtable", "--strategy", "salted", "--rows", "3000", "--format", "csv"]) == 0
     header, values = capsys.readouterr().out.strip().splitlines()
     assert len(header.split(",")) == len(values.split(",")) and "hot_node_share" in header.split(",")
+
+
+@pytest.mark.parametrize("options", [
+    ["--rows", str(10**12), "--nodes", "10000"],  # a window of rows / 400
+    ["--rows", "100000", "--window-writes", str(10**12)],
+])
+def test_cli_simulate_refuses_a_model_over_its_memory_budget_in_one_line(capsys, options):
+    """Within the documented bounds, but the model would hold more than MODEL_MEMORY_BYTES at
+    once: one line and exit 2, before anything is generated (it took 24 GB in 2 minutes)."""
+    assert main(["simulate", "--backend", "spanner", "--strategy", "timestamp_first", *options]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "GiB budget: model fewer rows, smaller windows or fewer nodes" in err[0], err
+
+
+def test_the_model_budget_counts_the_key_width():
+    """The same window fits with short keys and not with long ones."""
+    params = SplitParams(nodes=8)
+    check_model_budget(params, TABLE_SPACE, 10**8, 16)
+    with pytest.raises(KeybenchError, match="GiB budget"):
+        check_model_budget(params, TABLE_SPACE, 10**8, 4096)
 
 
 def test_cli_simulate_refuses_an_unknown_strategy(capsys):

@@ -6,10 +6,12 @@ and finds their PIDs in its state directory, so that it can kill or pause exactl
 
 import json
 import os
+import queue
 import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -21,33 +23,63 @@ from tests.conftest import REPO
 
 
 class Run:
-    """A `keybench run` in the background, whose stderr is read line by line."""
+    """A `keybench run` in the background, whose stderr a thread reads line by line, so that a
+    wait for a line keeps its deadline even when the run prints nothing more."""
 
     def __init__(self, *args: str):
         self.started = time.monotonic()
         self.proc = subprocess.Popen([sys.executable, "-m", "keybench.cli", "run", *args], cwd=REPO,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
         self.lines: list[tuple[float, str]] = []
+        self._unread: queue.Queue[tuple[float, str] | None] = queue.Queue()
+        self._stdout: list[str] = []
+        self._readers = [threading.Thread(target=self._read, daemon=True),
+                         threading.Thread(target=lambda: self._stdout.extend(self.proc.stdout), daemon=True)]
+        for reader in self._readers:
+            reader.start()
 
-    def wait_for(self, prefix: str, timeout: float = 120) -> float:
-        deadline = time.monotonic() + timeout
+    def _read(self) -> None:
         for line in self.proc.stderr:
-            self.lines.append((time.monotonic(), line))
-            if prefix in line:
-                return time.monotonic()
-            if time.monotonic() > deadline:
+            self._unread.put((time.monotonic(), line))
+        self._unread.put(None)
+
+    def wait_for(self, text: str, timeout: float = 120) -> float:
+        """When the first line holding `text` was printed (a line already seen is not seen again)."""
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                item = self._unread.get(timeout=left)
+            except queue.Empty:
                 break
-        raise AssertionError(f"never saw {prefix!r}: {''.join(line for _, line in self.lines)[-2000:]}")
+            if item is None:
+                self._unread.put(None)  # the end stays the end for the next wait
+                break
+            self.lines.append(item)
+            if text in item[1]:
+                return item[0]
+        raise AssertionError(f"never saw {text!r}: {''.join(line for _, line in self.lines)[-2000:]}")
+
+    def load_started(self, label: str, timeout: float = 120) -> float:
+        """When the stage `label` (e.g. `[1/2] bigtable:salted`) started its load."""
+        return self.wait_for(f"{label}  load: ", timeout)
 
     def finish(self, timeout: float = 240) -> tuple[int, str]:
         try:
-            out, err = self.proc.communicate(timeout=timeout)
+            self.proc.wait(timeout=timeout)
         finally:
             if self.proc.poll() is None:
                 self.proc.kill()
-        now = time.monotonic()
-        self.lines.extend((now, line) for line in err.splitlines(keepends=True))
-        return self.proc.returncode, out
+                self.proc.wait()
+        for reader in self._readers:
+            reader.join(timeout=10)
+        while True:
+            try:
+                item = self._unread.get_nowait()
+            except queue.Empty:
+                break
+            if item is not None:
+                self.lines.append(item)
+        return self.proc.returncode, "".join(self._stdout)
 
     @property
     def stderr(self) -> str:
@@ -73,6 +105,14 @@ def pause(pid: int, seconds: float) -> None:
         os.kill(pid, signal.SIGCONT)
 
 
+def resume(pid: int) -> None:
+    """SIGCONT to a paused emulator, unless keybench has stopped it already."""
+    try:
+        os.kill(pid, signal.SIGCONT)
+    except ProcessLookupError:
+        pass
+
+
 def gone(pid: int) -> bool:
     try:
         return not emulators._cmdline(pid)
@@ -90,7 +130,7 @@ def own_emulators(native_binaries, no_emulator_env, tmp_path, monkeypatch):
 def test_an_emulator_killed_mid_stage_ends_that_stage_and_the_run_goes_on(own_emulators):
     run = Run("--strategies", "uuid4_string,salted", "--dialects", "googlesql", "--users", "4", "--duration", "10s",
               "--results-dir", str(own_emulators), "--run-id", "kill", "--no-report")
-    run.wait_for("[1/2] spanner:uuid4_string:")
+    run.load_started("[1/2] spanner:uuid4_string")
     time.sleep(4)
     os.kill(emulator_pid("spanner"), signal.SIGKILL)
     killed = time.monotonic()
@@ -113,7 +153,7 @@ def test_an_emulator_killed_mid_stage_ends_that_stage_and_the_run_goes_on(own_em
 def test_a_paused_emulator_stalls_the_stage_which_then_goes_on_without_double_counting(own_emulators):
     run = Run("--backend", "bigtable", "--strategies", "salted", "--users", "4", "--duration", "10s",
               "--results-dir", str(own_emulators), "--run-id", "pause", "--no-report")
-    run.wait_for("[1/1] bigtable:salted:")
+    run.load_started("[1/1] bigtable:salted")
     time.sleep(3)
     pause(emulator_pid("bigtable"), 3)
     code, _ = run.finish()
@@ -140,7 +180,7 @@ def test_an_operation_cut_off_by_its_deadline_is_unknown_and_settled_by_reading_
     # three closed-loop writers' ~30,000 rows outgrow.
     run = Run("--backend", "bigtable", "--strategies", "salted", "--users", "4", "--duration", "9s", "--rate", "300",
               "--op-timeout", "1s", "--results-dir", str(own_emulators), "--run-id", "unknown", "--no-report")
-    run.wait_for("[1/1] bigtable:salted:")
+    run.load_started("[1/1] bigtable:salted")
     time.sleep(3)
     pause(emulator_pid("bigtable"), 2.5)
     code, _ = run.finish()
@@ -161,7 +201,7 @@ def test_a_signal_stops_the_users_audits_what_they_wrote_and_exits_128_plus_its_
     report = () if signum == signal.SIGINT else ("--no-report",)  # the report's part is the same for every signal
     run = Run("--backend", "bigtable", "--strategies", "salted,timestamp_first", "--users", "4", "--duration", "30s",
               "--results-dir", str(own_emulators), "--run-id", "ctrlc", *report)
-    run.wait_for("[1/2] bigtable:salted:")
+    run.load_started("[1/2] bigtable:salted")
     time.sleep(3)
     pid = emulator_pid("bigtable")
     run.proc.send_signal(signum)
@@ -205,7 +245,7 @@ def test_a_signal_in_any_phase_after_the_load_ends_the_run_within_10_s_of_the_st
     run = Run("--backend", backend, "--strategies", f"{strategy},timestamp_first", "--dialects", "googlesql",
               "--users", "2", "--duration", "3s", "--results-dir", str(own_emulators), "--run-id", "phase",
               "--no-report")
-    started = run.wait_for(f"[1/2] {backend}:{strategy}:")
+    started = run.load_started(f"[1/2] {backend}:{strategy}")
     pid = emulator_pid(backend)
     stage_end = started + 3
     if phase == "end":
@@ -229,10 +269,58 @@ def test_a_signal_in_any_phase_after_the_load_ends_the_run_within_10_s_of_the_st
     assert gone(pid) and emulators.recorded() == []
 
 
+@pytest.mark.parametrize("backend, strategy", [("spanner", "uuid4_string"), ("bigtable", "salted")])
+def test_an_emulator_that_stalls_during_set_up_fails_that_stage_and_the_next_runs_on_a_fresh_one(
+        own_emulators, backend, strategy):
+    """SIGSTOP as the first stage begins, before its table exists: the set-up's calls would be
+    retried for an hour. The watch gives the set-up up in seconds, the stage "could not start",
+    and the next stage runs on a restarted emulator, on a new port."""
+    run = Run("--backend", backend, "--strategies", f"{strategy},timestamp_first", "--dialects", "googlesql",
+              "--users", "2", "--duration", "2s", "--results-dir", str(own_emulators), "--run-id", "setup",
+              "--no-report")
+    begun = run.wait_for(f"[1/2] {backend}:{strategy}:")
+    pid = emulator_pid(backend)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        failed = run.wait_for(f"{backend}:{strategy} could not start: the set-up: the database did not answer")
+    finally:
+        resume(pid)
+    assert failed - begun < 30, run.stderr[-2000:]
+    run.wait_for(f"[2/2] {backend}:timestamp_first  done")
+    code, _ = run.finish()
+    assert code == 1, run.stderr[-2000:]
+    rows = read_summary(own_emulators / "setup" / "summary.csv")
+    assert {r["strategy"] for r in rows} == {"timestamp_first"}
+    assert {r["integrity"] for r in rows} == {"ok"}, run.stderr[-2000:]
+    assert gone(pid) and emulators.recorded() == []
+
+
+def test_a_signal_during_a_stalled_set_up_ends_the_run_at_once(own_emulators):
+    """The first SIGTERM is honoured during the set-up too, not held until the set-up ends."""
+    run = Run("--backend", "spanner", "--strategies", "uuid4_string,timestamp_first", "--dialects", "googlesql",
+              "--users", "2", "--duration", "2s", "--results-dir", str(own_emulators), "--run-id", "setupsig",
+              "--no-report")
+    run.wait_for("[1/2] spanner:uuid4_string:")
+    pid = emulator_pid("spanner")
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        time.sleep(0.5)
+        signalled = time.monotonic()
+        run.proc.send_signal(signal.SIGTERM)
+        code, _ = run.finish(timeout=60)
+    finally:
+        resume(pid)
+    assert code == 128 + signal.SIGTERM, run.stderr[-2000:]
+    assert time.monotonic() - signalled < 15, run.stderr[-2000:]
+    assert "interrupted by SIGTERM; the results cover 0 of 2 stages" in run.stderr, run.stderr[-2000:]
+    assert "could not start" not in run.stderr, run.stderr[-2000:]
+    assert gone(pid) and emulators.recorded() == []
+
+
 def test_a_run_killed_outright_leaves_a_marked_partial_directory_of_whole_files(own_emulators):
     run = Run("--backend", "bigtable", "--strategies", "salted,timestamp_first", "--users", "2", "--duration", "6s",
               "--results-dir", str(own_emulators), "--run-id", "crash", "--no-report")
-    run.wait_for("[2/2] bigtable:timestamp_first:")
+    run.load_started("[2/2] bigtable:timestamp_first")
     time.sleep(2)
     pid = emulator_pid("bigtable")
     run.proc.kill()
@@ -282,7 +370,7 @@ def test_a_database_that_stalls_at_the_end_of_the_load_is_unverified_not_waited_
     and the stage ends unverified within 10 s of its end, while the emulator is still paused."""
     run = Run("--backend", backend, "--strategies", strategy, "--dialects", "googlesql", "--users", "2",
               "--duration", "4s", "--results-dir", str(own_emulators), "--run-id", "stall", "--no-report")
-    started = run.wait_for(f"[1/1] {backend}:{strategy}:")
+    started = run.load_started(f"[1/1] {backend}:{strategy}")
     pid = emulator_pid(backend)
     time.sleep(max(0.0, started + 3.5 - time.monotonic()))
     os.kill(pid, signal.SIGSTOP)
@@ -318,7 +406,7 @@ def test_a_worker_that_dies_is_named_and_its_share_unverified_without_stretching
     writes are audited in full (no MISMATCH from the rows the dead worker's ledger took along)."""
     run = Run("--backend", "bigtable", "--strategies", "salted", "--users", "4", "--workers", "2", "--duration", "8s",
               "--results-dir", str(own_emulators), "--run-id", "lost", "--no-report")
-    started = run.wait_for("[1/1] bigtable:salted:")
+    started = run.load_started("[1/1] bigtable:salted")
     time.sleep(3)
     workers = children(run.proc.pid, "keybench.drive.worker")
     assert len(workers) == 2, workers

@@ -132,6 +132,22 @@ def test_smoke_fails_on_failed_operations_where_a_full_run_reports_them(emulator
         assert int(insert["failures"]) > 0 and insert["integrity"] == "ok"
 
 
+def test_smoke_fails_when_an_operation_of_the_mix_never_ran(emulator_hosts, tmp_path, capsys):
+    """--spawn-rate 1e-9: the writer starts at once, the reader never does. The smoke stage
+    waits past its duration for the reads (COVER_WAIT_S), then fails naming them; a full run
+    of the same settings reports the empty rows and passes."""
+    common = dict(backends=("bigtable",), strategies=("salted",), users=2, duration_s=1.0, spawn_rate=1e-9,
+                  results_dir=tmp_path / "results")
+    assert run(RunOptions(**common, smoke=True, run_id="smoke")) == 1
+    err = capsys.readouterr().err
+    assert "not run yet: the load goes on until each has run once" in err, err[-2000:]
+    assert "--smoke: 5 operation(s) of the mix never ran: bigtable:salted point_read" in err, err[-2000:]
+    assert run(RunOptions(**common, smoke=False, run_id="full")) == 0
+    rows = read_summary(tmp_path / "results" / "full" / "summary.csv")
+    assert {r["operation"] for r in rows if r["requests"] == "0"} == {
+        "point_read", "latest_n", "prefix_scan", "time_window", "number_range"}
+
+
 def test_a_stage_that_fails_after_creating_its_table_still_drops_it(emulator_hosts, tmp_path, monkeypatch, capsys):
     from google.cloud import bigtable
 

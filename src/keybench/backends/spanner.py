@@ -18,6 +18,7 @@ from google.cloud.spanner_admin_database_v1 import DatabaseDialect
 from google.cloud.spanner_v1 import JsonObject
 from google.cloud.spanner_v1.instance import Instance
 
+from keybench.backends import spanner_admin as admin
 from keybench.backends.base import (
     DEFAULT_PAYLOAD_BYTES,
     DEFAULT_TIMEOUT_S,
@@ -34,7 +35,6 @@ from keybench.errors import FixtureError, KeybenchError
 T = TypeVar("T")
 
 EMULATOR_CONFIG = "emulator-config"
-DDL_TIMEOUT_S = 60
 # keybench retries an ABORTED commit or transaction itself, after a jittered pause that doubles
 # from 50 ms to 1 s, until the operation's deadline. The client would sleep as long as the server
 # says (RetryInfo, in every ABORTED of the service), but the emulator, which aborts every
@@ -139,26 +139,25 @@ def _column(part: Part) -> str:
     return part.column
 
 
-def ensure_instance(client: spanner.Client, instance_id: str) -> Instance:
-    """The instance to create databases in. keybench creates it only on the emulator: on a
-    real target (the client goes where SPANNER_EMULATOR_HOST says, else to Google) an
-    instance costs money and belongs to someone, so it must already exist."""
+def instance_of(client: spanner.Client, instance_id: str) -> Instance:
+    """The instance keybench creates databases in, as an object (no call is made): on the
+    emulator with the configuration keybench creates it with (see `ensure_instance`)."""
     if not os.environ.get("SPANNER_EMULATOR_HOST"):
-        instance = client.instance(instance_id)
-        if not instance.exists():
-            raise KeybenchError(f"Spanner instance projects/{client.project}/instances/{instance_id} does not exist; "
-                                "keybench never creates an instance on a real target: create it first")
+        return client.instance(instance_id)
+    config = f"projects/{client.project}/instanceConfigs/{EMULATOR_CONFIG}"
+    return client.instance(instance_id, configuration_name=config, node_count=1)
+
+
+def ensure_instance(client: spanner.Client, instance: Instance) -> Instance:
+    """The instance, there to create databases in. keybench creates it only on the emulator:
+    on a real target (the client goes where SPANNER_EMULATOR_HOST says, else to Google) an
+    instance costs money and belongs to someone, so it must already exist."""
+    if admin.instance_exists(client, instance):
         return instance
-    instance = client.instance(
-        instance_id,
-        configuration_name=f"projects/{client.project}/instanceConfigs/{EMULATOR_CONFIG}",
-        node_count=1,
-    )
-    if not instance.exists():
-        try:
-            instance.create().result(DDL_TIMEOUT_S)
-        except gexc.AlreadyExists:
-            pass
+    if not os.environ.get("SPANNER_EMULATOR_HOST"):
+        raise KeybenchError(f"Spanner instance {instance.name} does not exist; "
+                            "keybench never creates an instance on a real target: create it first")
+    admin.create_instance(client, instance)
     return instance
 
 
@@ -172,7 +171,7 @@ class SpannerBackend(Backend):
         super().__init__(strategy, location, project, instance, payload_bytes)
         self.timeout_s = timeout_s  # a DML insert's deadline, its retries of ABORTED included
         self.client = client_for(project)
-        self.instance = ensure_instance(self.client, instance)
+        self.instance = instance_of(self.client, instance)  # made sure of by create(): no call before the set-up
         self.postgresql = strategy.dialect == "postgresql"
         self.database = self.instance.database(
             location,
@@ -246,13 +245,14 @@ class SpannerBackend(Backend):
     def create(self) -> None:
         fixture = self.strategy.directory / f"{self.strategy.dialect}.sql"
         try:
-            self.database.create().result(DDL_TIMEOUT_S)
+            ensure_instance(self.client, self.instance)
+            admin.create_database(self.client, self.instance, self.database)
         except gexc.GoogleAPICallError as exc:
             raise KeybenchError(f"cannot create Spanner database {self.location}: {exc.message}") from None
         # One statement at a time, so an error names the statement that caused it.
         for statement in self.strategy.ddl:
             try:
-                self.database.update_ddl([statement]).result(DDL_TIMEOUT_S)
+                admin.update_ddl(self.client, self.database, [statement])
             except gexc.GoogleAPICallError as exc:
                 self.drop()
                 raise FixtureError(
@@ -276,10 +276,7 @@ class SpannerBackend(Backend):
             )
 
     def drop(self) -> None:
-        try:
-            self.database.drop()
-        except gexc.NotFound:
-            pass
+        admin.drop_database(self.client, self.database)
 
     def _row(self, key: tuple, event: WriteEvent) -> dict:
         values = dict(zip(self.key_columns, key, strict=True))
@@ -410,8 +407,7 @@ class SpannerBackend(Backend):
             return [StoredRow(user, ts_us_of(ts), write_id) for user, ts, write_id in rows]
 
     def answers(self, timeout_s: float) -> bool:
-        with self.database.snapshot() as snapshot:
-            return list(snapshot.execute_sql("SELECT 1", timeout=timeout_s)) == [[1]]
+        return admin.service_answers(self.client, self.instance, timeout_s)
 
     def write_ids(self) -> list[str]:
         with self.database.snapshot() as snapshot:

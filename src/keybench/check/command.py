@@ -174,9 +174,9 @@ def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraf
         applied: list[str] = []
         if fixes:
             fixed_path = path.with_name(f"{path.name} (fixed)")
-            with scratch_database(schema.dialect) as database:
-                apply_ddl(database, fixed_statements(statements, fixed_schema, changed), fixed_path, schema.dialect)
-                refixed = read_schema(database, schema.dialect)
+            with scratch_database(schema.dialect) as scratch:
+                apply_ddl(scratch, fixed_statements(statements, fixed_schema, changed), fixed_path, schema.dialect)
+                refixed = read_schema(scratch, schema.dialect)
             kept = {k: v for k, v in stated.items() if k not in superseded}
             fixed_checks = check_schema(refixed, kept, fixed_path, request.rows, request.nodes, request.strict)
             applicable = [s for fix in fixes.values() if not fix.new_table for s in fix.statements(statements)]
@@ -185,9 +185,9 @@ def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraf
                 # user's own on a fresh database: what the emulator refuses here, a team could not apply.
                 applied_labels = (labels or [f"statement {n}" for n in range(1, len(statements) + 1)]) + [
                     f"fix statement {n}" for n in range(1, len(applicable) + 1)]
-                with scratch_database(schema.dialect) as database:
+                with scratch_database(schema.dialect) as scratch:
                     try:
-                        apply_ddl(database, statements + applicable, path, schema.dialect, applied_labels)
+                        apply_ddl(scratch, statements + applicable, path, schema.dialect, applied_labels)
                         applied = ["", f"the statements to apply ({len(applicable)}) apply to the schema as it stands: "
                                    "the emulator took them after the schema's own"]
                     except DdlRefused as refused:

@@ -250,8 +250,7 @@ def fixed_statements(statements: list[str], fixed: Schema, changed: list[str]) -
     added: list[str] = []  # the rewritten tables' constraints, added once every table exists
     tables = {t.name: t for t in fixed.tables}
     for name in dict.fromkeys(changed):
-        creates = re.compile(rf"^\s*CREATE\s+(TABLE|(UNIQUE\s+)?(NULL_FILTERED\s+)?INDEX|SEQUENCE)\s+"
-                             rf"(IF\s+NOT\s+EXISTS\s+)?[`\"]?{re.escape(name)}[`\"]?(?!\w)", re.IGNORECASE)
+        creates = _creates(name, r"TABLE|(?:UNIQUE\s+)?(?:NULL_FILTERED\s+)?INDEX|SEQUENCE")
         at = next((i for i, s in enumerate(out) if creates.match(s)), None)
         if at is not None:
             out[at] = by_name[name] + (_postgresql_filter(out[at]) if dialect == POSTGRESQL else "")
@@ -267,6 +266,12 @@ def fixed_statements(statements: list[str], fixed: Schema, changed: list[str]) -
     return out + added
 
 
+def _creates(name: str, kinds: str) -> re.Pattern:
+    """A statement that creates `name`, quoted or not, as one of `kinds` (a regex alternation)."""
+    return re.compile(rf"^\s*CREATE\s+(?:{kinds})\s+(?:IF\s+NOT\s+EXISTS\s+)?[`\"]?{re.escape(name)}[`\"]?(?!\w)",
+                      re.IGNORECASE)
+
+
 def _alterations(table: str) -> re.Pattern:
     """ALTER TABLE statements of `table` that change what its rewrite already holds: a column
     added, dropped or altered, a constraint, a row deletion policy or TTL; not a synonym or a
@@ -277,11 +282,10 @@ def _alterations(table: str) -> re.Pattern:
 
 def _with_user_filter(statement: str, original: list[str], dialect: str) -> str:
     """A PostgreSQL CREATE INDEX the fix writes, with the WHERE clause of the user's own."""
-    found = re.match(r"^CREATE\s+(UNIQUE\s+)?INDEX\s+(\S+)", statement)
+    found = re.match(r'^CREATE\s+(?:UNIQUE\s+)?INDEX\s+[`"]?([^\s`"]+)', statement)
     if dialect != POSTGRESQL or found is None:
         return statement
-    creates = re.compile(rf"^\s*CREATE\s+(UNIQUE\s+)?INDEX\s+(IF\s+NOT\s+EXISTS\s+)?{re.escape(found.group(2))}(?!\w)",
-                         re.IGNORECASE)
+    creates = _creates(found.group(1), r"(?:UNIQUE\s+)?INDEX")
     own = next((s for s in original if creates.match(s)), None)
     return statement + (_postgresql_filter(own) if own else "")
 

@@ -9,6 +9,7 @@ the column."""
 from __future__ import annotations
 
 import dataclasses
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from keybench.check.schema import Column, KeyColumn, Schema, Table
 from keybench.design.byteorder import TABLE_SPACE
 from keybench.design.keys import DEFAULT_SEED, spanner_part
 from keybench.design.strategies import Index, Strategy
+from keybench.infra.progress import PROGRESS_EVERY_S, progress
 from keybench.infra.signals import interrupt_point
 from keybench.model.model_result import ModelResult
 from keybench.model.params import SplitParams
@@ -165,8 +167,13 @@ def check_schema(schema: Schema, stated: dict[str, Distribution], source: Path, 
     from keybench.check.inference import infer
 
     checks = []
-    for table in schema.tables:
+    started = said = time.monotonic()
+    for number, table in enumerate(schema.tables, 1):
         interrupt_point()
         distributions = key_distributions(schema, table, lambda t, c: infer(schema, t, c, stated, strict))
         checks += check_table(schema, table, distributions, source, rows, nodes)
+        if time.monotonic() - said >= PROGRESS_EVERY_S and number < len(schema.tables):
+            # A large schema takes minutes: say how far it got (stderr; the verdicts go to stdout).
+            said = time.monotonic()
+            progress(f"  {source.name}: checked {number} of {len(schema.tables)} tables ({said - started:.0f} s)")
     return checks

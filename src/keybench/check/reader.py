@@ -12,9 +12,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from google.api_core import exceptions as gexc
+from google.cloud import spanner
 from google.cloud.spanner_admin_database_v1 import DatabaseDialect
+from google.cloud.spanner_v1.database import Database
 
-from keybench.backends.spanner import DDL_TIMEOUT_S, client_for, ensure_instance
+from keybench.backends import spanner_admin as admin
+from keybench.backends.spanner import client_for, ensure_instance, instance_of
 from keybench.check.request import AUTO_DIALECT
 from keybench.check.schema import (
     DIALECT_TITLES,
@@ -143,25 +146,35 @@ class DdlRefused(KeybenchError):
         self.number, self.dialect, self.detail = number, dialect, detail
 
 
+@dataclasses.dataclass(frozen=True)
+class Scratch:
+    """A scratch database and the client whose admin calls change it."""
+
+    client: spanner.Client
+    database: Database
+
+
 @contextmanager
 def scratch_database(dialect: str = GOOGLESQL):
-    """A new, empty database of the dialect on the emulator SPANNER_EMULATOR_HOST names, dropped afterwards."""
+    """A new, empty database (a Scratch) of the dialect on the emulator SPANNER_EMULATOR_HOST
+    names, dropped afterwards."""
     client = client_for(PROJECT)
     database = None
     try:
         try:
-            database = ensure_instance(client, INSTANCE).database(DATABASE_PREFIX + uuid.uuid4().hex[:12],
-                                                                  database_dialect=DATABASE_DIALECTS[dialect])
-            database.create().result(DDL_TIMEOUT_S)
+            instance = ensure_instance(client, instance_of(client, INSTANCE))
+            database = instance.database(DATABASE_PREFIX + uuid.uuid4().hex[:12],
+                                         database_dialect=DATABASE_DIALECTS[dialect])
+            admin.create_database(client, instance, database)
         except gexc.GoogleAPICallError as exc:
             raise KeybenchError(f"cannot create a scratch database on the Spanner emulator: {exc.message}") from None
-        yield database
+        yield Scratch(client, database)
     finally:
         # Dropped whatever ended the check, an interrupt during its creation included: a
         # database left behind counts against the emulator's limit for every later check.
         if database is not None:
             try:
-                database.drop()
+                admin.drop_database(client, database)
             except gexc.GoogleAPICallError:
                 pass  # never created, or the emulator went away: nothing is left to drop
         client.close()
@@ -173,7 +186,7 @@ def statement_label(labels: list[str] | None, number: int) -> str:
     return labels[number - 1] if labels else f"statement {number}"
 
 
-def apply_ddl(database, statements: list[str], source: Path, dialect: str = GOOGLESQL,
+def apply_ddl(scratch: Scratch, statements: list[str], source: Path, dialect: str = GOOGLESQL,
               labels: list[str] | None = None) -> list[str]:
     """One statement at a time (a PostgreSQL database takes DDL only so, after its creation),
     so a refusal names the statement the emulator refused. A refused statement that defines
@@ -188,10 +201,11 @@ def apply_ddl(database, statements: list[str], source: Path, dialect: str = GOOG
             data.setdefault(verb, []).append(label)
             continue
         try:
-            database.update_ddl([statement]).result(DDL_TIMEOUT_S)
+            admin.update_ddl(scratch.client, scratch.database, [statement])
         except gexc.GoogleAPICallError as exc:
+            _unless_silent(exc)
             rewritten, done = for_emulator(statement, dialect)
-            if done and _applies(database, rewritten):
+            if done and _applies(scratch, rewritten):
                 notes.append(f"{label} rewritten for this Spanner emulator{_emulator_version()}, which refused it "
                              f"as written: {'; '.join(done)}")
                 continue
@@ -211,12 +225,20 @@ def apply_ddl(database, statements: list[str], source: Path, dialect: str = GOOG
     return notes
 
 
-def _applies(database, statement: str) -> bool:
+def _applies(scratch: Scratch, statement: str) -> bool:
     try:
-        database.update_ddl([statement]).result(DDL_TIMEOUT_S)
-    except gexc.GoogleAPICallError:
+        admin.update_ddl(scratch.client, scratch.database, [statement])
+    except gexc.GoogleAPICallError as exc:
+        _unless_silent(exc)
         return False
     return True
+
+
+def _unless_silent(exc: gexc.GoogleAPICallError) -> None:
+    """A refusal is the emulator's answer about the statement; silence is not, and ends the check."""
+    if isinstance(exc, (gexc.ServiceUnavailable, gexc.DeadlineExceeded)):
+        raise KeybenchError("the Spanner emulator stopped answering during the check: "
+                            f"{readable(exc.message)}") from None
 
 
 def _emulator_version() -> str:
@@ -235,13 +257,13 @@ def load_schema(statements: list[str], source: Path, dialect: str = AUTO_DIALECT
     the dialect that got further (both at the same statement: both messages)."""
     refusals: list[DdlRefused] = []
     for tried in (GOOGLESQL, POSTGRESQL) if dialect == AUTO_DIALECT else (dialect,):
-        with scratch_database(tried) as database:
+        with scratch_database(tried) as scratch:
             try:
-                notes = apply_ddl(database, statements, source, tried, labels)
+                notes = apply_ddl(scratch, statements, source, tried, labels)
             except DdlRefused as refused:
                 refusals.append(refused)
                 continue
-            schema = read_schema(database, tried)
+            schema = read_schema(scratch, tried)
             return dataclasses.replace(schema, notes=(*notes, *schema.notes))
     furthest = max(refusals, key=lambda r: r.number)
     if len(refusals) == 2 and refusals[0].number == refusals[1].number:
@@ -256,19 +278,20 @@ def _shown(statement: str) -> str:
     return statement if len(statement) <= 200 else statement[:197] + "..."
 
 
-def read_schema(database, dialect: str = GOOGLESQL) -> Schema:
+def read_schema(scratch: Scratch, dialect: str = GOOGLESQL) -> Schema:
     """Tables, key columns, defaults, options, interleaving, indexes and sequences; a
     PostgreSQL type as its GoogleSQL counterpart (schema.from_postgresql_type)."""
-    with database.snapshot(multi_use=True) as snapshot:
+    with scratch.database.snapshot(multi_use=True) as snapshot:
         def rows(sql):
-            return [tuple(r) for r in snapshot.execute_sql(sql.format(schema=USER_SCHEMA[dialect]))]
+            return [tuple(r) for r in snapshot.execute_sql(sql.format(schema=USER_SCHEMA[dialect]),
+                                                           timeout=admin.ADMIN_CALL_TIMEOUT_S)]
 
         tables, columns, commit_ts = rows(TABLES), rows(COLUMNS), set(rows(COMMIT_TIMESTAMPS))
         indexes, index_columns = rows(INDEXES), rows(INDEX_COLUMNS)
         sequence_options = _sequence_options(rows(SEQUENCE_OPTIONS[dialect]), dialect)
-    database.reload()
-    identities = _identities(database.ddl_statements)
-    extras = _table_extras(database.ddl_statements)
+    ddl = admin.ddl_of(scratch.client, scratch.database)
+    identities = _identities(ddl)
+    extras = _table_extras(ddl)
     columns_of: dict[str, list[Column]] = {}
     for table, name, spanner_type, nullable, default, generated, stored in columns:
         typed, commit_timestamp = (from_postgresql_type(spanner_type) if dialect == POSTGRESQL

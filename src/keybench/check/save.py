@@ -7,6 +7,7 @@ has accepted, plus the columns keybench keeps its bookkeeping in."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +69,12 @@ def spanner_draft(schema: Schema, table: Table, ddl_text: str, source: Path, inf
     indexes: list = []
     extra: dict[str, dict] = {}
     for index in schema.indexes_of(table.name):
+        if index.managed:
+            # Spanner creates and writes a foreign key's backing index itself: the fixture has no
+            # CREATE INDEX for it, and its writes follow from the table's.
+            notes.append(f"{index.name} is Spanner's own (backing a foreign key): its entries are written, "
+                         "but the load does not read through it")
+            continue
         specs = key_specs(schema, table, index.key, distributions, typed=True)
         indexes.append({"name": index.name, "key": specs, **({"stores": list(index.storing)} if index.storing else {})})
         # An index column outside the table key gets the value the index part computes, so the
@@ -103,7 +110,11 @@ def spanner_draft(schema: Schema, table: Table, ddl_text: str, source: Path, inf
     bookkeeping = [f"ALTER TABLE {quoted(table.name, dialect)} ADD COLUMN "
                    + Column(new_name(USER_DESIGN_COLUMNS[k], dialect), t).ddl(dialect) for k,
                    t in BOOKKEEPING_TYPES.items()]
-    text = ddl_text.rstrip() + ("" if _closed(ddl_text) else ";")
+    kept, foreign_keys = without_foreign_keys(ddl_text)
+    if foreign_keys:
+        notes.append(f"{foreign_keys} FOREIGN KEY constraint(s) left out of the saved DDL: the load writes no rows of "
+                     "the tables they reference, so every insert would violate them")
+    text = kept.rstrip() + ("" if _closed(kept) else ";")
     ddl = (f"-- {source.name} as the Spanner emulator accepted it:\n{text}\n\n"
            "-- The columns keybench keeps each write's time, user, WriteId and payload in (nullable, outside every "
            "key).\n"
@@ -118,7 +129,7 @@ def _cased_names(schema: Schema, table: Table, parent: Table | None) -> list[str
         return []
     names = [t.name for t in (table, parent) if t is not None]
     names += [c.name for t in (table, parent) if t is not None for c in t.columns]
-    names += [i.name for i in schema.indexes_of(table.name)]
+    names += [i.name for i in schema.indexes_of(table.name) if not i.managed]
     return [n for n in dict.fromkeys(names) if n != n.lower()]
 
 
@@ -142,6 +153,30 @@ def _fills(table: Table, given: set[str], source: Path) -> list[dict]:
             raise KeybenchError(f"{source}: {table.name}.{column.name} is NOT NULL and keybench {exc}") from None
         fills.append({"column": column.name, "value": "fill", "type": column.type})
     return fills
+
+
+_NAME = r"[`\"]?[\w.]+[`\"]?"
+_REFERENCES = rf"REFERENCES\s+{_NAME}\s*(?:\([^)]*\))?(?:\s+ON\s+DELETE\s+(?:CASCADE|NO\s+ACTION))?" \
+              r"(?:\s+(?:NOT\s+)?ENFORCED)?"
+# A table constraint (`, CONSTRAINT fk FOREIGN KEY (a) REFERENCES t (b) ON DELETE CASCADE`), or a
+# PostgreSQL column's inline `REFERENCES t (b)`.
+_FOREIGN_KEY_CLAUSE = re.compile(rf",\s*(?:CONSTRAINT\s+{_NAME}\s+)?FOREIGN\s+KEY\s*\([^)]*\)\s*{_REFERENCES}"
+                                 rf"|\s+{_REFERENCES}", re.IGNORECASE)
+_ADD_FOREIGN_KEY = re.compile(rf"^\s*ALTER\s+TABLE\s+{_NAME}\s+ADD\s+(?:CONSTRAINT\s+{_NAME}\s+)?FOREIGN\s+KEY\b",
+                              re.IGNORECASE)
+
+
+def without_foreign_keys(ddl_text: str) -> tuple[str, int]:
+    """The DDL without its FOREIGN KEY constraints, and how many it had."""
+    kept, removed = [], 0
+    for statement in split_ddl(ddl_text):
+        if _ADD_FOREIGN_KEY.match(statement):
+            removed += 1
+            continue
+        statement, found = _FOREIGN_KEY_CLAUSE.subn("", statement)
+        kept.append(statement)
+        removed += found
+    return ("".join(f"{s};\n" for s in kept) if removed else ddl_text), removed
 
 
 def _closed(ddl_text: str) -> bool:

@@ -48,9 +48,35 @@ def to_postgresql_type(googlesql_type: str) -> str:
     return f"{written}({length}" if base == "STRING" and length not in ("", "MAX)") else written
 
 
+# Reserved keywords, which a name can be only when quoted ("GoogleSQL lexical structure and
+# syntax"; PostgreSQL's "SQL Key Words" appendix, its reserved and reserved-as-function ones).
+GOOGLESQL_RESERVED = frozenset("""
+    ALL AND ANY ARRAY AS ASC ASSERT_ROWS_MODIFIED AT BETWEEN BY CASE CAST COLLATE CONTAINS CREATE CROSS CUBE
+    CURRENT DEFAULT DEFINE DESC DISTINCT ELSE END ENUM ESCAPE EXCEPT EXCLUDE EXISTS EXTRACT FALSE FETCH FOLLOWING
+    FOR FROM FULL GROUP GROUPING GROUPS HASH HAVING IF IGNORE IN INNER INTERSECT INTERVAL INTO IS JOIN LATERAL LEFT
+    LIKE LIMIT LOOKUP MERGE NATURAL NEW NO NOT NULL NULLS OF ON OR ORDER OUTER OVER PARTITION PRECEDING PROTO
+    QUALIFY RANGE RECURSIVE RESPECT RIGHT ROLLUP ROWS SELECT SET SOME STRUCT TABLESAMPLE THEN TO TREAT TRUE
+    UNBOUNDED UNION UNNEST USING WHEN WHERE WINDOW WITH WITHIN""".split())
+POSTGRESQL_RESERVED = frozenset("""
+    all analyse analyze and any array as asc asymmetric authorization binary both case cast check collate
+    collation column concurrently constraint create cross current_catalog current_date current_role
+    current_schema current_time current_timestamp current_user default deferrable desc distinct do else end
+    except false fetch for foreign freeze from full grant group having ilike in initially inner intersect into
+    is isnull join lateral leading left like limit localtime localtimestamp natural not notnull null offset on
+    only or order outer overlaps placing primary references returning right select session_user similar some
+    symmetric table tablesample then to trailing true union unique user using variadic verbose when where
+    window with""".split())
+
+
 def quoted(name: str, dialect: str) -> str:
-    """A name as the dialect must write it: PostgreSQL folds an unquoted name to lower case."""
-    return f'"{name}"' if dialect == POSTGRESQL and not re.fullmatch(r"[a-z_][a-z0-9_]*", name) else name
+    """A name as the dialect must write it in DDL keybench generates: quoted when it is a
+    reserved keyword (a table named `Order`) or not a plain identifier, and in PostgreSQL also
+    when it has capitals (an unquoted name folds to lower case)."""
+    if dialect == POSTGRESQL:
+        plain = re.fullmatch(r"[a-z_][a-z0-9_]*", name) and name not in POSTGRESQL_RESERVED
+        return name if plain else '"' + name.replace('"', '""') + '"'
+    plain = re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) and name.upper() not in GOOGLESQL_RESERVED
+    return name if plain else f"`{name}`"
 
 
 def new_name(wanted: str, dialect: str) -> str:
@@ -135,7 +161,7 @@ class Table:
             text = f"CREATE TABLE {quoted(self.name, dialect)} ({columns}\n  {key}\n)"
             interleave = " INTERLEAVE IN PARENT "
         else:
-            text = f"CREATE TABLE {self.name} ({columns}\n) {key}"
+            text = f"CREATE TABLE {quoted(self.name, dialect)} ({columns}\n) {key}"
             interleave = ",\n  INTERLEAVE IN PARENT "
         if self.parent:
             text += interleave + quoted(self.parent,
@@ -171,11 +197,11 @@ class Index:
                 text += f" INCLUDE ({', '.join(quoted(c, dialect) for c in self.storing)})"
             return text + (f" INTERLEAVE IN {quoted(self.interleaved_in, dialect)}" if self.interleaved_in else "")
         kind = "UNIQUE " * self.unique + "NULL_FILTERED " * self.null_filtered
-        text = f"CREATE {kind}INDEX {self.name} ON {self.table}({key_ddl(self.key)})"
+        text = f"CREATE {kind}INDEX {quoted(self.name, dialect)} ON {quoted(self.table, dialect)}({key_ddl(self.key)})"
         if self.storing:
-            text += f" STORING ({', '.join(self.storing)})"
+            text += f" STORING ({', '.join(quoted(c, dialect) for c in self.storing)})"
         if self.interleaved_in:
-            text += f", INTERLEAVE IN {self.interleaved_in}"
+            text += f", INTERLEAVE IN {quoted(self.interleaved_in, dialect)}"
         return text
 
 
@@ -198,7 +224,7 @@ class Sequence:
             return " ".join([f"CREATE SEQUENCE {quoted(self.name, dialect)}", *filter(None, clauses)])
         options = ", ".join(f"{k} = {v}" if v.lstrip("-").isdigit() else f'{k} = "{v}"' for k,
                             v in self.options.items())
-        return f"CREATE SEQUENCE {self.name} OPTIONS ({options})"
+        return f"CREATE SEQUENCE {quoted(self.name, dialect)} OPTIONS ({options})"
 
 
 @dataclass(frozen=True)
@@ -248,5 +274,6 @@ def fingerprint_shard(column: Column, shards: int, dialect: str) -> str:
     if dialect == POSTGRESQL:
         value = quoted(column.name, dialect) + ("" if textual else "::text")
         return f"mod(spanner.farm_fingerprint({value}), {shards})"
-    value = column.name if textual else f"CAST({column.name} AS STRING)"
+    name = quoted(column.name, dialect)
+    value = name if textual else f"CAST({name} AS STRING)"
     return f"MOD(FARM_FINGERPRINT({value}), {shards})"

@@ -37,7 +37,7 @@ import numpy as np
 from keybench.design.events import EPOCH, WriteEvent, ts_us_of
 from keybench.design.keys import Part, join_segments
 from keybench.design.plans import ReadRequest, Span
-from keybench.design.strategies import Strategy
+from keybench.design.strategies import INDEX_KIND, TABLE_KIND, Strategy, creates
 
 TABLE_SPACE = "table"  # the key space of the strategy's table; an index's space is its name
 FULL_SPACE = (b"", b"")  # a full scan: from the first key to the end of the space
@@ -125,11 +125,10 @@ def index_key_parts(strategy, index) -> tuple[Part, ...]:
     return tuple(index.parts) + tuple(p for p in strategy.parts if p.column not in held)
 
 
-_STATEMENT_TABLE = re.compile(r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?\"?(\w+)", re.I)
-_STATEMENT_INDEX = re.compile(r"^\s*CREATE\s+(?:UNIQUE\s+)?(?:NULL_FILTERED\s+)?INDEX\s+"
-                              r"(?:IF\s+NOT\s+EXISTS\s+)?\"?(\w+)", re.I)
+_STATEMENT_TABLE = creates(TABLE_KIND)
+_STATEMENT_INDEX = creates(INDEX_KIND)
 _PRIMARY_KEY = re.compile(r"PRIMARY\s+KEY\s*\(([^)]*)\)", re.I)
-_INTERLEAVED_IN = re.compile(r"INTERLEAVE\s+IN\s+(?:PARENT\s+)?\"?(\w+)", re.I)
+_INTERLEAVED_IN = re.compile(r"INTERLEAVE\s+IN\s+(?:PARENT\s+)?[`\"]?(\w+)", re.I)
 
 
 def root_key_columns(ddl: tuple[str, ...]) -> dict[str, int]:

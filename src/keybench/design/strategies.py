@@ -158,6 +158,18 @@ class Strategy:
         return KeyGenerator(self.parts, seed=seed, separator=self.separator)
 
 
+TABLE_KIND = r"TABLE"
+INDEX_KIND = r"(?:UNIQUE\s+)?(?:NULL_FILTERED\s+)?INDEX"
+
+
+def creates(kind: str, name: str | None = None) -> re.Pattern:
+    """A statement that creates a `kind` (TABLE_KIND, INDEX_KIND) named `name` (any name, as
+    group 1, when None): with or without IF NOT EXISTS, the name bare, `quoted` or "quoted",
+    in any case (PostgreSQL folds an unquoted name to lower case)."""
+    named = r"(\w+)" if name is None else re.escape(name)
+    return re.compile(rf"^\s*CREATE\s+{kind}\s+(?:IF\s+NOT\s+EXISTS\s+)?[`\"]?{named}(?![\w`\"]*\w)", re.I)
+
+
 def split_ddl(text: str) -> list[str]:
     """Statements of a DDL file as editors and tools write it: a byte-order mark, CRLF, `--`
     and `/* */` comments dropped (the emulator refuses some comments, and they define no key),
@@ -256,7 +268,7 @@ def _parent_rows(path: Path, spec, parts: tuple[Part, ...], ddl: tuple[str, ...]
         raise FixtureError.malformed(path,
                                      "[parent_rows]: keys the database generates are inserted by DML, without parent "
                                      "rows")
-    if not any(re.match(rf"CREATE TABLE\s+{re.escape(rows.table)}\b", st, re.IGNORECASE) for st in ddl):
+    if not any(creates(TABLE_KIND, rows.table).match(st) for st in ddl):
         raise FixtureError.malformed(path, f"[parent_rows]: the fixture has no CREATE TABLE {rows.table}")
     return rows
 
@@ -297,9 +309,7 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
         table = str(meta.get("table", ""))
         parent = meta.get("parent_table")
         for named, role in ((table, "table"), (parent, "parent_table")):
-            if (named or role == "table") and not any(
-                re.match(rf"CREATE TABLE\s+{re.escape(named or '')}\b", st, re.IGNORECASE) for st in ddl
-            ):  # names compare without case: the PostgreSQL dialect folds them to lower case
+            if (named or role == "table") and not any(creates(TABLE_KIND, named or "").match(st) for st in ddl):
                 raise FixtureError.malformed(ddl_path,
                                              f"no CREATE TABLE {named or '<table>'} (strategy.toml names {role} "
                                              f"{named!r})")
@@ -325,8 +335,7 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
             raise FixtureError.malformed(meta_path, f"[[column]] / [[index]]: {exc}") from None
         found = {}
         for index in indexes:
-            statement = next((st for st in ddl if re.match(
-                rf"CREATE\s+(NULL_FILTERED\s+)?INDEX\s+{re.escape(index.name)}\b", st, re.IGNORECASE)), None)
+            statement = next((st for st in ddl if creates(INDEX_KIND, index.name).match(st)), None)
             if statement is None:
                 raise FixtureError.malformed(ddl_path, f"no CREATE INDEX {index.name} (strategy.toml declares it)")
             found[index.name] = bool(re.match(r"CREATE\s+NULL_FILTERED\b", statement, re.IGNORECASE)

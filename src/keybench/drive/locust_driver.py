@@ -24,10 +24,10 @@ from keybench.drive.users import CurrentStage, user_class
 from keybench.errors import KeybenchError
 from keybench.infra import emulators
 from keybench.infra.interrupt import INTERRUPT
-from keybench.infra.progress import progress
+from keybench.infra.progress import PROGRESS_EVERY_S, progress
 from keybench.infra.watchdog import Unanswered, Watchdog
 
-PROGRESS_EVERY_S = 5.0
+COVER_WAIT_S = 30.0  # how long a smoke stage may outlast its duration for an operation that has not yet run
 # Users finish the operation in flight before a stage ends, for at most this long: then it is
 # cut off (counted in cut_off; an insert's outcome is unknown and the audit settles it). Short
 # enough that a stalled database, whose operations wait out --op-timeout, still ends the stage
@@ -45,6 +45,13 @@ class StageLoad:
     spawn_rate: float  # users started per second; 0: all at once
     duration_s: float
     workers: int = 0  # Locust worker processes; 0 runs the users in this process
+    # Operations that must each have run once before the load may end (a smoke run's mix): the
+    # load goes on past its duration for up to COVER_WAIT_S until they have.
+    cover: tuple[str, ...] = ()
+
+    def uncovered(self, ran: set[str]) -> list[str]:
+        """The operations of `cover` not in `ran`."""
+        return [op for op in self.cover if op not in ran]
 
 
 @dataclass
@@ -94,6 +101,7 @@ class StageEnvironment:
         self.stage: Stage = spec.build(events=self.env.events)
         self.slot.put(self.stage)
         self.watch = Watchdog(self.stage.backend.answers)  # the waits after the load: stop, audit, drop
+        self._cover_said = False
 
     def drive(self, plan: StageLoad, label: str, ep: emulators.Endpoint) -> Driven:
         env, stage = self.env, self.stage
@@ -120,10 +128,13 @@ class StageEnvironment:
             gc.freeze()
             started = time.monotonic()
             runner.start(plan.users, spawn_rate=plan.spawn_rate or plan.users)
+            progress(f"  {label}  load: {plan.users} user(s) for {plan.duration_s:g}s"
+                     + (f" on {plan.workers} worker(s)" if plan.workers else ""))
             next_report = started + PROGRESS_EVERY_S
             try:
-                while (now := time.monotonic()) < started + plan.duration_s:
-                    gevent.sleep(min(1.0, next_report - now, started + plan.duration_s - now))
+                while (now := time.monotonic()) < started + plan.duration_s or self._waits_for_cover(
+                        plan, runner, now - started, label):
+                    gevent.sleep(max(0.05, min(1.0, next_report - now, started + plan.duration_s - now)))
                     gc.freeze()
                     if INTERRUPT.requested:
                         raise KeyboardInterrupt
@@ -153,7 +164,8 @@ class StageEnvironment:
                 # also make each worker sleep for its stop timeout before it heeds the quit.
                 per_worker = master.gather()
             else:
-                ended_early = self._stop(runner) or ended_early
+                stop_cut_off = self._stop(runner)
+                ended_early = ended_early or stop_cut_off  # an emulator gone is the cause of a silent stop
                 per_worker = {}
             elapsed = time.monotonic() - started
             stage.collector.settle()  # a backstop: each user's on_stop settles, even when it is killed
@@ -165,6 +177,19 @@ class StageEnvironment:
         return Driven(elapsed, per_worker, locust_csvs(env), ended_early, interrupted,
                       stopping_s=elapsed - (stop_began - started), lost_workers=dict(master.lost) if workers else {})
 
+
+    def _waits_for_cover(self, plan: StageLoad, runner, elapsed: float, label: str) -> bool:
+        """Past the stage's duration: whether the load goes on, for an operation of `plan.cover`
+        that has not run yet (COVER_WAIT_S at most)."""
+        ran = {entry.name for entry in runner.stats.entries.values() if entry.num_requests}
+        missing = plan.uncovered(ran)
+        if not missing or elapsed >= plan.duration_s + COVER_WAIT_S:
+            return False
+        if not self._cover_said:
+            progress(f"  {label}  {', '.join(missing)} not run yet: the load goes on until each has run once "
+                     f"(up to {COVER_WAIT_S:g} s more)")
+            self._cover_said = True
+        return True
 
     def _stop(self, runner) -> str | None:
         """Stop the users, letting each finish its operation in flight (STOP_TIMEOUT_S at most)

@@ -10,6 +10,7 @@ distributed mode the master (`--master`) creates the table and audits it; worker
 
 from __future__ import annotations
 
+import gc
 import sys
 import time
 from pathlib import Path
@@ -17,6 +18,7 @@ from pathlib import Path
 import gevent.event
 from locust import events
 from locust.runners import MasterRunner, WorkerRunner
+from locust.stats import StatsCSVFileWriter
 
 from keybench.design import limits, strategies
 from keybench.design.keys import DEFAULT_SEED
@@ -30,6 +32,17 @@ from keybench.infra import emulators
 from keybench.infra.watchdog import watched
 from keybench.measure.console import side_by_side
 from keybench.measure.summary import stage_problems, stage_rows
+
+
+def _stop_csv_writers() -> None:
+    """End the greenlet that writes Locust's `--csv` files. Locust closes the files right after
+    its `quit` event and leaves that greenlet asleep; the exit then yields to it (gRPC's own
+    shutdown does), and it fails on a closed file with a CRITICAL traceback. It wrote its last
+    rows during the audit, after the users had stopped."""
+    for obj in gc.get_objects():
+        if isinstance(obj, gevent.Greenlet) and isinstance(getattr(getattr(obj, "_run", None), "__self__", None),
+                                                           StatsCSVFileWriter):
+            obj.kill(block=True, timeout=1)
 
 
 def scenario(backend: str) -> type[KeybenchUser]:
@@ -93,6 +106,10 @@ def scenario(backend: str) -> type[KeybenchUser]:
     def _gather(environment, **_kw):
         if "master" in state:
             state["master"].gather()
+
+    @events.quit.add_listener
+    def _end_the_csv_writer(**_kw):
+        _stop_csv_writers()
 
     @events.quitting.add_listener
     def _audit(environment, **_kw):

@@ -96,6 +96,12 @@ class WorkloadSettings:
         """The reads a reader of `backend` chooses from, by weight (positive weights only)."""
         return {op: self.mix[op] for op in READ_OPERATIONS[backend] if self.mix.get(op, 0) > 0}
 
+    def running_operations(self, backend: str) -> tuple[str, ...]:
+        """The operations a stage of `backend` runs: inserts if it has writers, and the reads
+        of the mix if it has readers."""
+        roles = self.roles(backend)
+        return (INSERT,) * (roles.writers > 0) + tuple(self.read_weights(backend)) * (roles.readers > 0)
+
     def roles(self, backend: str) -> Roles:
         """The stage's writers and readers: a mix without reads (for this backend) has no
         readers, one without inserts no writers; otherwise `readers` of the users read."""

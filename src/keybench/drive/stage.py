@@ -72,6 +72,10 @@ class StageDefinition:
         return cls(strategy.backend, strategy.name, strategy.dialect, directory, buckets,
                    location_name(tag, strategy), project, instance, dataclasses.asdict(settings), seed, tag)
 
+    def running_operations(self) -> tuple[str, ...]:
+        """The operations the stage's users run."""
+        return WorkloadSettings(**self.settings).running_operations(self.backend)
+
     def build(self, partition: Partition = SOLE, events=None) -> Stage:
         strategy = load_strategy(schemas_root() / self.directory, self.backend, self.dialect, self.buckets)
         settings = WorkloadSettings(**self.settings)

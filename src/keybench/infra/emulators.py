@@ -359,12 +359,14 @@ class Endpoint:
 
     def restart(self) -> None:
         """A fresh emulator in place of this one: the one `prepare_restart` started, or a new
-        one on the same port."""
+        one. Always on a new port: gRPC shares a connection per address across channels, and
+        one that was refused (an emulator that died) stays in its reconnect backoff, failing
+        the new channels' calls at once, for up to two minutes."""
         assert self.emulator is not None
         self.emulator.stop()
         successor, self.successor = self.successor, None
         if successor is None:
-            successor = launch(self.backend, self.emulator.port, self.emulator.started_by, detach=False)
+            successor = launch(self.backend, free_port(), self.emulator.started_by, detach=False)
         self.emulator = successor.ready()
         self.address = self.emulator.address
 

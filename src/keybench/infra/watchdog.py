@@ -1,9 +1,11 @@
-"""Every wait after the load has a way out. A stalled database (a paused emulator, a dead
-one whose client retries forever) would otherwise hang the audit or the drop with no end:
+"""Every wait outside the load has a way out: the set-up, and the waits after the load. A
+stalled database (a paused emulator, a dead one whose client retries forever) would otherwise
+hang the set-up, the audit or the drop with no end:
 the work runs in its own greenlet, and while it has not finished, a cheap request with a
 short deadline asks whether the database still answers. Two unanswered probes in a row
 abandon the work. A slow but answering database (a large table on a real instance) is never
-cut off: only silence is."""
+cut off: only silence is. A wait that may be given up on a signal (the set-up: nothing has been
+written yet) is also abandoned as soon as its `stop` says so."""
 
 from __future__ import annotations
 
@@ -23,6 +25,10 @@ class Unanswered(Exception):
     """The database stopped answering while the work waited on it."""
 
 
+class Cancelled(Exception):
+    """The work was abandoned because its `stop` asked for it (a signal during the set-up)."""
+
+
 class Watchdog:
     """One stage's watch on its database, across the waits after its load (the users' stop,
     the audit, the drop): unanswered probes add up from one wait to the next, so a database
@@ -36,8 +42,9 @@ class Watchdog:
         self.missed = 0
         self.silence: str | None = None  # why the database is taken to be silent, once it is
 
-    def run(self, work: Callable[[], T], what: str) -> T:
-        """work()'s result (or its exception); Unanswered if the database is, or falls, silent first."""
+    def run(self, work: Callable[[], T], what: str, stop: Callable[[], bool] | None = None) -> T:
+        """work()'s result (or its exception); Unanswered if the database is, or falls, silent
+        first; Cancelled if `stop()` turns true first (it is asked at every probe)."""
         if self.silence:
             raise Unanswered(f"{what}: {self.silence}")
         task = gevent.spawn(work)
@@ -45,6 +52,9 @@ class Watchdog:
             task.join(timeout=self.probe_every_s)
             if task.ready():
                 return task.get()
+            if stop is not None and stop():
+                task.kill(block=False)
+                raise Cancelled(f"{what}: cancelled")
             if _answers_within(self.answers, self.probe_timeout_s):
                 self.missed = 0
                 continue

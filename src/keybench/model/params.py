@@ -15,6 +15,17 @@ DEFAULT_RATE_PER_S = 1000.0  # the simulated insert rate: spaces the synthetic w
 MAX_NODES = 10_000
 MAX_ROWS = 10**12  # any count of rows or windows the model is given
 MAX_RANGES_PER_NODE = 1_000
+# The model holds a window of writes and the recent writes its balancer remembers, whatever
+# the stream's length (splitmodel.SpaceModel): that, not the number of rows, is what a large
+# --rows (a window is rows / the target windows), --window-writes or --nodes (the recent
+# writes grow with the ranges) costs. Refused in one line before it would pass this budget.
+MODEL_MEMORY_BYTES = 2 * 1024**3
+
+
+def held_write_bytes(key_bytes: int) -> int:
+    """What the model holds per write it keeps (key, time, length, its word, and the copy a
+    window's concatenation makes), for keys of `key_bytes`."""
+    return 2 * (key_bytes + 32)
 # The documented row limits of Bigtable ("Bigtable: Schema design best practices"): a row
 # should stay under 100 MB, and cannot pass 256 MB.
 ROW_RECOMMENDED_MB, ROW_LIMIT_MB = 100, 256

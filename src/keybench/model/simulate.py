@@ -53,7 +53,7 @@ from keybench.model.params import (
 )
 from keybench.model.sampled_reads import add_sample_reads, build_reads, sample_read_plan
 from keybench.model.shape import key_shape
-from keybench.model.splitmodel import SpaceModel
+from keybench.model.splitmodel import SpaceModel, check_model_budget
 from keybench.model.verdict import judge
 
 CHUNK_ROWS = 1_000_000  # rows generated at a time: bounds the temporary arrays
@@ -129,6 +129,7 @@ def simulate_model(strategy, rows: int, params: SplitParams, seed: int = DEFAULT
                    skew: Skew = UNIFORM) -> ModelResult:
     """The split model over the stream `simulate_stream` would make, generated and modelled
     a block of inserts at a time: memory stays bounded whatever `rows` is."""
+    check_model_budget(params, TABLE_SPACE, rows, 1)  # before hours of generating what could never be modelled
     initial = _initial_rows(strategy, seed, population)
     writes = _space_writes(strategy, rows, seed, population, rate_per_s, skew)
     models: dict[str, SpaceModel] = {}

@@ -48,9 +48,10 @@ from pathlib import Path
 import numpy as np
 
 from keybench.design.byteorder import TABLE_SPACE
+from keybench.errors import KeybenchError
 from keybench.model.keystream import KeyStream
 from keybench.model.model_result import ModelResult, SpaceMetrics
-from keybench.model.params import SplitParams
+from keybench.model.params import MODEL_MEMORY_BYTES, SplitParams, held_write_bytes
 from keybench.model.placement import WindowEstimate, estimate_window, window_halves
 from keybench.model.saved_stream import SavedKeyStream
 from keybench.model.shape import KeyShape
@@ -93,6 +94,20 @@ HELD_SAMPLE = 1 << 17
 ROW_SAMPLE = 1 << 17
 
 
+def check_model_budget(params: SplitParams, space: str, writes: int, key_bytes: int) -> None:
+    """Refuse, in one line, a model of `writes` whose window and recent writes, keys of
+    `key_bytes`, would not fit MODEL_MEMORY_BYTES."""
+    window = params.window_size(writes)
+    memory = max(window, RECENT_WRITES_PER_RANGE * params.ranges)
+    need = (window + memory) * held_write_bytes(key_bytes)
+    if need > MODEL_MEMORY_BYTES:
+        raise KeybenchError(
+            f"the model of {space} would hold {window + memory:,} writes at once (a window "
+            f"of {window:,} and {memory:,} recent), {need / 1024**3:.1f} GiB or more with keys of {key_bytes} "
+            f"byte(s) or more, over its "
+            f"{MODEL_MEMORY_BYTES / 1024**3:g} GiB budget: model fewer rows, smaller windows or fewer nodes")
+
+
 class SpaceModel:
     """One key space's replay, fed its writes in time order in chunks of any size: it keeps
     the current window, the recent writes the balancer remembers, a sample of the units held
@@ -105,7 +120,7 @@ class SpaceModel:
         self.window = params.window_size(writes)
         # The balancer's memory of where writes go: enough recent writes to cut every range at
         # quantiles of RECENT_WRITES_PER_RANGE writes each, and at least one window.
-        self.memory = max(self.window, RECENT_WRITES_PER_RANGE * self.ranges)
+        self.memory = max(self.window, RECENT_WRITES_PER_RANGE * self.ranges)  # as check_model_budget counts
         self.held = DistinctSample(max(HELD_SAMPLE, 16 * self.ranges))
         self.rows = RowSample(ROW_SAMPLE)
         self.lowest: bytes | None = None  # the smallest unit held: the space's first range starts there
@@ -160,6 +175,8 @@ class SpaceModel:
 
     def add(self, times: np.ndarray, keys: np.ndarray, lengths: np.ndarray, units: np.ndarray | None = None) -> None:
         """Writes in time order (after every write added before)."""
+        if not self.pending:
+            check_model_budget(self.params, self.space, self.writes, keys.dtype.itemsize)
         self.pending.append((np.asarray(times, dtype=np.float64), keys, np.asarray(lengths),
                              None if units is None else np.asarray(units)))
         self.pending_count += len(times)

@@ -147,6 +147,8 @@ def _run_stages(stages, options: RunOptions, tag: str, endpoints: dict, state: R
             except FixtureError:
                 raise  # a fixture the database refuses ends the run (exit 2), as a malformed one does
             except (StageSetupFailed, KeybenchError) as exc:
+                if INTERRUPT.requested:  # the signal cut the set-up short: the stage did not fail
+                    return True
                 progress(f"  {label}  {exc}")
                 state.add_failure(strategy, str(exc), repetition)
                 continue
@@ -204,6 +206,15 @@ def _exit_code(options: RunOptions, rows: list[dict], problems: list[str], inter
     failures = sum(int(r["failures"]) for r in rows)
     if options.smoke and failures:
         problems.append(f"{failures} failed operation(s)")
+    if options.smoke:
+        # A smoke gate that exercised no read is a silent green: every operation of the mix
+        # must have run (the load waited for it, drive.locust_driver.COVER_WAIT_S at most).
+        idle = [f"{r['backend']}:{r['strategy']} {r['operation']}" for r in rows
+                if r["operation"] in options.workload.running_operations(r["backend"])
+                and str(r.get("requests", "")).strip() in ("0", "")]
+        if idle:
+            problems.append(f"--smoke: {len(idle)} operation(s) of the mix never ran: {', '.join(idle[:6])}"
+                            + (", ..." if len(idle) > 6 else ""))
     offending = verdict_offenders(rows, options.fail_on_verdict)
     for line in offending:
         print(f"keybench: --fail-on-verdict: {line}", file=sys.stderr)

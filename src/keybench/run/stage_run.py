@@ -12,8 +12,9 @@ from keybench.drive.locust_driver import StageEnvironment, StageLoad
 from keybench.drive.stage import StageDefinition
 from keybench.errors import FixtureError, one_line
 from keybench.infra import emulators, target
+from keybench.infra.interrupt import INTERRUPT
 from keybench.infra.progress import progress
-from keybench.infra.watchdog import watched
+from keybench.infra.watchdog import Cancelled, Unanswered, watched
 from keybench.measure.stage_result import StageResult
 from keybench.model.keystream import KeyStream
 from keybench.run.options import RunOptions
@@ -43,18 +44,26 @@ def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, t
     project, instance = target.project_instance(ep)
     spec = StageDefinition.of(strategy, options.workload, options.seed, tag, options.buckets, project, instance)
     assert options.users is not None and options.duration_s is not None  # RunOptions set the defaults
-    plan = StageLoad(options.users, options.spawn_rate, options.duration_s, options.workers)
+    plan = StageLoad(options.users, options.spawn_rate, options.duration_s, options.workers,
+                     cover=spec.running_operations() if options.smoke else ())
     started = time.time()
     driven, silent = None, False
     with clock.phase("setup"):
-        locust_stage = StageEnvironment(spec)  # its clients: the backend's, opened here
+        try:
+            locust_stage = StageEnvironment(spec)  # its clients: the backend's, opened here (no call yet)
+        except FixtureError:
+            raise
+        except Exception as exc:
+            raise StageSetupFailed(f"{strategy.label} could not start: {one_line(exc)}") from None
     stage = locust_stage.stage
     try:
         try:
-            with clock.phase("setup"):
-                stage.setup()
+            with clock.phase("setup"):  # watched: a database that dies mid-DDL is retried by its client for an hour
+                locust_stage.watch.run(stage.setup, "the set-up", stop=lambda: INTERRUPT.requested)
         except FixtureError:
             raise  # bad input: the run ends with exit 2 (errors.FixtureError)
+        except (Unanswered, Cancelled) as exc:
+            raise StageSetupFailed(f"{strategy.label} could not start: {exc}") from None
         except Exception as exc:
             raise StageSetupFailed(f"{strategy.label} could not start: {one_line(exc)}") from None
         if before_load is not None:
@@ -79,7 +88,7 @@ def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, t
     finally:
         # What this stage created goes, even when it failed before its load; a database that
         # went away or fell silent cannot be asked (keybench's own emulator restarts anyway).
-        drop = not (silent or (driven and driven.ended_early))
+        drop = not (silent or locust_stage.watch.silence or (driven and driven.ended_early))
         try:
             with clock.phase("drop"):
                 if drop:
