@@ -94,6 +94,10 @@ def spanner_draft(schema: Schema, table: Table, ddl_text: str, source: Path, inf
     if any(spec["value"] == "fill" for spec in (*extra.values(), *parent_rows.get("column", ()))):
         notes.append("NOT NULL columns outside the key get a value of their type from each write's insert number "
                      "or time")
+    kept, foreign_keys = without_foreign_keys(ddl_text)
+    if foreign_keys:
+        notes.append(f"{foreign_keys} FOREIGN KEY constraint(s) left out of the saved DDL: the load writes no rows of "
+                     "the tables they reference, so every insert would violate them")
     meta = "".join([
         f"# Saved by keybench check from {source.name}: table {table.name} as its DDL declares it.\n",
         f"summary = {toml_value(f'{table.name} as {source.name} declares it')}\n",
@@ -110,10 +114,6 @@ def spanner_draft(schema: Schema, table: Table, ddl_text: str, source: Path, inf
     bookkeeping = [f"ALTER TABLE {quoted(table.name, dialect)} ADD COLUMN "
                    + Column(new_name(USER_DESIGN_COLUMNS[k], dialect), t).ddl(dialect) for k,
                    t in BOOKKEEPING_TYPES.items()]
-    kept, foreign_keys = without_foreign_keys(ddl_text)
-    if foreign_keys:
-        notes.append(f"{foreign_keys} FOREIGN KEY constraint(s) left out of the saved DDL: the load writes no rows of "
-                     "the tables they reference, so every insert would violate them")
     text = kept.rstrip() + ("" if _closed(kept) else ";")
     ddl = (f"-- {source.name} as the Spanner emulator accepted it:\n{text}\n\n"
            "-- The columns keybench keeps each write's time, user, WriteId and payload in (nullable, outside every "
