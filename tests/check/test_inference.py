@@ -130,6 +130,8 @@ def test_a_stated_distribution_wins_over_inference(tmp_path):
 @pytest.mark.parametrize("text, message", [
     ('Id = "gaussian"', "unknown distribution 'gaussian'"),
     ('Id = "categorical"', "categorical needs values = N"),
+    ('Id = { distribution = "categorical", values = 10000000000000 }', r"from 1 to 1,000,000,000,000\), got 10+$"),
+    ('Id = { distribution = "zipf", values = 0 }', "zipf needs values = N"),
     ('Id = { distribution = "time", exponent = 2 }', "exponent is for zipf only"),
     ('Id = { distribution = "time", spread = 2 }', "unknown key"),
     ("Id = ", "not valid TOML"),

@@ -142,6 +142,14 @@ def copy_of(tmp_path):
     # bounded before anything is allocated: a width of 20 billion digits would take the machine's memory
     ('key = [{ value = "sequence", width = 20000000000 }, "device"]', "'width', a whole number from 1 to 65,536"),
     ('key = [{ value = "label", text = "' + "x" * 70_000 + '" }, "ts"]', "its text is 70,000 bytes"),
+    # each setting's type, where a traceback came from int(), iteration or .get further on
+    ('order = "x"\nkey = ["device", "ts"]', "order must be a whole number, got 'x'"),
+    ('order = 10000000000000000000\nkey = ["device", "ts"]', "order must be a whole number from -1,000,000"),
+    ("key = 5", "key must be a list of parts, got 5"),
+    ('key = [3, "ts"]', "key part 1 must be a name or a table, got 3"),
+    ('key = [{ value = "salt", buckets = 8, of = "device" }, "ts"]', "'of' is a list of fields"),
+    ('summary = ["a"]\nkey = ["device", "ts"]', "summary must be a string"),
+    ('source = 3\nkey = ["device", "ts"]', "source must be a table, got 3"),
 ])
 def test_malformed_strategy_files_are_named_in_one_line(copy_of, content, complaint):
     folder = copy_of("bigtable", "salted")

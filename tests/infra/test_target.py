@@ -180,3 +180,18 @@ def test_two_runs_at_once_on_one_emulator_do_not_collide(emulator_hosts, tmp_pat
     assert records[0]["settings"]["workload"]["mix"] == {"insert": 5, "point_read": 1, "latest_n": 1}
     assert records[0]["stages"][0]["location"] != records[1]["stages"][0]["location"]
     assert all("integrity ok" in err for _, err in outputs)
+
+
+def test_a_real_target_without_credentials_is_one_line_before_anything_starts(tmp_path, no_emulator_env):
+    """Not a failed stage per strategy and a run directory marked failed: one line, exit 2,
+    nothing written, and the key file's path never printed."""
+    result = keybench("run", "--target", "real", "--project", "acme-prod", "--instance", "orders",
+                      "--backend", "spanner", "--strategies", "uuid4_string",
+                      "--results-dir", str(tmp_path / "results"),
+                      env={"GOOGLE_APPLICATION_CREDENTIALS": SECRET, "CLOUDSDK_CONFIG": str(tmp_path / "gcloud")},
+                      timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip().splitlines()[-1].startswith("keybench: error: --target real: no usable Google "
+                                                             "credentials"), result.stderr
+    assert "Traceback" not in result.stderr and SECRET not in result.stdout + result.stderr
+    assert not (tmp_path / "results").exists() or list((tmp_path / "results").iterdir()) == []

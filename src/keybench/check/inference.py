@@ -19,6 +19,7 @@ from keybench.check.schema import (
     sequence_of,
     to_postgresql_type,
 )
+from keybench.design.keys import MAX_CATEGORY_VALUES
 from keybench.errors import KeybenchError
 from keybench.textfiles import read_text
 
@@ -113,9 +114,11 @@ def read_columns_file(path: str | Path) -> dict[str, Distribution]:
             raise KeybenchError(f"--columns file {path}: {column}: unknown key(s) {', '.join(sorted(unknown))}; "
                                 "valid: distribution, values, exponent")
         values = entry.get("values", 0)
-        if name in WITH_VALUES and (not isinstance(values, int) or isinstance(values, bool) or values < 1):
+        if name in WITH_VALUES and (not isinstance(values, int) or isinstance(values, bool)
+                                    or not 1 <= values <= MAX_CATEGORY_VALUES):
             raise KeybenchError(f"--columns file {path}: {column}: {name} needs values = N, how many distinct "
-                                f"values the column takes (a whole number, at least 1)")
+                                f"values the column takes (a whole number from 1 to {MAX_CATEGORY_VALUES:,}), "
+                                f"got {values!r}")
         exponent = entry.get("exponent")
         if exponent is not None and (name != "zipf" or not isinstance(exponent, int | float) or not 0 < exponent <= 10):
             raise KeybenchError(f"--columns file {path}: {column}: exponent is for zipf only, a number above 0 "

@@ -111,6 +111,8 @@ _EVENT_FIELDS = {"entity": "entity", "user": "entity", "device": "entity", "ts":
 
 def _fields(spec: dict) -> tuple[str, ...]:
     names = spec.get("of", ["ts", "entity"])
+    if not isinstance(names, list):
+        raise ValueError(f"'of' is a list of fields (of {sorted(_EVENT_FIELDS)}), got {names!r}")
     try:
         return tuple(_EVENT_FIELDS[n] for n in names)
     except KeyError as exc:

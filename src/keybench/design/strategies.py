@@ -273,18 +273,44 @@ def _parent_rows(path: Path, spec, parts: tuple[Part, ...], ddl: tuple[str, ...]
     return rows
 
 
+# The type of each strategy.toml setting that has one fixed type (a dialect's own table may
+# override them): a wrong one is one line naming it, never a traceback further on.
+SETTING_TYPES: dict[str, tuple[type, str]] = {
+    "summary": (str, "a string"), "claim": (str, "a string"), "advice": (str, "a string"), "note": (str, "a string"),
+    "order": (int, "a whole number"), "key": (list, "a list of parts"), "expect_wrong_rows": (bool, "true or false"),
+    "table": (str, "a table name"), "parent_table": (str, "a table name"), "column": (list, "a list of tables"),
+    "index": (list, "a list of tables"), "separator": (str, "a string"), "source": (dict, "a table"),
+    "preload": (dict, "a table"), "parent_rows": (dict, "a table"),
+}
+MAX_ORDER = 10**6  # `order` sorts the catalogue's listing
+
+
+def _check_setting_types(path: Path, meta: dict) -> None:
+    for setting, (kind, words) in SETTING_TYPES.items():
+        value = meta.get(setting)
+        if value is not None and (not isinstance(value, kind) or (kind is int and isinstance(value, bool))):
+            raise FixtureError.malformed(path, f"{setting} must be {words}, got {value!r}")
+    if not -MAX_ORDER <= meta.get("order", 0) <= MAX_ORDER:
+        raise FixtureError.malformed(path, f"order must be a whole number from {-MAX_ORDER:,} to {MAX_ORDER:,}, "
+                                           f"got {meta['order']!r}")
+
+
 def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | None = None) -> Strategy:
     meta_path = directory / "strategy.toml"
     meta = _read_toml(meta_path)
     # A dialect may override parts of the design, e.g. where the emulator refuses a form.
     meta = {**meta, **meta.get(dialect, {})} if dialect in DIALECTS["spanner"] else meta
+    _check_setting_types(meta_path, meta)
     name = directory.name
     if not NAME_RE.match(name):
         raise FixtureError.malformed(directory, "a strategy folder name is lower_snake_case")
     make_part = spanner_part if backend == "spanner" else bigtable_part
+    for number, part in enumerate(meta.get("key", []), 1):
+        if not isinstance(part, str | dict):
+            raise FixtureError.malformed(meta_path, f"key part {number} must be a name or a table, got {part!r}")
     try:
         parts = tuple(make_part(_with_buckets(p, buckets)) for p in meta.get("key", []))
-    except ValueError as exc:
+    except (ValueError, TypeError, AttributeError) as exc:
         raise FixtureError.malformed(meta_path, str(exc)) from None
     if not parts:
         raise FixtureError.malformed(meta_path, "'key' lists no parts")

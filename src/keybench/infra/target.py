@@ -69,6 +69,22 @@ def endpoint(options, backend: str) -> emulators.Endpoint:
                               instance=options.instance)
 
 
+def check_credentials(options) -> None:
+    """A real target needs Google credentials: looked for before anything starts (no run
+    directory, no stage), so their absence is one line and exit 2, not one failure per stage.
+    The message never names the key file: its path may say whose it is."""
+    if not is_real(options):
+        return
+    import google.auth
+    from google.auth.exceptions import DefaultCredentialsError
+
+    try:
+        google.auth.default()
+    except DefaultCredentialsError:
+        raise KeybenchError("--target real: no usable Google credentials (set GOOGLE_APPLICATION_CREDENTIALS to a "
+                            "key file, or run `gcloud auth application-default login`)") from None
+
+
 def run_tag(epoch_s: float | None = None) -> str:
     """A short base-36 stamp of the start time and four random digits: database ids stay within
     30 characters, and two runs started in the same second still get different ones."""

@@ -44,6 +44,7 @@ def run(options: RunOptions) -> int:
         raise KeybenchError(f"{run_dir.final} already exists; choose another --run-id")
     if target.announce(options, stages, tag):  # a dry run ends here with its plan
         return 0
+    target.check_credentials(options)
 
     endpoints: dict[str, emulators.Endpoint] = {}
     saved_env = emulators.environment()
