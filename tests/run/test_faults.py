@@ -457,3 +457,24 @@ def test_a_full_disk_is_one_line_exit_1_and_a_directory_marked_failed(own_emulat
     for csv_file in kept.rglob("*.csv"):  # whatever was written is whole
         read_summary(csv_file)
     assert emulators.recorded() == []
+
+
+def test_a_suspended_keybench_says_so_and_leaves_the_gap_out_of_the_load(own_emulators):
+    """SIGSTOP of keybench itself for 8 s (Ctrl-Z, a paused VM): the database was not slow.
+    The load runs its full duration of running time, its seconds (and so its rates) leave the
+    gap out, and the log says what happened; nothing is counted as failed or lost."""
+    run = Run("--backend", "bigtable", "--strategies", "salted", "--users", "2", "--duration", "6s",
+              "--results-dir", str(own_emulators), "--run-id", "suspend", "--no-report")
+    started = run.load_started("[1/1] bigtable:salted")
+    time.sleep(max(0.0, started + 2 - time.monotonic()))
+    run.proc.send_signal(signal.SIGSTOP)
+    time.sleep(8)
+    run.proc.send_signal(signal.SIGCONT)
+    code, _ = run.finish()
+    assert code == 0, run.stderr[-2000:]
+    assert re.search(r"keybench did not run for (\d+) s \(suspended", run.stderr), run.stderr[-2000:]
+    [stage] = json.loads((own_emulators / "suspend" / "run.json").read_text())["stages"]
+    assert 6 <= stage["seconds"] < 6 + 5, stage["seconds"]  # not 14 s: the gap is no part of the load
+    rows = read_summary(own_emulators / "suspend" / "summary.csv")
+    insert = next(r for r in rows if r["operation"] == "insert")
+    assert insert["integrity"] == "ok" and insert["lost"] == "0" and insert["failures"] == "0", insert

@@ -27,6 +27,7 @@ from keybench.infra.interrupt import INTERRUPT
 from keybench.infra.progress import PROGRESS_EVERY_S, progress
 from keybench.infra.watchdog import Unanswered, Watchdog
 
+STALL_S = 5.0  # a 1 s sleep that took this much longer: keybench was suspended, not waiting on the database
 COVER_WAIT_S = 30.0  # how long a smoke stage may outlast its duration for an operation that has not yet run
 # Users finish the operation in flight before a stage ends, for at most this long: then it is
 # cut off (counted in cut_off; an insert's outcome is unknown and the audit settles it). Short
@@ -134,7 +135,16 @@ class StageEnvironment:
             try:
                 while (now := time.monotonic()) < started + plan.duration_s or self._waits_for_cover(
                         plan, runner, now - started, label):
-                    gevent.sleep(max(0.05, min(1.0, next_report - now, started + plan.duration_s - now)))
+                    nap = max(0.05, min(1.0, next_report - now, started + plan.duration_s - now))
+                    gevent.sleep(nap)
+                    stalled = time.monotonic() - now - nap
+                    if stalled > STALL_S:
+                        # keybench itself did not run (Ctrl-Z, SIGSTOP, a paused VM): the database was
+                        # not slow, so the gap is no part of the load's time, which runs that much longer.
+                        started += stalled
+                        next_report += stalled
+                        progress(f"  {label}  keybench did not run for {stalled:.0f} s (suspended: Ctrl-Z, SIGSTOP "
+                                 "or a paused VM): the load runs that much longer, and its rates leave the gap out")
                     gc.freeze()
                     if INTERRUPT.requested:
                         raise KeyboardInterrupt
