@@ -19,10 +19,11 @@ from keybench.check.request import CheckRequest
 from keybench.check.save import spanner_draft, template_draft, without_foreign_keys
 from keybench.check.schema import POSTGRESQL, Column, Index, KeyColumn, Schema, Table
 from keybench.check.template import parse_template, template_strategy
+from keybench.design.ddl import split_ddl
 from keybench.design.events import WriteEvent
 from keybench.design.folders import save_strategies
 from keybench.design.plans import Span
-from keybench.design.strategies import load_strategy, split_ddl, user_strategies
+from keybench.design.strategies import load_strategy, user_strategies
 from keybench.errors import KeybenchError
 from keybench.infra.target import INSTANCE, PROJECT, location_name
 from tests.conftest import keybench

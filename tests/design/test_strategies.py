@@ -9,7 +9,6 @@ from keybench.design.strategies import (
     load_strategy,
     schemas_root,
     select,
-    split_ddl,
     user_strategies,
 )
 from keybench.errors import KeybenchError
@@ -94,28 +93,6 @@ def test_the_project_points_nowhere_outside_itself():
     found = [f"{p.relative_to(root)}: {word}" for p in files for word in outside
              if word in p.read_text(errors="replace")]
     assert found == []
-
-
-def test_split_ddl_drops_comments_and_keeps_semicolons_inside_quotes():
-    text = ("-- a comment; with a semicolon\nCREATE TABLE A (X STRING(MAX) DEFAULT ('a;b')) PRIMARY KEY (X);\n\n"
-            "CREATE INDEX I ON A(X);")
-    assert split_ddl(text) == ["CREATE TABLE A (X STRING(MAX) DEFAULT ('a;b')) PRIMARY KEY (X)",
-                               "CREATE INDEX I ON A(X)"]
-
-
-def test_split_ddl_reads_block_comments_escaped_quotes_and_a_byte_order_mark():
-    text = ("\ufeff/* a header;\n   over two lines */ CREATE TABLE A (\r\n"
-            "  X STRING(MAX) DEFAULT ('it\\'s; -- not a comment'), /* the key */\r\n"
-            "  Y STRING(MAX) DEFAULT ('/* kept */'),\r\n"
-            ") PRIMARY KEY (X);\r\n"
-            "CREATE INDEX I ON A(Y); -- trailing\n"
-            "CREATE TABLE B (Z STRING(MAX) DEFAULT ('a''b;c')) PRIMARY KEY (Z)")
-    assert split_ddl(text) == [
-        "CREATE TABLE A ( X STRING(MAX) DEFAULT ('it\\'s; -- not a comment'), Y STRING(MAX) DEFAULT ('/* kept */'), ) "
-        "PRIMARY KEY (X)",
-        "CREATE INDEX I ON A(Y)",
-        "CREATE TABLE B (Z STRING(MAX) DEFAULT ('a''b;c')) PRIMARY KEY (Z)",
-    ]
 
 
 def test_unknown_strategy_lists_the_valid_ones():

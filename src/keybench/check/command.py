@@ -18,8 +18,9 @@ from keybench.check.request import AUTO_DIALECT, MAX_CHECK_ROWS, MAX_DEVICE_RATE
 from keybench.check.save import spanner_draft, template_draft
 from keybench.check.schema import POSTGRESQL, Schema
 from keybench.check.template import parse_template
+from keybench.design.ddl import split_ddl
 from keybench.design.folders import StrategyDraft, check_save_folder, save_strategies
-from keybench.design.strategies import DIALECTS, split_ddl
+from keybench.design.strategies import DIALECTS
 from keybench.errors import KeybenchError, check_range
 from keybench.infra.signals import interrupt_point
 from keybench.model.params import MAX_NODES

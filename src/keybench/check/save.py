@@ -14,13 +14,14 @@ from typing import Any
 from keybench.check.inference import Distribution
 from keybench.check.keyspaces import UNKNOWN_CASES, key_distributions, key_specs
 from keybench.check.schema import POSTGRESQL, Column, Schema, Table, new_name, quoted
+from keybench.design.ddl import split_ddl
 from keybench.design.folders import (
     StrategyDraft,
     folder_name,
     toml_table_list,
     toml_value,
 )
-from keybench.design.strategies import USER_DESIGN_COLUMNS, split_ddl
+from keybench.design.strategies import USER_DESIGN_COLUMNS
 from keybench.design.typed import parse_type
 from keybench.errors import KeybenchError
 

@@ -34,10 +34,11 @@ from functools import cached_property
 
 import numpy as np
 
+from keybench.design.ddl import INDEX_KIND, TABLE_KIND, creates
 from keybench.design.events import EPOCH, WriteEvent, ts_us_of
 from keybench.design.keys import Part, join_segments
 from keybench.design.plans import ReadRequest, Span
-from keybench.design.strategies import INDEX_KIND, TABLE_KIND, Strategy, creates
+from keybench.design.strategies import Strategy
 
 TABLE_SPACE = "table"  # the key space of the strategy's table; an index's space is its name
 FULL_SPACE = (b"", b"")  # a full scan: from the first key to the end of the space

@@ -1,0 +1,62 @@
+"""DDL text as keybench's fixtures and checks read it: a file split into statements, and the
+statement that creates a table or an index of a given name."""
+
+from __future__ import annotations
+
+import re
+
+TABLE_KIND = r"TABLE"
+INDEX_KIND = r"(?:UNIQUE\s+)?(?:NULL_FILTERED\s+)?INDEX"
+
+
+def creates(kind: str, name: str | None = None) -> re.Pattern:
+    """A statement that creates a `kind` (TABLE_KIND, INDEX_KIND) named `name` (any name, as
+    group 1, when None): with or without IF NOT EXISTS, the name bare, `quoted` or "quoted",
+    in any case (PostgreSQL folds an unquoted name to lower case)."""
+    named = r"(\w+)" if name is None else re.escape(name)
+    return re.compile(rf"^\s*CREATE\s+{kind}\s+(?:IF\s+NOT\s+EXISTS\s+)?[`\"]?{named}(?![\w`\"]*\w)", re.I)
+
+
+def split_ddl(text: str) -> list[str]:
+    """Statements of a DDL file as editors and tools write it: a byte-order mark, CRLF, `--`
+    and `/* */` comments dropped (the emulator refuses some comments, and they define no key),
+    split on `;` outside quoted strings and identifiers. Inside GoogleSQL's quotes a backslash
+    escapes the next character (`'it\\'s'`); a doubled quote (PostgreSQL's `'it''s'`) closes and
+    reopens, which reads the same. Each statement's whitespace is folded to single spaces."""
+    text = text.removeprefix("\ufeff")
+    statements: list[str] = []
+    out: list[str] = []
+    quote: str | None = None
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if quote:
+            out.append(ch)
+            if ch == "\\" and quote != "`" and i + 1 < n:
+                out.append(text[i + 1])
+                i += 2
+                continue
+            if ch == quote:
+                quote = None
+            i += 1
+            continue
+        if ch in "'\"`":
+            quote = ch
+        elif text.startswith("--", i):
+            newline = text.find("\n", i)
+            i = n if newline < 0 else newline
+            continue
+        elif text.startswith("/*", i):
+            close = text.find("*/", i + 2)
+            i = n if close < 0 else close + 2
+            out.append(" ")
+            continue
+        elif ch == ";":
+            statements.append(" ".join("".join(out).split()))
+            out = []
+            i += 1
+            continue
+        out.append(ch)
+        i += 1
+    statements.append(" ".join("".join(out).split()))
+    return [s for s in statements if s]

@@ -1,0 +1,42 @@
+import pytest
+
+from keybench.design.ddl import INDEX_KIND, TABLE_KIND, creates, split_ddl
+
+
+def test_split_ddl_drops_comments_and_keeps_semicolons_inside_quotes():
+    text = ("-- a comment; with a semicolon\nCREATE TABLE A (X STRING(MAX) DEFAULT ('a;b')) PRIMARY KEY (X);\n\n"
+            "CREATE INDEX I ON A(X);")
+    assert split_ddl(text) == ["CREATE TABLE A (X STRING(MAX) DEFAULT ('a;b')) PRIMARY KEY (X)",
+                               "CREATE INDEX I ON A(X)"]
+
+
+def test_split_ddl_reads_block_comments_escaped_quotes_and_a_byte_order_mark():
+    text = ("\ufeff/* a header;\n   over two lines */ CREATE TABLE A (\r\n"
+            "  X STRING(MAX) DEFAULT ('it\\'s; -- not a comment'), /* the key */\r\n"
+            "  Y STRING(MAX) DEFAULT ('/* kept */'),\r\n"
+            ") PRIMARY KEY (X);\r\n"
+            "CREATE INDEX I ON A(Y); -- trailing\n"
+            "CREATE TABLE B (Z STRING(MAX) DEFAULT ('a''b;c')) PRIMARY KEY (Z)")
+    assert split_ddl(text) == [
+        "CREATE TABLE A ( X STRING(MAX) DEFAULT ('it\\'s; -- not a comment'), Y STRING(MAX) DEFAULT ('/* kept */'), ) "
+        "PRIMARY KEY (X)",
+        "CREATE INDEX I ON A(Y)",
+        "CREATE TABLE B (Z STRING(MAX) DEFAULT ('a''b;c')) PRIMARY KEY (Z)",
+    ]
+
+
+@pytest.mark.parametrize("statement", [
+    "CREATE TABLE Orders (Id INT64) PRIMARY KEY (Id)",
+    "create table IF NOT EXISTS orders (id bigint primary key)",
+    "CREATE TABLE `Orders` (Id INT64) PRIMARY KEY (Id)",
+    'CREATE TABLE "Orders" (id bigint primary key)',
+])
+def test_a_table_is_found_by_its_name_however_it_is_written(statement):
+    assert creates(TABLE_KIND, "Orders").match(statement)
+    assert not creates(TABLE_KIND, "Order").match(statement)  # a prefix of the name is another table
+    assert creates(TABLE_KIND).match(statement).group(1).lower() == "orders"
+
+
+def test_an_index_is_found_with_its_modifiers():
+    assert creates(INDEX_KIND, "ByDay").match("CREATE UNIQUE NULL_FILTERED INDEX IF NOT EXISTS `ByDay` ON T(D)")
+    assert not creates(INDEX_KIND, "ByDay").match("CREATE TABLE ByDay (D DATE) PRIMARY KEY (D)")
