@@ -1,6 +1,6 @@
 import pytest
 
-from keybench.design.ddl import INDEX_KIND, TABLE_KIND, creates, split_ddl
+from keybench.design.ddl import INDEX_KIND, SEQUENCE_KIND, TABLE_KIND, creates, split_ddl
 
 
 def test_split_ddl_drops_comments_and_keeps_semicolons_inside_quotes():
@@ -40,3 +40,10 @@ def test_a_table_is_found_by_its_name_however_it_is_written(statement):
 def test_an_index_is_found_with_its_modifiers():
     assert creates(INDEX_KIND, "ByDay").match("CREATE UNIQUE NULL_FILTERED INDEX IF NOT EXISTS `ByDay` ON T(D)")
     assert not creates(INDEX_KIND, "ByDay").match("CREATE TABLE ByDay (D DATE) PRIMARY KEY (D)")
+
+
+def test_several_kinds_at_once():
+    any_kind = creates(f"{TABLE_KIND}|{INDEX_KIND}|{SEQUENCE_KIND}", "S")
+    assert any_kind.match("CREATE SEQUENCE S OPTIONS (sequence_kind = 'bit_reversed_positive')")
+    assert any_kind.match("CREATE NULL_FILTERED INDEX S ON T(X)") and any_kind.match("CREATE TABLE S (X INT64)")
+    assert not any_kind.match("CREATE VIEW S AS SELECT 1")

@@ -30,6 +30,7 @@ from keybench.check.schema import (
     sequence_default,
     uuid_default,
 )
+from keybench.design.ddl import INDEX_KIND, SEQUENCE_KIND, TABLE_KIND, creates
 
 # A leading column with at least this many values per node spreads the monotonic one behind it.
 SPREADING_VALUES_PER_NODE = 4
@@ -250,8 +251,8 @@ def fixed_statements(statements: list[str], fixed: Schema, changed: list[str]) -
     added: list[str] = []  # the rewritten tables' constraints, added once every table exists
     tables = {t.name: t for t in fixed.tables}
     for name in dict.fromkeys(changed):
-        creates = _creates(name, r"TABLE|(?:UNIQUE\s+)?(?:NULL_FILTERED\s+)?INDEX|SEQUENCE")
-        at = next((i for i, s in enumerate(out) if creates.match(s)), None)
+        created = creates(f"{TABLE_KIND}|{INDEX_KIND}|{SEQUENCE_KIND}", name)
+        at = next((i for i, s in enumerate(out) if created.match(s)), None)
         if at is not None:
             out[at] = by_name[name] + (_postgresql_filter(out[at]) if dialect == POSTGRESQL else "")
             # The rewritten table is the table as it stands after the last statement: a later
@@ -264,12 +265,6 @@ def fixed_statements(statements: list[str], fixed: Schema, changed: list[str]) -
         else:
             out.append(by_name[name])
     return out + added
-
-
-def _creates(name: str, kinds: str) -> re.Pattern:
-    """A statement that creates `name`, quoted or not, as one of `kinds` (a regex alternation)."""
-    return re.compile(rf"^\s*CREATE\s+(?:{kinds})\s+(?:IF\s+NOT\s+EXISTS\s+)?[`\"]?{re.escape(name)}[`\"]?(?!\w)",
-                      re.IGNORECASE)
 
 
 def _alterations(table: str) -> re.Pattern:
@@ -285,8 +280,7 @@ def _with_user_filter(statement: str, original: list[str], dialect: str) -> str:
     found = re.match(r'^CREATE\s+(?:UNIQUE\s+)?INDEX\s+[`"]?([^\s`"]+)', statement)
     if dialect != POSTGRESQL or found is None:
         return statement
-    creates = _creates(found.group(1), r"(?:UNIQUE\s+)?INDEX")
-    own = next((s for s in original if creates.match(s)), None)
+    own = next((s for s in original if creates(INDEX_KIND, found.group(1)).match(s)), None)
     return statement + (_postgresql_filter(own) if own else "")
 
 

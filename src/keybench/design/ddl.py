@@ -9,12 +9,16 @@ TABLE_KIND = r"TABLE"
 INDEX_KIND = r"(?:UNIQUE\s+)?(?:NULL_FILTERED\s+)?INDEX"
 
 
+SEQUENCE_KIND = r"SEQUENCE"
+
+
 def creates(kind: str, name: str | None = None) -> re.Pattern:
-    """A statement that creates a `kind` (TABLE_KIND, INDEX_KIND) named `name` (any name, as
-    group 1, when None): with or without IF NOT EXISTS, the name bare, `quoted` or "quoted",
-    in any case (PostgreSQL folds an unquoted name to lower case)."""
+    """A statement that creates a `kind` (TABLE_KIND, INDEX_KIND, SEQUENCE_KIND, or several
+    joined by `|`) named `name` (any name, as group 1, when None): with or without IF NOT
+    EXISTS, the name bare, `quoted` or "quoted", in any case (PostgreSQL folds an unquoted name
+    to lower case)."""
     named = r"(\w+)" if name is None else re.escape(name)
-    return re.compile(rf"^\s*CREATE\s+{kind}\s+(?:IF\s+NOT\s+EXISTS\s+)?[`\"]?{named}(?![\w`\"]*\w)", re.I)
+    return re.compile(rf"^\s*CREATE\s+(?:{kind})\s+(?:IF\s+NOT\s+EXISTS\s+)?[`\"]?{named}(?![\w`\"]*\w)", re.I)
 
 
 def split_ddl(text: str) -> list[str]:
