@@ -86,8 +86,9 @@ class Backend(ABC):
 
     @abstractmethod
     def answers(self, timeout_s: float) -> bool:
-        """A cheap request with a short deadline: True if the database answered in time. The
-        watchdog asks it while a longer wait (the audit, the drop) has not finished."""
+        """A cheap request with a short deadline: True if the service answered in time, whatever
+        it answered (a table not created yet is an answer: see `answered`). The watchdog asks it
+        while a longer wait (the set-up, the audit, the drop) has not finished."""
 
     def take_aborts(self) -> int:
         """Aborted attempts the client retried, silently, since the last call: the stage hands
@@ -97,3 +98,4 @@ class Backend(ABC):
 
     def close(self) -> None:  # noqa: B027  (optional: a backend that holds no clients has nothing to release)
         """Release clients."""
+

@@ -35,6 +35,7 @@ from keybench.backends.bigtable_calls import (
     filter_message,
 )
 from keybench.backends.bigtable_readback import read_back, read_back_process
+from keybench.backends.liveness import answered
 from keybench.design.byteorder import bigtable_row_range
 from keybench.design.events import WriteEvent
 from keybench.design.keys import join_segments
@@ -265,8 +266,8 @@ class BigtableBackend(Backend):
         self.admin_tables[self._tenant(values)].drop_by_prefix(self.row_key(values, open_end=True))
 
     def answers(self, timeout_s: float) -> bool:
-        self.table.read_row(b"\x00keybench-liveness-probe", operation_timeout=timeout_s, attempt_timeout=timeout_s)
-        return True  # no row, but an answer
+        return answered(lambda: self.table.read_row(b"\x00keybench-liveness-probe", operation_timeout=timeout_s,
+                                                    attempt_timeout=timeout_s))
 
     def write_ids(self) -> list[str]:
         return [w.decode() for (w,) in self._read_back((b"w",))]

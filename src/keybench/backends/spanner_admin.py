@@ -22,6 +22,8 @@ from google.cloud.spanner_admin_instance_v1 import Instance as InstanceMessage
 from google.cloud.spanner_v1.database import Database
 from google.cloud.spanner_v1.instance import Instance
 
+from keybench.backends.liveness import answered
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -74,13 +76,7 @@ def instance_exists(client: spanner.Client, instance: Instance, timeout_s: float
 def service_answers(client: spanner.Client, instance: Instance, timeout_s: float) -> bool:
     """True if the service answers within `timeout_s`, whatever it answers: a liveness probe
     that asks nothing of a database (which may not exist yet, or be mid-DDL)."""
-    try:
-        client.instance_admin_api.get_instance(name=instance.name, timeout=timeout_s, retry=None)
-    except (gexc.ServiceUnavailable, gexc.DeadlineExceeded):
-        return False
-    except gexc.GoogleAPICallError:
-        pass  # refused, but answered
-    return True
+    return answered(lambda: client.instance_admin_api.get_instance(name=instance.name, timeout=timeout_s, retry=None))
 
 
 @_bounded
