@@ -257,3 +257,12 @@ def test_parent_rows_are_checked_against_the_key_and_the_fixture(copy_of, folder
     with pytest.raises(KeybenchError) as err:
         load_strategy(folder, "spanner", "googlesql")
     assert complaint in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_unique_null_filtered_index_is_null_filtered(copy_of):
+    folder = copy_of("spanner", "index_monotonic")
+    ddl = folder / "googlesql.sql"
+    ddl.write_text(ddl.read_text().replace("CREATE NULL_FILTERED INDEX", "CREATE UNIQUE NULL_FILTERED INDEX"))
+    assert "UNIQUE NULL_FILTERED" in ddl.read_text()
+    [index] = load_strategy(folder, "spanner", "googlesql").indexes
+    assert index.null_filtered

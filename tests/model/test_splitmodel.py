@@ -237,7 +237,7 @@ def test_cli_simulate_prints_every_metric(capsys):
 
 @pytest.mark.parametrize("options", [
     ["--rows", str(10**12), "--nodes", "10000"],  # a window of rows / 400
-    ["--rows", "100000", "--window-writes", str(10**12)],
+    ["--rows", str(10**10)],  # 4.3 GB after 60 s, and growing
 ])
 def test_cli_simulate_refuses_a_model_over_its_memory_budget_in_one_line(capsys, options):
     """Within the documented bounds, but the model would hold more than MODEL_MEMORY_BYTES at
@@ -253,6 +253,8 @@ def test_the_model_budget_counts_the_key_width():
     check_model_budget(params, TABLE_SPACE, 10**8, 16)
     with pytest.raises(KeybenchError, match="GiB budget"):
         check_model_budget(params, TABLE_SPACE, 10**8, 4096)
+    # a window larger than the stream holds only the stream
+    check_model_budget(SplitParams(nodes=8, window_writes=2 * 10**7), TABLE_SPACE, 100_000, 4096)
 
 
 def test_cli_simulate_refuses_an_unknown_strategy(capsys):

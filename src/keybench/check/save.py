@@ -13,7 +13,7 @@ from typing import Any
 
 from keybench.check.inference import Distribution
 from keybench.check.keyspaces import UNKNOWN_CASES, key_distributions, key_specs
-from keybench.check.schema import POSTGRESQL, Column, Schema, Table, new_name, quoted
+from keybench.check.schema import GOOGLESQL, POSTGRESQL, Column, Schema, Table, new_name, quoted
 from keybench.design.ddl import split_ddl
 from keybench.design.folders import (
     StrategyDraft,
@@ -95,7 +95,7 @@ def spanner_draft(schema: Schema, table: Table, ddl_text: str, source: Path, inf
     if any(spec["value"] == "fill" for spec in (*extra.values(), *parent_rows.get("column", ()))):
         notes.append("NOT NULL columns outside the key get a value of their type from each write's insert number "
                      "or time")
-    kept, foreign_keys = without_foreign_keys(ddl_text)
+    kept, foreign_keys = without_foreign_keys(ddl_text, schema.dialect)
     if foreign_keys:
         notes.append(f"{foreign_keys} FOREIGN KEY constraint(s) left out of the saved DDL: the load writes no rows of "
                      "the tables they reference, so every insert would violate them")
@@ -156,27 +156,41 @@ def _fills(table: Table, given: set[str], source: Path) -> list[dict]:
     return fills
 
 
-_NAME = r"[`\"]?[\w.]+[`\"]?"
+_PART = r"(?:[`\"][^`\"]+[`\"]|\w+)"
+_NAME = rf"{_PART}(?:\.{_PART})*"  # a name, quoted or not, schema-qualified or not
 _REFERENCES = rf"REFERENCES\s+{_NAME}\s*(?:\([^)]*\))?(?:\s+ON\s+DELETE\s+(?:CASCADE|NO\s+ACTION))?" \
               r"(?:\s+(?:NOT\s+)?ENFORCED)?"
-# A table constraint (`, CONSTRAINT fk FOREIGN KEY (a) REFERENCES t (b) ON DELETE CASCADE`), or a
-# PostgreSQL column's inline `REFERENCES t (b)`.
-_FOREIGN_KEY_CLAUSE = re.compile(rf",\s*(?:CONSTRAINT\s+{_NAME}\s+)?FOREIGN\s+KEY\s*\([^)]*\)\s*{_REFERENCES}"
-                                 rf"|\s+{_REFERENCES}", re.IGNORECASE)
-_ADD_FOREIGN_KEY = re.compile(rf"^\s*ALTER\s+TABLE\s+{_NAME}\s+ADD\s+(?:CONSTRAINT\s+{_NAME}\s+)?FOREIGN\s+KEY\b",
-                              re.IGNORECASE)
+# A table constraint: `, CONSTRAINT fk FOREIGN KEY (a) REFERENCES t (b) ON DELETE CASCADE`.
+_FOREIGN_KEY = re.compile(rf",\s*(?:CONSTRAINT\s+(?P<name>{_NAME})\s+)?FOREIGN\s+KEY\s*\([^)]*\)\s*{_REFERENCES}",
+                          re.IGNORECASE)
+# A PostgreSQL column's own `[CONSTRAINT fk] REFERENCES t (b)` (REFERENCES is reserved there, so no
+# column is named so; in GoogleSQL it is not, and a column `References STRING(MAX)` must stay).
+_INLINE_FOREIGN_KEY = re.compile(rf"\s+(?:CONSTRAINT\s+(?P<name>{_NAME})\s+)?{_REFERENCES}", re.IGNORECASE)
+_ADD_FOREIGN_KEY = re.compile(rf"^\s*ALTER\s+TABLE\s+(?:ONLY\s+)?{_NAME}\s+ADD\s+(?:CONSTRAINT\s+(?P<name>{_NAME})\s+)?"
+                              r"FOREIGN\s+KEY\b", re.IGNORECASE)
+_DROP_CONSTRAINT = re.compile(rf"^\s*ALTER\s+TABLE\s+(?:IF\s+EXISTS\s+)?(?:ONLY\s+)?{_NAME}\s+DROP\s+CONSTRAINT\s+"
+                              rf"(?:IF\s+EXISTS\s+)?(?P<name>{_NAME})\s*$", re.IGNORECASE)
 
 
-def without_foreign_keys(ddl_text: str) -> tuple[str, int]:
-    """The DDL without its FOREIGN KEY constraints, and how many it had."""
-    kept, removed = [], 0
+def without_foreign_keys(ddl_text: str, dialect: str = GOOGLESQL) -> tuple[str, int]:
+    """The DDL without its FOREIGN KEY constraints (and the statements that drop one by name),
+    and how many it had."""
+    clauses = [_FOREIGN_KEY] + ([_INLINE_FOREIGN_KEY] if dialect == POSTGRESQL else [])
+    kept, removed, names = [], 0, set()
     for statement in split_ddl(ddl_text):
-        if _ADD_FOREIGN_KEY.match(statement):
+        added = _ADD_FOREIGN_KEY.match(statement)
+        if added:
             removed += 1
+            names.add((added.group("name") or "").strip('`"').lower())
             continue
-        statement, found = _FOREIGN_KEY_CLAUSE.subn("", statement)
+        for clause in clauses:
+            names |= {(m.group("name") or "").strip('`"').lower() for m in clause.finditer(statement)}
+            statement, found = clause.subn("", statement)
+            removed += found
         kept.append(statement)
-        removed += found
+    names.discard("")
+    dropped = _DROP_CONSTRAINT.match
+    kept = [st for st in kept if not ((m := dropped(st)) and m.group("name").strip('`"').lower() in names)]
     return ("".join(f"{s};\n" for s in kept) if removed else ddl_text), removed
 
 

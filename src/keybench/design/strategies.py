@@ -308,7 +308,7 @@ def load_strategy(directory: Path, backend: str, dialect: str, buckets: int | No
             statement = next((st for st in ddl if creates(INDEX_KIND, index.name).match(st)), None)
             if statement is None:
                 raise FixtureError.malformed(ddl_path, f"no CREATE INDEX {index.name} (strategy.toml declares it)")
-            found[index.name] = bool(re.match(r"CREATE\s+NULL_FILTERED\b", statement, re.IGNORECASE)
+            found[index.name] = bool(re.match(r"CREATE\s+(?:UNIQUE\s+)?NULL_FILTERED\b", statement, re.IGNORECASE)
                                      or re.search(r"\bWHERE\b.*\bIS\s+NOT\s+NULL\b", statement, re.IGNORECASE))
         indexes = tuple(dataclasses.replace(i, null_filtered=found[i.name]) for i in indexes)
         row_columns: dict[str, Any] = {"time_column": DEFAULT_TIME_COLUMN, "user_column": DEFAULT_USER_COLUMN,

@@ -135,10 +135,11 @@ class StageEnvironment:
             try:
                 while (now := time.monotonic()) < started + plan.duration_s or self._waits_for_cover(
                         plan, runner, now - started, label):
-                    nap = max(0.05, min(1.0, next_report - now, started + plan.duration_s - now))
+                    left = started + plan.duration_s - now  # past the duration (a smoke stage's cover wait): <= 0
+                    nap = max(0.05, min(1.0, next_report - now, left if left > 0 else 1.0))
                     gevent.sleep(nap)
                     stalled = time.monotonic() - now - nap
-                    if stalled > STALL_S:
+                    if stalled > STALL_S and not workers:  # worker processes went on writing meanwhile
                         # keybench itself did not run (Ctrl-Z, SIGSTOP, a paused VM): the database was
                         # not slow, so the gap is no part of the load's time, which runs that much longer.
                         started += stalled

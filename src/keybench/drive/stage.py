@@ -113,7 +113,13 @@ class Stage:
             self.collector.register(series, WRITE if op == INSERT else self.plans[op].access)
 
     def setup(self) -> None:
-        self.backend.create()
+        try:
+            self.backend.create()
+        except gevent.GreenletExit:
+            # Cut short (a signal, a silent database) while the database was being created: it
+            # may exist, under this run's own name, so teardown drops it (a drop of nothing is none).
+            self.created = True
+            raise
         self.created = True
         self.preload()
 

@@ -97,8 +97,8 @@ ROW_SAMPLE = 1 << 17
 def check_model_budget(params: SplitParams, space: str, writes: int, key_bytes: int) -> None:
     """Refuse, in one line, a model of `writes` whose window and recent writes, keys of
     `key_bytes`, would not fit MODEL_MEMORY_BYTES."""
-    window = params.window_size(writes)
-    memory = max(window, RECENT_WRITES_PER_RANGE * params.ranges)
+    window = min(params.window_size(writes), writes)  # the model never holds more than the stream has
+    memory = min(max(window, RECENT_WRITES_PER_RANGE * params.ranges), writes)
     need = (window + memory) * held_write_bytes(key_bytes)
     if need > MODEL_MEMORY_BYTES:
         raise KeybenchError(
