@@ -47,11 +47,14 @@ class Watchdog:
         first; Cancelled if `stop()` turns true first (it is asked at every probe)."""
         if self.silence:
             raise Unanswered(f"{what}: {self.silence}")
-        task = gevent.spawn(work)
+        task = gevent.spawn(_outcome, work)
         while True:
             task.join(timeout=self.probe_every_s)
             if task.ready():
-                return task.get()
+                result, error = task.get()
+                if error is not None:
+                    raise error  # here, with its traceback: a greenlet that died of it would print it to stderr
+                return result
             if stop is not None and stop():
                 task.kill(block=False)
                 raise Cancelled(f"{what}: cancelled")
@@ -63,6 +66,15 @@ class Watchdog:
                 task.kill(block=False)  # its RPC may linger in gRPC until its own deadline; nothing waits on it
                 self.silence = f"the database did not answer {self.missed} probes of {self.probe_timeout_s:g} s"
                 raise Unanswered(f"{what}: {self.silence}")
+
+
+def _outcome(work: Callable[[], T]) -> tuple[T | None, Exception | None]:
+    """work()'s result, or the exception it raised, as a value: gevent prints the traceback of a
+    greenlet that ends with an exception, and the caller handles it (a refused fixture is one line)."""
+    try:
+        return work(), None
+    except Exception as exc:
+        return None, exc
 
 
 def watched(work: Callable[[], T], answers: Callable[[float], bool], what: str) -> T:
