@@ -17,6 +17,7 @@ from google.cloud.spanner_admin_database_v1 import DatabaseDialect
 from google.cloud.spanner_v1.database import Database
 
 from keybench.backends import spanner_admin as admin
+from keybench.backends.liveness import SILENCE
 from keybench.backends.spanner import client_for, ensure_instance, instance_of
 from keybench.check.request import AUTO_DIALECT
 from keybench.check.schema import (
@@ -236,7 +237,7 @@ def _applies(scratch: Scratch, statement: str) -> bool:
 
 def _unless_silent(exc: gexc.GoogleAPICallError) -> None:
     """A refusal is the emulator's answer about the statement; silence is not, and ends the check."""
-    if isinstance(exc, (gexc.ServiceUnavailable, gexc.DeadlineExceeded)):
+    if isinstance(exc, SILENCE):
         raise KeybenchError("the Spanner emulator stopped answering during the check: "
                             f"{readable(exc.message)}") from None
 

@@ -7,8 +7,6 @@ import re
 
 TABLE_KIND = r"TABLE"
 INDEX_KIND = r"(?:UNIQUE\s+)?(?:NULL_FILTERED\s+)?INDEX"
-
-
 SEQUENCE_KIND = r"SEQUENCE"
 
 

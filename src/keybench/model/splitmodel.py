@@ -94,11 +94,17 @@ HELD_SAMPLE = 1 << 17
 ROW_SAMPLE = 1 << 17
 
 
+def held_writes(params: SplitParams, writes: int) -> tuple[int, int]:
+    """A model of `writes`: its window, and the recent writes its balancer remembers (enough to
+    cut every range at quantiles of RECENT_WRITES_PER_RANGE writes each, and at least one window)."""
+    window = params.window_size(writes)
+    return window, max(window, RECENT_WRITES_PER_RANGE * params.ranges)
+
+
 def check_model_budget(params: SplitParams, space: str, writes: int, key_bytes: int) -> None:
     """Refuse, in one line, a model of `writes` whose window and recent writes, keys of
     `key_bytes`, would not fit MODEL_MEMORY_BYTES."""
-    window = min(params.window_size(writes), writes)  # the model never holds more than the stream has
-    memory = min(max(window, RECENT_WRITES_PER_RANGE * params.ranges), writes)
+    window, memory = (min(n, writes) for n in held_writes(params, writes))  # never more than the stream has
     need = (window + memory) * held_write_bytes(key_bytes)
     if need > MODEL_MEMORY_BYTES:
         raise KeybenchError(
@@ -117,10 +123,7 @@ class SpaceModel:
                  initial: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None):
         self.params, self.space, self.writes = params, space, writes
         self.nodes, self.ranges = params.nodes, params.ranges
-        self.window = params.window_size(writes)
-        # The balancer's memory of where writes go: enough recent writes to cut every range at
-        # quantiles of RECENT_WRITES_PER_RANGE writes each, and at least one window.
-        self.memory = max(self.window, RECENT_WRITES_PER_RANGE * self.ranges)  # as check_model_budget counts
+        self.window, self.memory = held_writes(params, writes)
         self.held = DistinctSample(max(HELD_SAMPLE, 16 * self.ranges))
         self.rows = RowSample(ROW_SAMPLE)
         self.lowest: bytes | None = None  # the smallest unit held: the space's first range starts there
