@@ -26,8 +26,13 @@ def write_atomically(path: Path, content: str | bytes) -> Path:
     return path
 
 
-def save_figure(fig, path: Path, **savefig_options) -> Path:
-    """A matplotlib figure as a PNG file, written whole or not at all."""
+def figure_png(fig, **savefig_options) -> bytes:
+    """A matplotlib figure as PNG bytes."""
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", **savefig_options)
-    return write_atomically(path, buffer.getvalue())
+    return buffer.getvalue()
+
+
+def save_figure(fig, path: Path, **savefig_options) -> Path:
+    """A matplotlib figure as a PNG file, written whole or not at all."""
+    return write_atomically(path, figure_png(fig, **savefig_options))

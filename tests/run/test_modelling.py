@@ -63,3 +63,22 @@ def test_a_model_process_that_dies_leaves_the_model_to_the_run(tmp_path, capsys,
     rows, _ = modelled(tmp_path, "killed", overlap=True, kill_process=True)
     assert rows == at_end[0]
     assert "the model process failed (pid" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_the_model_process_writes_nothing_into_the_run_until_its_stages_are_over(tmp_path):
+    """The model of a variant runs beside the next stage's set-up; what it draws waits for the
+    end of the run, so a small disk is filled by the stages' results first (a full disk keeps
+    the run, marked failed, with its summary)."""
+    run_dir = RunDirectory(tmp_path, "quiet")
+    run_dir.open()
+    modeller = Modeller(PARAMS, run_dir, heatmaps=True, payload_bytes=100, overlap=True)
+    try:
+        for strategy in UNITS:
+            modeller.submit(strategy, [simulate_stream(strategy, 2000, reads_per_operation=5)])
+        modeller.wait()
+        assert list(run_dir.partial.rglob("*")) == []
+        modeller.rows({variant_name(s): summary_rows(s) for s in UNITS})
+    finally:
+        modeller.close()
+    assert sorted(p.name for p in (run_dir.partial / "heatmaps").iterdir())

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from keybench.atomic import save_figure
+from keybench.atomic import figure_png, write_atomically
 from keybench.design.byteorder import TABLE_SPACE
 from keybench.model.keystream import KeyStream
 from keybench.model.placement import interval_ranks, range_span, rank_keys
@@ -71,9 +71,10 @@ def intensity(stream: KeyStream, space: str = TABLE_SPACE, kind: str = WRITES, b
     return matrix, t0, t1
 
 
-def render_heatmap(stream: KeyStream, space: str, kind: str, path: str | Path, title: str,
-                   buckets: int | None = None, time_bins: int | None = None) -> Path:
-    """Writes a PNG heatmap of one key space's writes or reads and returns its path."""
+def heatmap_png(stream: KeyStream, space: str, kind: str, title: str, buckets: int | None = None,
+                time_bins: int | None = None) -> bytes:
+    """A PNG heatmap of one key space's writes or reads, as bytes: the model process draws it,
+    the run writes it with the rest of its results."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -91,6 +92,12 @@ def render_heatmap(stream: KeyStream, space: str, kind: str, path: str | Path, t
     # Fixed margins (room for the two-line title and the colorbar's label): tight_layout would
     # draw the whole figure once more, which doubled the time of every heatmap.
     fig.subplots_adjust(left=0.08, right=0.97, top=0.87, bottom=0.11)
-    path = save_figure(fig, Path(path))
+    png = figure_png(fig)
     plt.close(fig)
-    return path
+    return png
+
+
+def render_heatmap(stream: KeyStream, space: str, kind: str, path: str | Path, title: str,
+                   buckets: int | None = None, time_bins: int | None = None) -> Path:
+    """Writes a PNG heatmap of one key space's writes or reads and returns its path."""
+    return write_atomically(Path(path), heatmap_png(stream, space, kind, title, buckets, time_bins))

@@ -11,7 +11,6 @@ With `overlap=False` every variant is modelled at the end of the run, in this pr
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from keybench.children import PlainProcess, PlainProcessError
 from keybench.design.byteorder import TABLE_SPACE
@@ -34,24 +33,34 @@ class ModelJob:
     params: SplitParams
     name: str  # the variant's file stem
     label: str
-    heatmaps: str | None  # the folder the heatmaps go to; None: no heatmaps
+    heatmaps: bool  # draw the heatmaps too
     shape: KeyShape = KeyShape()  # what the design's key says past the stream's end
 
 
-def run_job(job: ModelJob) -> ModelResult:
+@dataclass(frozen=True)
+class ModelOutput:
+    """What the model process returns: the model, and its heatmaps as PNG bytes by file name.
+    The process writes nothing: the run writes the pictures after its stages, with the key
+    streams, so a small disk fills with the results of the stages that ran, never with a
+    picture drawn beside a stage's audit."""
+
+    model: ModelResult
+    heatmaps: dict[str, bytes]
+
+
+def run_job(job: ModelJob) -> ModelOutput:
     """The model of one variant's key stream, and its heatmaps drawn."""
     stream = KeyStream.from_bytes(job.stream)
     model = model_stream(stream, job.params, job.shape)
+    pictures: dict[str, bytes] = {}
     if job.heatmaps and stream.spaces():
-        from keybench.model.heatmap import render_heatmap
+        from keybench.model.heatmap import heatmap_png
 
-        folder = Path(job.heatmaps)
-        folder.mkdir(exist_ok=True)
         for space in stream.spaces():
             suffix = "" if space == TABLE_SPACE else f"-{space}"
             for kind in ("writes", "reads"):
-                render_heatmap(stream, space, kind, folder / f"{job.name}{suffix}-{kind}.png", job.label)
-    return model
+                pictures[f"{job.name}{suffix}-{kind}.png"] = heatmap_png(stream, space, kind, job.label)
+    return ModelOutput(model, pictures)
 
 
 @dataclass(frozen=True)
@@ -70,7 +79,7 @@ class Modeller:
         self.params, self.run_dir, self.heatmaps, self.payload_bytes = params, run_dir, heatmaps, payload_bytes
         self.overlap = overlap
         self.variants: dict[str, _Variant] = {}
-        self.models: dict[str, ModelResult] = {}
+        self.models: dict[str, ModelOutput] = {}
         self._process: PlainProcess | None = None
         self._in_flight: str | None = None
 
@@ -83,9 +92,7 @@ class Modeller:
         name = variant_name(strategy)
         blob = stream.to_bytes()
         cell_bytes = stream.mean_key_bytes() + self.payload_bytes if stream.write_count() else 0.0
-        job = ModelJob(blob, self.params, name, strategy.label,
-                       str(self.run_dir.partial / "heatmaps") if self.heatmaps else None,
-                       key_shape(strategy, self.payload_bytes))
+        job = ModelJob(blob, self.params, name, strategy.label, self.heatmaps, key_shape(strategy, self.payload_bytes))
         self.variants[name] = _Variant(strategy, cell_bytes, job)
         self.models.pop(name, None)
         if self.overlap:
@@ -115,11 +122,14 @@ class Modeller:
         for name, rows in unit_rows.items():
             variant = self.variants[name]
             # Written with the rest of the run's results, after the stages: a small disk fills
-            # with the results of the stages that ran, not with key streams.
+            # with the results of the stages that ran, not with key streams or pictures.
             self.run_dir.write(f"keystream/{name}.npz", variant.job.stream)
             if name not in self.models:
                 self.models[name] = run_job(variant.job)
-            out.extend({**row, **model_columns(self.models[name], row["operation"], variant.strategy.claim,
+            output = self.models[name]
+            for file_name, png in output.heatmaps.items():
+                self.run_dir.write(f"heatmaps/{file_name}", png)
+            out.extend({**row, **model_columns(output.model, row["operation"], variant.strategy.claim,
                                                variant.cell_bytes)} for row in rows)
         return out
 

@@ -153,10 +153,12 @@ def _run_stages(stages, options: RunOptions, tag: str, endpoints: dict, state: R
                 progress(f"  {label}  {exc}")
                 state.add_failure(strategy, str(exc), repetition)
                 continue
+            # The stage counts as run before any of its files is written: a disk that fills on
+            # its first file keeps the run, marked failed, rather than discarding it.
+            state.add(done.result, ep, repetition, state.clock.since(before))
             suffix = f"-r{repetition}" if options.repeat > 1 else ""
             for kind, text in done.locust_csvs.items():
                 run_dir.write(f"locust/{variant_name(strategy)}{suffix}_{kind}.csv", text)
-            state.add(done.result, ep, repetition, state.clock.since(before))
             with state.clock.phase("write"):
                 state.write(run_dir, "running", state.summary()[0])
             if done.result.interrupted or INTERRUPT.requested:
