@@ -23,7 +23,7 @@ from keybench.infra.signals import interrupt_point
 from keybench.model.model_result import ModelResult
 from keybench.model.params import SplitParams
 from keybench.model.simulate import simulate_stream
-from keybench.model.splitmodel import model_stream
+from keybench.model.splitmodel import SpaceMemo, model_stream
 from keybench.model.verdict import INCONCLUSIVE, Verdict, judge
 
 # What an unknown column is modelled as: its worst case and its best.
@@ -103,9 +103,13 @@ def table_strategy(schema: Schema, table: Table, distributions: dict[str, Distri
                     parts=parts(table.key), ddl=ddl, parent_table=table.parent, indexes=indexes)
 
 
-def model_table(strategy: Strategy, rows: int, nodes: int, seed: int = DEFAULT_SEED) -> dict[str, Verdict]:
-    """Every key space of the table (its key, then its indexes) judged: {space: verdict}."""
-    result = model_stream(simulate_stream(strategy, rows, seed=seed, reads_per_operation=0), SplitParams(nodes=nodes))
+def model_table(strategy: Strategy, rows: int, nodes: int, seed: int = DEFAULT_SEED,
+                memo: SpaceMemo | None = None) -> dict[str, Verdict]:
+    """Every key space of the table (its key, then its indexes) judged: {space: verdict}.
+    `memo`: the spaces modelled so far in this check (a key of the same shape, another case
+    of an unknown column, a table the fix left as it was), not modelled again."""
+    result = model_stream(simulate_stream(strategy, rows, seed=seed, reads_per_operation=0), SplitParams(nodes=nodes),
+                          memo=memo)
     return {space: judge(ModelResult(nodes=result.nodes, spaces={space: metrics}))
             for space, metrics in result.spaces.items()}
 
@@ -119,13 +123,13 @@ def key_of(schema: Schema, table: Table, index_name: str | None) -> tuple[KeyCol
 
 
 def check_table(schema: Schema, table: Table, distributions: dict[str, Distribution], source: Path,
-                rows: int, nodes: int) -> list[SpaceCheck]:
+                rows: int, nodes: int, memo: SpaceMemo | None = None) -> list[SpaceCheck]:
     """The table's spaces, each with its verdict and the assumptions behind it."""
     unknown = [c for c, d in distributions.items() if not d.known]
     runs = {}
     for case in UNKNOWN_CASES if unknown else ("",):
         assumed = {c: Distribution(case, "unknown") if not d.known else d for c, d in distributions.items()}
-        runs[case] = model_table(table_strategy(schema, table, assumed, source), rows, nodes)
+        runs[case] = model_table(table_strategy(schema, table, assumed, source), rows, nodes, memo=memo)
     checks = []
     for space in runs[next(iter(runs))]:
         index = None if space == TABLE_SPACE else space
@@ -162,8 +166,10 @@ def key_distributions(schema: Schema, table: Table, infer) -> dict[str, Distribu
 
 
 def check_schema(schema: Schema, stated: dict[str, Distribution], source: Path, rows: int,
-                 nodes: int, strict: bool = False) -> list[SpaceCheck]:
-    """Every table's key spaces, parents first, each table's key before its indexes."""
+                 nodes: int, strict: bool = False, memo: SpaceMemo | None = None) -> list[SpaceCheck]:
+    """Every table's key spaces, parents first, each table's key before its indexes. `memo`:
+    shared by the checks of one schema and of its fix."""
+    memo = SpaceMemo() if memo is None else memo
     from keybench.check.inference import infer
 
     checks = []
@@ -171,7 +177,7 @@ def check_schema(schema: Schema, stated: dict[str, Distribution], source: Path, 
     for number, table in enumerate(schema.tables, 1):
         interrupt_point()
         distributions = key_distributions(schema, table, lambda t, c: infer(schema, t, c, stated, strict))
-        checks += check_table(schema, table, distributions, source, rows, nodes)
+        checks += check_table(schema, table, distributions, source, rows, nodes, memo)
         if time.monotonic() - said >= PROGRESS_EVERY_S and number < len(schema.tables):
             # A large schema takes minutes: say how far it got (stderr; the verdicts go to stdout).
             said = time.monotonic()

@@ -242,6 +242,8 @@ class RowSample(_HashThinned):
         self.last = np.zeros(0, dtype=np.float64)
         self.heavy = self._empty()
         self.writes = 0
+        self._buffer: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # windows not yet counted
+        self._buffered = 0
 
     @staticmethod
     def _empty() -> dict[str, np.ndarray]:
@@ -249,7 +251,31 @@ class RowSample(_HashThinned):
                 "first": np.zeros(0, np.float64), "last": np.zeros(0, np.float64)}
 
     def add(self, keys: np.ndarray, hashes: np.ndarray, times: np.ndarray, ordered: np.ndarray | None = None) -> None:
-        """One window's writes, in time order (`ordered`: their hashes sorted, if at hand)."""
+        """One window's writes, in time order (`ordered`: their hashes sorted, if at hand).
+        While every row fits, windows wait in a buffer and are counted together (the same
+        figures: counts add up, a row's first and last write are the buffer's first and last),
+        so the table is not rebuilt for every window."""
+        if not self.thinned and len(self.hashes) + self._buffered + len(hashes) <= self.capacity:
+            self._buffer.append((keys, hashes, times))
+            self._buffered += len(hashes)
+            return
+        self.settle()
+        self._count(keys, hashes, times, ordered)
+
+    def settle(self) -> None:
+        """Counts the buffered windows into the table."""
+        if not self._buffer:
+            return
+        buffer, self._buffer, self._buffered = self._buffer, [], 0
+        if len(buffer) == 1:
+            self._count(*buffer[0])
+            return
+        width = max(b[0].dtype.itemsize for b in buffer)
+        keys = np.concatenate([b[0].astype(f"S{width}", copy=False) for b in buffer])
+        self._count(keys, np.concatenate([b[1] for b in buffer]), np.concatenate([b[2] for b in buffer]))
+
+    def _count(self, keys: np.ndarray, hashes: np.ndarray, times: np.ndarray,
+               ordered: np.ndarray | None = None) -> None:
         self.writes += len(hashes)
         if self.thinned:
             self._track_heavy(keys, hashes, times, np.sort(hashes) if ordered is None else ordered)
@@ -329,6 +355,7 @@ class RowSample(_HashThinned):
         """(rows, rewrite share, rewrite lifetime, the busiest row's writes, its writes per
         second): exact while no row was dropped. After, the heavy rows count as they are and
         the sample's other rows each for 1 / fraction rows (a stratified estimate)."""
+        self.settle()
         if not self.writes:
             return 0, 0.0, 0.0, 0, 0.0
         heavy = self.heavy

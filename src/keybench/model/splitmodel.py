@@ -41,6 +41,8 @@ Every figure here is **modelled** from the key stream, never measured.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -388,9 +390,11 @@ def model_space(times: np.ndarray, keys: np.ndarray, lengths: np.ndarray, reads:
     return model.finish()
 
 
-def model_stream(stream: KeyStream, params: SplitParams | None = None, shape: KeyShape | None = None) -> ModelResult:
+def model_stream(stream: KeyStream, params: SplitParams | None = None, shape: KeyShape | None = None,
+                 memo: SpaceMemo | None = None) -> ModelResult:
     """Every key space of a stream, modelled separately; `shape` what the design's key says
-    past the stream's end (model/shape.py)."""
+    past the stream's end (model/shape.py). `memo`: spaces already modelled, by their writes
+    and reads, so a space whose stream another one already had is not modelled again."""
     params = params or SplitParams()
     result = ModelResult(nodes=params.nodes, shape=shape or KeyShape())
     for space in stream.spaces():
@@ -398,9 +402,52 @@ def model_stream(stream: KeyStream, params: SplitParams | None = None, shape: Ke
         if not len(times):
             continue
         reads = [(t, intervals, op) for t, _, intervals, op in stream.reads(space, with_operation=True)]
-        result.spaces[space] = model_space(times, keys, lengths, reads, params, space, stream.unit_lengths(space),
-                                           stream.initial(space))
+        units, initial = stream.unit_lengths(space), stream.initial(space)
+        digest = memo.digest(params, times, keys, lengths, units, initial, reads) if memo is not None else None
+        known = memo.get(digest) if memo is not None and digest is not None else None
+        if known is not None:
+            result.spaces[space] = dataclasses.replace(known, space=space)
+            continue
+        result.spaces[space] = model_space(times, keys, lengths, reads, params, space, units, initial)
+        if memo is not None and digest is not None:
+            memo.put(digest, result.spaces[space])
     return result
+
+
+class SpaceMemo:
+    """Spaces modelled so far, by a digest of all the model reads of them (its parameters,
+    every write's time, key, length and split unit, the rows held before, the reads): the
+    model is deterministic, so the same input gives the same figures. `keybench check` models
+    many tables and indexes whose keys have the same shape (a UUID id, say), each case of an
+    unknown column, and the fix's recheck of every table it did not change."""
+
+    def __init__(self, capacity: int = 4096):
+        self.capacity = capacity
+        self.spaces: dict[bytes, SpaceMetrics] = {}
+        self.hits = 0
+
+    @staticmethod
+    def digest(params: SplitParams, times: np.ndarray, keys: np.ndarray, lengths: np.ndarray,
+               units: np.ndarray | None, initial: tuple[np.ndarray, ...] | None, reads: list) -> bytes:
+        h = hashlib.blake2b(repr(params).encode(), digest_size=20)
+        for array in (times, keys, lengths, units, *(initial or ())):
+            if array is None:
+                h.update(b"\x00none")
+                continue
+            array = np.ascontiguousarray(array)
+            h.update(f"{array.dtype.str}:{array.shape}".encode())
+            h.update(array.data)
+        h.update(repr(reads).encode())
+        return h.digest()
+
+    def get(self, digest: bytes) -> SpaceMetrics | None:
+        found = self.spaces.get(digest)
+        self.hits += found is not None
+        return found
+
+    def put(self, digest: bytes, metrics: SpaceMetrics) -> None:
+        if len(self.spaces) < self.capacity:  # a bound on what one check holds (figures, not keys)
+            self.spaces[digest] = metrics
 
 
 def analyze_file(path: str | Path, params: SplitParams | None = None) -> ModelResult:
