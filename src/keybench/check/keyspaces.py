@@ -10,24 +10,30 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from keybench.check.inference import Distribution
 from keybench.check.schema import Column, KeyColumn, Schema, Table
+from keybench.children import PlainProcess, PlainProcessError
 from keybench.design.byteorder import TABLE_SPACE
 from keybench.design.keys import DEFAULT_SEED, spanner_part
 from keybench.design.strategies import Index, Strategy
 from keybench.infra.progress import PROGRESS_EVERY_S, progress
 from keybench.infra.signals import interrupt_point
+from keybench.model.keystream import KeyStream
 from keybench.model.model_result import ModelResult
 from keybench.model.params import SplitParams
 from keybench.model.simulate import simulate_stream
-from keybench.model.splitmodel import SpaceMemo, model_stream
+from keybench.model.splitmodel import SpaceInputs, SpaceMemo, model_space, space_inputs
 from keybench.model.verdict import INCONCLUSIVE, Verdict, judge
 
 # What an unknown column is modelled as: its worst case and its best.
 UNKNOWN_CASES = ("sequential", "random")
+# Key spaces (tables and indexes) from which a check models in a second process too: below,
+# starting it costs more than it saves.
+HELPER_SPACES = 4
 
 
 @dataclass(frozen=True)
@@ -103,15 +109,66 @@ def table_strategy(schema: Schema, table: Table, distributions: dict[str, Distri
                     parts=parts(table.key), ddl=ddl, parent_table=table.parent, indexes=indexes)
 
 
-def model_table(strategy: Strategy, rows: int, nodes: int, seed: int = DEFAULT_SEED,
-                memo: SpaceMemo | None = None) -> dict[str, Verdict]:
-    """Every key space of the table (its key, then its indexes) judged: {space: verdict}.
-    `memo`: the spaces modelled so far in this check (a key of the same shape, another case
-    of an unknown column, a table the fix left as it was), not modelled again."""
-    result = model_stream(simulate_stream(strategy, rows, seed=seed, reads_per_operation=0), SplitParams(nodes=nodes),
-                          memo=memo)
-    return {space: judge(ModelResult(nodes=result.nodes, spaces={space: metrics}))
-            for space, metrics in result.spaces.items()}
+class SpaceModeller:
+    """Models the key spaces of one check: each distinct stream once (SpaceMemo: tables of the
+    same key shape, the cases of an unknown column, the tables a fix left as they were), and,
+    for a schema of many spaces, two at a time: one here, one in a process beside it (the model
+    is CPU-bound; this machine kind has 2 cores). The figures are the model's either way; a
+    helper that fails leaves its space, and the rest, to this process."""
+
+    def __init__(self, nodes: int, memo: SpaceMemo | None = None, helper: bool = False):
+        self.params = SplitParams(nodes=nodes)
+        self.memo = SpaceMemo() if memo is None else memo
+        self.helper: PlainProcess | None = PlainProcess() if helper else None  # its imports overlap our work
+        self._in_flight: tuple[bytes, SpaceInputs] | None = None  # the space the helper is modelling
+
+    def submit(self, stream: KeyStream) -> dict[str, bytes]:
+        """Every space of the stream modelled, or on its way: {space: digest}."""
+        digests = {}
+        for space in stream.spaces():
+            inputs = space_inputs(stream, space, self.params)
+            if inputs is None:
+                continue
+            digest = digests[space] = SpaceMemo.digest(inputs)
+            if (self._in_flight and digest == self._in_flight[0]) or self.memo.get(digest) is not None:
+                continue
+            if self.helper is not None and self._in_flight is None:
+                try:
+                    self.helper.send(model_space, *inputs)
+                    self._in_flight = digest, inputs
+                    continue
+                except PlainProcessError as exc:
+                    self._give_up(exc)
+            self.memo.put(digest, model_space(*inputs))
+            self._collect()  # the helper's space, modelled meanwhile
+        return digests
+
+    def verdicts(self, digests: dict[str, bytes]) -> dict[str, Verdict]:
+        """{space: verdict} of spaces `submit` took."""
+        self._collect()
+        return {space: judge(ModelResult(nodes=self.params.nodes, spaces={space: self.memo.metrics(digest, space)}))
+                for space, digest in digests.items()}
+
+    def _collect(self) -> None:
+        if self._in_flight is None:
+            return
+        (digest, inputs), self._in_flight = self._in_flight, None
+        assert self.helper is not None  # a space is in flight only in a running helper
+        try:
+            self.memo.put(digest, self.helper.receive())
+        except PlainProcessError as exc:
+            self._give_up(exc)
+            self.memo.put(digest, model_space(*inputs))
+
+    def _give_up(self, exc: Exception) -> None:
+        progress(f"keybench: the model's helper process failed ({exc}); modelling in this process only")
+        self.close()
+
+    def close(self) -> None:
+        self._in_flight = None
+        if self.helper is not None:
+            self.helper.close()
+            self.helper = None
 
 
 def key_of(schema: Schema, table: Table, index_name: str | None) -> tuple[KeyColumn, ...]:
@@ -123,13 +180,20 @@ def key_of(schema: Schema, table: Table, index_name: str | None) -> tuple[KeyCol
 
 
 def check_table(schema: Schema, table: Table, distributions: dict[str, Distribution], source: Path,
-                rows: int, nodes: int, memo: SpaceMemo | None = None) -> list[SpaceCheck]:
-    """The table's spaces, each with its verdict and the assumptions behind it."""
+                rows: int, modeller: SpaceModeller) -> Callable[[], list[SpaceCheck]]:
+    """The table's spaces handed to the modeller; what it returns gives each space with its
+    verdict and the assumptions behind it, once the modeller has them."""
     unknown = [c for c, d in distributions.items() if not d.known]
-    runs = {}
+    submitted = {}
     for case in UNKNOWN_CASES if unknown else ("",):
         assumed = {c: Distribution(case, "unknown") if not d.known else d for c, d in distributions.items()}
-        runs[case] = model_table(table_strategy(schema, table, assumed, source), rows, nodes, memo=memo)
+        strategy = table_strategy(schema, table, assumed, source)
+        submitted[case] = modeller.submit(simulate_stream(strategy, rows, seed=DEFAULT_SEED, reads_per_operation=0))
+    return lambda: _table_checks(schema, table, distributions, {c: modeller.verdicts(d) for c, d in submitted.items()})
+
+
+def _table_checks(schema: Schema, table: Table, distributions: dict[str, Distribution],
+                  runs: dict[str, dict[str, Verdict]]) -> list[SpaceCheck]:
     checks = []
     for space in runs[next(iter(runs))]:
         index = None if space == TABLE_SPACE else space
@@ -169,17 +233,21 @@ def check_schema(schema: Schema, stated: dict[str, Distribution], source: Path, 
                  nodes: int, strict: bool = False, memo: SpaceMemo | None = None) -> list[SpaceCheck]:
     """Every table's key spaces, parents first, each table's key before its indexes. `memo`:
     shared by the checks of one schema and of its fix."""
-    memo = SpaceMemo() if memo is None else memo
     from keybench.check.inference import infer
 
-    checks = []
-    started = said = time.monotonic()
-    for number, table in enumerate(schema.tables, 1):
-        interrupt_point()
-        distributions = key_distributions(schema, table, lambda t, c: infer(schema, t, c, stated, strict))
-        checks += check_table(schema, table, distributions, source, rows, nodes, memo)
-        if time.monotonic() - said >= PROGRESS_EVERY_S and number < len(schema.tables):
-            # A large schema takes minutes: say how far it got (stderr; the verdicts go to stdout).
-            said = time.monotonic()
-            progress(f"  {source.name}: checked {number} of {len(schema.tables)} tables ({said - started:.0f} s)")
-    return checks
+    spaces = sum(1 + len(schema.indexes_of(t.name)) for t in schema.tables)
+    modeller = SpaceModeller(nodes, memo, helper=spaces >= HELPER_SPACES)
+    try:
+        pending = []
+        started = said = time.monotonic()
+        for number, table in enumerate(schema.tables, 1):
+            interrupt_point()
+            distributions = key_distributions(schema, table, lambda t, c: infer(schema, t, c, stated, strict))
+            pending.append(check_table(schema, table, distributions, source, rows, modeller))
+            if time.monotonic() - said >= PROGRESS_EVERY_S and number < len(schema.tables):
+                # A large schema takes minutes: say how far it got (stderr; the verdicts go to stdout).
+                said = time.monotonic()
+                progress(f"  {source.name}: checked {number} of {len(schema.tables)} tables ({said - started:.0f} s)")
+        return [check for table_checks in pending for check in table_checks()]
+    finally:
+        modeller.close()

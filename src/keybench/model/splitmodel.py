@@ -390,6 +390,18 @@ def model_space(times: np.ndarray, keys: np.ndarray, lengths: np.ndarray, reads:
     return model.finish()
 
 
+SpaceInputs = tuple  # (times, keys, lengths, reads, params, space, units, initial): model_space's arguments
+
+
+def space_inputs(stream: KeyStream, space: str, params: SplitParams) -> SpaceInputs | None:
+    """What model_space takes to model one space of a stream; None for a space with no writes."""
+    times, keys, lengths = stream.writes(space)
+    if not len(times):
+        return None
+    reads = [(t, intervals, op) for t, _, intervals, op in stream.reads(space, with_operation=True)]
+    return times, keys, lengths, reads, params, space, stream.unit_lengths(space), stream.initial(space)
+
+
 def model_stream(stream: KeyStream, params: SplitParams | None = None, shape: KeyShape | None = None,
                  memo: SpaceMemo | None = None) -> ModelResult:
     """Every key space of a stream, modelled separately; `shape` what the design's key says
@@ -398,17 +410,14 @@ def model_stream(stream: KeyStream, params: SplitParams | None = None, shape: Ke
     params = params or SplitParams()
     result = ModelResult(nodes=params.nodes, shape=shape or KeyShape())
     for space in stream.spaces():
-        times, keys, lengths = stream.writes(space)
-        if not len(times):
+        inputs = space_inputs(stream, space, params)
+        if inputs is None:
             continue
-        reads = [(t, intervals, op) for t, _, intervals, op in stream.reads(space, with_operation=True)]
-        units, initial = stream.unit_lengths(space), stream.initial(space)
-        digest = memo.digest(params, times, keys, lengths, units, initial, reads) if memo is not None else None
-        known = memo.get(digest) if memo is not None and digest is not None else None
-        if known is not None:
-            result.spaces[space] = dataclasses.replace(known, space=space)
+        digest = SpaceMemo.digest(inputs) if memo is not None else None
+        if memo is not None and digest is not None and memo.get(digest) is not None:
+            result.spaces[space] = memo.metrics(digest, space)
             continue
-        result.spaces[space] = model_space(times, keys, lengths, reads, params, space, units, initial)
+        result.spaces[space] = model_space(*inputs)
         if memo is not None and digest is not None:
             memo.put(digest, result.spaces[space])
     return result
@@ -421,14 +430,14 @@ class SpaceMemo:
     many tables and indexes whose keys have the same shape (a UUID id, say), each case of an
     unknown column, and the fix's recheck of every table it did not change."""
 
-    def __init__(self, capacity: int = 4096):
-        self.capacity = capacity
-        self.spaces: dict[bytes, SpaceMetrics] = {}
+    def __init__(self):
+        self.spaces: dict[bytes, SpaceMetrics] = {}  # figures only (about 1 KB a space), never keys
         self.hits = 0
 
     @staticmethod
-    def digest(params: SplitParams, times: np.ndarray, keys: np.ndarray, lengths: np.ndarray,
-               units: np.ndarray | None, initial: tuple[np.ndarray, ...] | None, reads: list) -> bytes:
+    def digest(inputs: SpaceInputs) -> bytes:
+        """Of model_space's arguments, all but the space's name (it only labels the figures)."""
+        times, keys, lengths, reads, params, _, units, initial = inputs
         h = hashlib.blake2b(repr(params).encode(), digest_size=20)
         for array in (times, keys, lengths, units, *(initial or ())):
             if array is None:
@@ -446,8 +455,11 @@ class SpaceMemo:
         return found
 
     def put(self, digest: bytes, metrics: SpaceMetrics) -> None:
-        if len(self.spaces) < self.capacity:  # a bound on what one check holds (figures, not keys)
-            self.spaces[digest] = metrics
+        self.spaces[digest] = metrics
+
+    def metrics(self, digest: bytes, space: str) -> SpaceMetrics:
+        """The figures modelled for `digest`, labelled as `space`."""
+        return dataclasses.replace(self.spaces[digest], space=space)
 
 
 def analyze_file(path: str | Path, params: SplitParams | None = None) -> ModelResult:
