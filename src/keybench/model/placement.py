@@ -52,17 +52,21 @@ def assign_greedy(loads: np.ndarray, nodes: int, capacity: int | None = None) ->
     that holds fewer than `capacity` ranges (None: no limit); then the ranges without load
     onto the nodes holding the fewest ranges, as a balancer by size would place them."""
     heap = [(0.0, 0, n) for n in range(nodes)]
-    counts = np.zeros(nodes, dtype=np.int64)
-    assignment = np.zeros(len(loads), dtype=np.int64)
+    placed = [0] * nodes  # ranges per node
     order = np.argsort(-loads, kind="stable")
     loaded = order[loads[order] > 0]
-    for r in loaded:
+    # Python numbers in the loop: a numpy scalar per step would cost more than the heap does.
+    nodes_of_loaded = []
+    for load in loads[loaded].tolist():
         total, _, node = heapq.heappop(heap)
-        while capacity is not None and counts[node] >= capacity and heap:  # full: skip it for good
+        while capacity is not None and placed[node] >= capacity and heap:  # full: skip it for good
             total, _, node = heapq.heappop(heap)
-        assignment[r] = node
-        counts[node] += 1
-        heapq.heappush(heap, (total + float(loads[r]), int(counts[node]), node))
+        nodes_of_loaded.append(node)
+        placed[node] += 1
+        heapq.heappush(heap, (total + load, placed[node], node))
+    assignment = np.zeros(len(loads), dtype=np.int64)
+    assignment[loaded] = nodes_of_loaded
+    counts = np.array(placed, dtype=np.int64)
     idle = order[len(loaded):]
     if len(idle):
         # Deal the idle ranges out so the range counts even up: the emptiest nodes first.

@@ -181,14 +181,17 @@ class _HashThinned:
 class DistinctSample(_HashThinned):
     """Distinct keys seen so far, or, once there are more than `capacity`, those whose hash
     falls under a threshold halved as often as needed: a uniform random sample of the
-    distinct keys (the same key is always in or always out). Kept sorted, for quantiles."""
+    distinct keys (the same key is always in or always out). Kept sorted, for quantiles.
+
+    The hashes `add` takes are `key_hashes` of the keys (the same whatever the array's width):
+    a set of them tells a new key from one held, and thinning hashes the held keys again, so
+    one sorted array is all that is rebuilt per window."""
 
     def __init__(self, capacity: int):
         self.capacity = capacity
         self.threshold = _ALL  # a key is kept when its hash is at or below it
         self.keys = np.zeros(0, dtype="S1")
-        self.key_hashes = np.zeros(0, dtype=np.uint64)  # aligned with keys
-        self.sorted_hashes = np.zeros(0, dtype=np.uint64)
+        self._held: set[int] = set()  # the hashes of the keys held
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -200,25 +203,19 @@ class DistinctSample(_HashThinned):
         if not len(keys):
             return
         distinct, first = np.unique(hashes, return_index=True)
-        if len(self.sorted_hashes):
-            at = np.minimum(np.searchsorted(self.sorted_hashes, distinct), len(self.sorted_hashes) - 1)
-            new = self.sorted_hashes[at] != distinct
-            distinct, first = distinct[new], first[new]
-        if not len(distinct):
+        held = self._held
+        new = np.fromiter((h not in held for h in distinct.tolist()), dtype=bool, count=len(distinct))
+        if not new.any():
             return
-        new_keys, new_hashes = keys[first], hashes[first]
-        order = np.argsort(new_keys, kind="stable")
-        new_keys, new_hashes = new_keys[order], new_hashes[order]
-        held, new_keys = same_width(self.keys, new_keys)
-        at = np.searchsorted(held, new_keys)
-        self.keys = np.insert(held, at, new_keys)
-        self.key_hashes = np.insert(self.key_hashes, at, new_hashes)
-        self.sorted_hashes = np.insert(self.sorted_hashes, np.searchsorted(self.sorted_hashes, distinct), distinct)
+        distinct, first = distinct[new], first[new]
+        held.update(distinct.tolist())
+        held_keys, new_keys = same_width(self.keys, np.sort(keys[first]))
+        self.keys = np.insert(held_keys, np.searchsorted(held_keys, new_keys), new_keys)
         while len(self.keys) > self.capacity:
             self.threshold >>= np.uint64(1)
-            held_mask = self.key_hashes <= self.threshold
-            self.keys, self.key_hashes = self.keys[held_mask], self.key_hashes[held_mask]
-            self.sorted_hashes = self.sorted_hashes[self.sorted_hashes <= self.threshold]
+            self.keys = self.keys[key_hashes(self.keys) <= self.threshold]
+            limit = int(self.threshold)
+            self._held = held = {h for h in held if h <= limit}
 
     def quantile_cuts(self, pieces: int) -> np.ndarray:
         """Keys that cut the sample into `pieces` equal counts (fewer with fewer keys)."""
