@@ -18,6 +18,7 @@ from keybench.check.keyspaces import (
 )
 from keybench.check.schema import Column, Index, KeyColumn, Schema, Table
 from keybench.model.simulate import simulate_stream
+from keybench.model.splitmodel import SpaceMemo
 
 UUID, TIME, SEQ = (Distribution(n, "stated") for n in ("uuid4", "time", "sequential"))
 
@@ -40,7 +41,7 @@ STATED = {**{f"Id{n}": UUID for n in range(7)}, "At": TIME}
 def checked(helper: bool, monkeypatch) -> list:
     if not helper:
         monkeypatch.setattr("keybench.check.keyspaces.HELPER_SPACES", 10**9)
-    return check_schema(SCHEMA, STATED, Path("schema.sql"), 4000, 8)
+    return check_schema(SCHEMA, STATED, Path("schema.sql"), 4000, 8, memo=SpaceMemo())  # nothing modelled before
 
 
 def test_a_schema_of_many_spaces_gets_the_same_checks_with_the_helper_as_without(monkeypatch):
@@ -54,7 +55,7 @@ def test_a_schema_of_many_spaces_gets_the_same_checks_with_the_helper_as_without
 
 
 def test_each_distinct_stream_is_modelled_once():
-    modeller = SpaceModeller(8)
+    modeller = SpaceModeller(8, SpaceMemo())
     try:
         for t in SCHEMA.tables[:6]:
             distributions = key_distributions(SCHEMA, t, lambda tb, c: infer(SCHEMA, tb, c, STATED))
@@ -64,12 +65,16 @@ def test_each_distinct_stream_is_modelled_once():
     # Ten spaces submitted: T0's key and its index (an index entry is its own stream), T1's key
     # and its index under each case of Owner (sequential, random), T2..T5's keys. Four distinct
     # streams: a UUID key, an index on a UUID, and Owner's two cases; the other six are hits.
-    assert len(modeller.memo.spaces) == 4
-    assert modeller.memo.hits == 6
+    assert modeller.modelled == len(modeller.memo.spaces) == 4
+    assert modeller.reused == 6
+    # a later check in the same process models none of it again
+    again = SpaceModeller(8, modeller.memo)
+    check_table(SCHEMA, SCHEMA.tables[0], {"Id0": UUID}, Path("other.sql"), 4000, again)()
+    assert again.modelled == 0 and again.reused == 2
 
 
 def test_a_helper_that_dies_leaves_its_space_to_the_check(capsys):
-    modeller = SpaceModeller(8, helper=True)
+    modeller = SpaceModeller(8, SpaceMemo(), helper=True)
     try:
         first = modeller.submit(simulate_stream(table_strategy(SCHEMA, SCHEMA.tables[6],
                                                                {"At": TIME, "Id6": UUID}, Path("s.sql")),

@@ -138,7 +138,6 @@ def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraf
         scratch_database,
     )
     from keybench.infra import emulators
-    from keybench.model.splitmodel import SpaceMemo
 
     path = request.schema
     assert path is not None  # the CLI refuses a check without a schema file
@@ -155,8 +154,7 @@ def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraf
             skipped = f" ({'; '.join(schema.notes)})" if schema.notes else ""
             raise KeybenchError(f"{path}: no CREATE TABLE in it, so no key to judge{skipped}")
         stated = _check_stated(stated, schema, request.columns)
-        memo = SpaceMemo()  # the fix's recheck models again only what the fix changed
-        checks = check_schema(schema, stated, path, request.rows, request.nodes, request.strict, memo)
+        checks = check_schema(schema, stated, path, request.rows, request.nodes, request.strict)
         ddl_text = read_text(path, "DDL file") if labels is None else "".join(f"{s};\n" for s in statements)
         drafts = [spanner_draft(schema, t, ddl_text, path, lambda t, c: infer(schema, t, c, stated, request.strict))
                    for t in schema.tables] if request.drafts_wanted else []
@@ -181,7 +179,8 @@ def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraf
                 apply_ddl(scratch, fixed_statements(statements, fixed_schema, changed), fixed_path, schema.dialect)
                 refixed = read_schema(scratch, schema.dialect)
             kept = {k: v for k, v in stated.items() if k not in superseded}
-            fixed_checks = check_schema(refixed, kept, fixed_path, request.rows, request.nodes, request.strict, memo)
+            # the recheck models again only what the fix changed (the memo has the rest)
+            fixed_checks = check_schema(refixed, kept, fixed_path, request.rows, request.nodes, request.strict)
             applicable = [s for fix in fixes.values() if not fix.new_table for s in fix.statements(statements)]
             if applicable:
                 # The statements printed under "apply to the schema as it stands", applied after the

@@ -23,7 +23,7 @@ from keybench.design.strategies import Index, Strategy
 from keybench.infra.progress import PROGRESS_EVERY_S, progress
 from keybench.infra.signals import interrupt_point
 from keybench.model.keystream import KeyStream
-from keybench.model.model_result import ModelResult
+from keybench.model.model_result import ModelResult, SpaceMetrics
 from keybench.model.params import SplitParams
 from keybench.model.simulate import simulate_stream
 from keybench.model.splitmodel import SpaceInputs, SpaceMemo, model_space, space_inputs
@@ -109,16 +109,24 @@ def table_strategy(schema: Schema, table: Table, distributions: dict[str, Distri
                     parts=parts(table.key), ddl=ddl, parent_table=table.parent, indexes=indexes)
 
 
+# The spaces modelled by the checks of this process (the pytest plugin's many, a schema by
+# default and then under --strict): figures only, the most recently used.
+SHARED_MEMO = SpaceMemo()
+
+
 class SpaceModeller:
-    """Models the key spaces of one check: each distinct stream once (SpaceMemo: tables of the
-    same key shape, the cases of an unknown column, the tables a fix left as they were), and,
-    for a schema of many spaces, two at a time: one here, one in a process beside it (the model
-    is CPU-bound; this machine kind has 2 cores). The figures are the model's either way; a
-    helper that fails leaves its space, and the rest, to this process."""
+    """Models the key spaces of one check: each distinct stream once (a SpaceMemo: tables of the
+    same key shape, the cases of an unknown column, the tables a fix left as they were, what an
+    earlier check in this process modelled), and, for a schema of many spaces, two at a time:
+    one here, one in a process beside it (the model is CPU-bound; this machine kind has 2
+    cores). The figures are the model's either way; a helper that fails leaves its space, and
+    the rest, to this process."""
 
     def __init__(self, nodes: int, memo: SpaceMemo | None = None, helper: bool = False):
         self.params = SplitParams(nodes=nodes)
-        self.memo = SpaceMemo() if memo is None else memo
+        self.memo = SHARED_MEMO if memo is None else memo
+        self.results: dict[bytes, SpaceMetrics] = {}  # this check's, whatever the memo keeps
+        self.modelled = self.reused = 0
         self.helper: PlainProcess | None = PlainProcess() if helper else None  # its imports overlap our work
         self._in_flight: tuple[bytes, SpaceInputs] | None = None  # the space the helper is modelling
 
@@ -130,8 +138,15 @@ class SpaceModeller:
             if inputs is None:
                 continue
             digest = digests[space] = SpaceMemo.digest(inputs)
-            if (self._in_flight and digest == self._in_flight[0]) or self.memo.get(digest) is not None:
+            if digest in self.results or (self._in_flight and digest == self._in_flight[0]):
+                self.reused += 1
                 continue
+            known = self.memo.get(digest)
+            if known is not None:
+                self.results[digest] = known
+                self.reused += 1
+                continue
+            self.modelled += 1
             if self.helper is not None and self._in_flight is None:
                 try:
                     self.helper.send(model_space, *inputs)
@@ -139,15 +154,20 @@ class SpaceModeller:
                     continue
                 except PlainProcessError as exc:
                     self._give_up(exc)
-            self.memo.put(digest, model_space(*inputs))
+            self._keep(digest, model_space(*inputs))
             self._collect()  # the helper's space, modelled meanwhile
         return digests
 
     def verdicts(self, digests: dict[str, bytes]) -> dict[str, Verdict]:
         """{space: verdict} of spaces `submit` took."""
         self._collect()
-        return {space: judge(ModelResult(nodes=self.params.nodes, spaces={space: self.memo.metrics(digest, space)}))
+        return {space: judge(ModelResult(nodes=self.params.nodes,
+                                         spaces={space: dataclasses.replace(self.results[digest], space=space)}))
                 for space, digest in digests.items()}
+
+    def _keep(self, digest: bytes, metrics: SpaceMetrics) -> None:
+        self.results[digest] = metrics
+        self.memo.put(digest, metrics)
 
     def _collect(self) -> None:
         if self._in_flight is None:
@@ -155,10 +175,10 @@ class SpaceModeller:
         (digest, inputs), self._in_flight = self._in_flight, None
         assert self.helper is not None  # a space is in flight only in a running helper
         try:
-            self.memo.put(digest, self.helper.receive())
+            self._keep(digest, self.helper.receive())
         except PlainProcessError as exc:
             self._give_up(exc)
-            self.memo.put(digest, model_space(*inputs))
+            self._keep(digest, model_space(*inputs))
 
     def _give_up(self, exc: Exception) -> None:
         progress(f"keybench: the model's helper process failed ({exc}); modelling in this process only")
@@ -232,7 +252,7 @@ def key_distributions(schema: Schema, table: Table, infer) -> dict[str, Distribu
 def check_schema(schema: Schema, stated: dict[str, Distribution], source: Path, rows: int,
                  nodes: int, strict: bool = False, memo: SpaceMemo | None = None) -> list[SpaceCheck]:
     """Every table's key spaces, parents first, each table's key before its indexes. `memo`:
-    shared by the checks of one schema and of its fix."""
+    the spaces modelled before (by default the process's own, SHARED_MEMO)."""
     from keybench.check.inference import infer
 
     spaces = sum(1 + len(schema.indexes_of(t.name)) for t in schema.tables)

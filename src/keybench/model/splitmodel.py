@@ -44,6 +44,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import math
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -414,8 +415,9 @@ def model_stream(stream: KeyStream, params: SplitParams | None = None, shape: Ke
         if inputs is None:
             continue
         digest = SpaceMemo.digest(inputs) if memo is not None else None
-        if memo is not None and digest is not None and memo.get(digest) is not None:
-            result.spaces[space] = memo.metrics(digest, space)
+        known = memo.get(digest) if memo is not None and digest is not None else None
+        if known is not None:
+            result.spaces[space] = dataclasses.replace(known, space=space)
             continue
         result.spaces[space] = model_space(*inputs)
         if memo is not None and digest is not None:
@@ -428,10 +430,13 @@ class SpaceMemo:
     every write's time, key, length and split unit, the rows held before, the reads): the
     model is deterministic, so the same input gives the same figures. `keybench check` models
     many tables and indexes whose keys have the same shape (a UUID id, say), each case of an
-    unknown column, and the fix's recheck of every table it did not change."""
+    unknown column, and the fix's recheck of every table it did not change; the checks one
+    process makes (the pytest plugin's, a schema by default and under --strict) share one.
+    It holds figures only (about 1 KB a space, never keys), the `capacity` most recently used."""
 
-    def __init__(self):
-        self.spaces: dict[bytes, SpaceMetrics] = {}  # figures only (about 1 KB a space), never keys
+    def __init__(self, capacity: int = 8192):
+        self.capacity = capacity
+        self.spaces: OrderedDict[bytes, SpaceMetrics] = OrderedDict()
         self.hits = 0
 
     @staticmethod
@@ -451,15 +456,16 @@ class SpaceMemo:
 
     def get(self, digest: bytes) -> SpaceMetrics | None:
         found = self.spaces.get(digest)
-        self.hits += found is not None
+        if found is not None:
+            self.hits += 1
+            self.spaces.move_to_end(digest)
         return found
 
     def put(self, digest: bytes, metrics: SpaceMetrics) -> None:
         self.spaces[digest] = metrics
-
-    def metrics(self, digest: bytes, space: str) -> SpaceMetrics:
-        """The figures modelled for `digest`, labelled as `space`."""
-        return dataclasses.replace(self.spaces[digest], space=space)
+        self.spaces.move_to_end(digest)
+        while len(self.spaces) > self.capacity:
+            self.spaces.popitem(last=False)
 
 
 def analyze_file(path: str | Path, params: SplitParams | None = None) -> ModelResult:
