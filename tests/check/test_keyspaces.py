@@ -79,7 +79,7 @@ def test_a_helper_that_dies_leaves_its_space_to_the_check(capsys):
         first = modeller.submit(simulate_stream(table_strategy(SCHEMA, SCHEMA.tables[6],
                                                                {"At": TIME, "Id6": UUID}, Path("s.sql")),
                                                 4000, reads_per_operation=0))
-        assert modeller.helper is not None
+        assert modeller.helper is not None and modeller.helper.busy
         os.kill(modeller.helper.proc.pid, signal.SIGKILL)
         verdicts = modeller.verdicts(first)
     finally:

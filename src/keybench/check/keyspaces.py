@@ -127,7 +127,8 @@ class SpaceModeller:
         self.memo = SHARED_MEMO if memo is None else memo
         self.results: dict[bytes, SpaceMetrics] = {}  # this check's, whatever the memo keeps
         self.modelled = self.reused = 0
-        self.helper: PlainProcess | None = PlainProcess() if helper else None  # its imports overlap our work
+        self.helper: PlainProcess | None = None  # started at the first space to model: never for a memo's hits
+        self._wants_helper = helper
         self._in_flight: tuple[bytes, SpaceInputs] | None = None  # the space the helper is modelling
 
     def submit(self, stream: KeyStream) -> dict[str, bytes]:
@@ -147,6 +148,8 @@ class SpaceModeller:
                 self.reused += 1
                 continue
             self.modelled += 1
+            if self._wants_helper and self.helper is None:
+                self.helper = PlainProcess()  # it imports while this process models the next space
             if self.helper is not None and self._in_flight is None:
                 try:
                     self.helper.send(model_space, *inputs)
@@ -182,6 +185,7 @@ class SpaceModeller:
 
     def _give_up(self, exc: Exception) -> None:
         progress(f"keybench: the model's helper process failed ({exc}); modelling in this process only")
+        self._wants_helper = False
         self.close()
 
     def close(self) -> None:
