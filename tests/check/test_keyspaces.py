@@ -17,8 +17,8 @@ from keybench.check.keyspaces import (
     table_strategy,
 )
 from keybench.check.schema import Column, Index, KeyColumn, Schema, Table
+from keybench.model.memo import SpaceMemo
 from keybench.model.simulate import simulate_stream
-from keybench.model.splitmodel import SpaceMemo
 
 UUID, TIME, SEQ = (Distribution(n, "stated") for n in ("uuid4", "time", "sequential"))
 

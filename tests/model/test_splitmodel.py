@@ -4,7 +4,6 @@ of 500 writes and on a 10-second stage's worth, gets the verdict its strategy cl
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
@@ -19,7 +18,6 @@ from keybench.model.placement import assign_greedy, interval_ranks, rank_keys
 from keybench.model.simulate import simulate_strategy, simulate_stream
 from keybench.model.splitmodel import (
     ROW_SAMPLE,
-    SpaceMemo,
     SpaceModel,
     SplitParams,
     check_model_budget,
@@ -394,25 +392,3 @@ def test_a_saved_stream_cut_short_is_one_clear_error(tmp_path, monkeypatch):
     with pytest.raises(KeybenchError, match="short.npz is not a key stream keybench wrote.*'w0_k' ends after"):
         analyze_file(tmp_path / "short.npz", SplitParams(nodes=NODES))
 
-
-def test_a_space_whose_stream_was_modelled_before_takes_its_figures_from_the_memo():
-    """The memo gives what the model gives: the same writes under another space's name (a
-    table of the same key shape) are not modelled again, other writes are."""
-    catalogue = strategies.catalogue("spanner", "googlesql")
-    uuid_stream = simulate_stream(catalogue["uuid4_string"], 3000, reads_per_operation=5)
-    memo = SpaceMemo()
-    first = model_stream(uuid_stream, SplitParams(nodes=NODES), memo=memo)
-    assert memo.hits == 0
-    renamed = KeyStream()
-    times, keys, lengths = uuid_stream.writes(TABLE_SPACE)
-    renamed.add_writes("ByEmail", times, keys, lengths, uuid_stream.unit_lengths(TABLE_SPACE))
-    for t, _, intervals, op in uuid_stream.reads(TABLE_SPACE, with_operation=True):
-        renamed.add_read(t, intervals, "ByEmail", op)
-    again = model_stream(renamed, SplitParams(nodes=NODES), memo=memo)
-    assert memo.hits == 1
-    assert again.spaces["ByEmail"] == dataclasses.replace(first.spaces[TABLE_SPACE], space="ByEmail")
-    assert again.spaces["ByEmail"] == model_stream(renamed, SplitParams(nodes=NODES)).spaces["ByEmail"]
-    other = model_stream(simulate_stream(catalogue["timestamp_first"], 3000), SplitParams(nodes=NODES), memo=memo)
-    assert memo.hits == 1 and judge(other).verdict == "hotspot"
-    model_stream(uuid_stream, SplitParams(nodes=NODES * 2), memo=memo)  # other parameters: modelled anew
-    assert memo.hits == 1

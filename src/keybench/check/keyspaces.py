@@ -23,10 +23,11 @@ from keybench.design.strategies import Index, Strategy
 from keybench.infra.progress import PROGRESS_EVERY_S, progress
 from keybench.infra.signals import interrupt_point
 from keybench.model.keystream import KeyStream
+from keybench.model.memo import SpaceInputs, SpaceMemo
 from keybench.model.model_result import ModelResult, SpaceMetrics
 from keybench.model.params import SplitParams
 from keybench.model.simulate import simulate_stream
-from keybench.model.splitmodel import SpaceInputs, SpaceMemo, model_space, space_inputs
+from keybench.model.splitmodel import model_space, space_inputs
 from keybench.model.verdict import INCONCLUSIVE, Verdict, judge
 
 # What an unknown column is modelled as: its worst case and its best.
