@@ -15,6 +15,8 @@ from keybench.model.splitmodel import SplitParams, model_stream
 from keybench.model.verdict import judge
 
 NODES = 8
+
+
 def test_a_space_whose_stream_was_modelled_before_takes_its_figures_from_the_memo():
     """The memo gives what the model gives: the same writes under another space's name (a
     table of the same key shape) are not modelled again, other writes are."""

@@ -410,14 +410,15 @@ def model_stream(stream: KeyStream, params: SplitParams | None = None, shape: Ke
         inputs = space_inputs(stream, space, params)
         if inputs is None:
             continue
-        digest = SpaceMemo.digest(inputs) if memo is not None else None
-        known = memo.get(digest) if memo is not None and digest is not None else None
-        if known is not None:
-            result.spaces[space] = dataclasses.replace(known, space=space)
+        if memo is None:
+            result.spaces[space] = model_space(*inputs)
             continue
-        result.spaces[space] = model_space(*inputs)
-        if memo is not None and digest is not None:
-            memo.put(digest, result.spaces[space])
+        digest = SpaceMemo.digest(inputs)
+        known = memo.get(digest)
+        if known is None:
+            known = model_space(*inputs)
+            memo.put(digest, known)
+        result.spaces[space] = dataclasses.replace(known, space=space)
     return result
 
 
