@@ -2,6 +2,7 @@ import random
 import re
 import uuid
 
+import numpy as np
 import pytest
 
 from keybench.design.events import (
@@ -341,3 +342,23 @@ def test_a_tenant_part_spreads_devices_over_its_tenants():
     assert len(many.buckets) == 1001 and many.of_entity(1000) == "tenant1000" and many.of_entity(1001) == "tenant0000"
     with pytest.raises(ValueError, match="'tenants'"):
         bigtable_part({"value": "tenant", "tenants": 0})
+
+
+def test_fingerprint64_of_many_rows_is_farmhashs():
+    import farmhash
+
+    from keybench.design.hashing import FINGERPRINT_WIDTHS, fingerprint64_rows
+
+    rng = np.random.default_rng(2)
+    for width in (*FINGERPRINT_WIDTHS, 5, 40):  # the numpy widths, and two it leaves to farmhash
+        matrix = rng.integers(0, 256, size=(300, width), dtype=np.uint8)
+        assert fingerprint64_rows(matrix).tolist() == [farmhash.fingerprint64(bytes(r)) for r in matrix], width
+
+
+def test_stable_hashes_of_columns_are_stable_hash_of_each_row():
+    from keybench.design.hashing import stable_hashes
+
+    entity, ts = np.array([1, 2, 3, 2**40], dtype=np.int64), np.array([0, -5, 10**15, 7], dtype=np.int64)
+    assert stable_hashes("row", entity, ts).tolist() == [stable_hash("row", int(e), int(t))
+                                                         for e, t in zip(entity, ts, strict=True)]
+    assert stable_hash("row", 1, 2) != stable_hash("col", 1, 2)  # the tag counts

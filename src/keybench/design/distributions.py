@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from keybench.design.events import WriteEvent
-from keybench.design.hashing import stable_hash
+from keybench.design.hashing import stable_hash, stable_hashes
 from keybench.errors import KeybenchError
 
 DEFAULT_ZIPF_EXPONENT = 1.1
@@ -21,6 +21,11 @@ def uniform_values(column: str, count: int) -> Callable[[WriteEvent, random.Rand
     """One of `count` values, uniform over the writes; the same for the same write and column
     (a table and its index compute it apart)."""
     return lambda e, r: stable_hash(column, e.seq, e.ts_us) % count
+
+
+def uniform_columns(column: str, count: int) -> Callable:
+    """uniform_values for numpy arrays of (entity, ts_us, seq): an int64 array."""
+    return lambda entity, ts_us, seq: (stable_hashes(column, seq, ts_us) % count).astype("int64")
 
 
 class ZipfInverse:
@@ -77,6 +82,13 @@ def zipf_values(column: str, count: int, exponent: float) -> Callable[[WriteEven
     for the same write and column (a table and its index compute it apart)."""
     inverse = zipf_inverse(count, exponent)
     return lambda e, r: inverse.rank(stable_hash("zipf", column, e.seq, e.ts_us) / 2**64)
+
+
+def zipf_columns(column: str, count: int, exponent: float) -> Callable:
+    """zipf_values for numpy arrays of (entity, ts_us, seq): an int64 array (a uint64 hash
+    turns into the same float as the int's true division by 2^64: both round once)."""
+    inverse = zipf_inverse(count, exponent)
+    return lambda entity, ts_us, seq: inverse.ranks(stable_hashes("zipf", column, seq, ts_us).astype("float64") / 2**64)
 
 
 MAX_SKEW_EXPONENT = 10.0

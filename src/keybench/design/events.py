@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from keybench.design.hashing import stable_hash
+from keybench.design.hashing import stable_hash, stable_hashes
 
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 DEVICE_TYPES = ("phone", "tablet", "watch")
@@ -63,6 +63,11 @@ def subdomain(event: WriteEvent) -> str:
     return SUBDOMAINS[stable_hash("sub", event.ts_us) % len(SUBDOMAINS)]
 
 
+def subdomain_indices(ts_us):
+    """subdomain's choice (an index into SUBDOMAINS) for a numpy array of times."""
+    return stable_hashes("sub", ts_us) % len(SUBDOMAINS)
+
+
 def timestamp(ts_us: int) -> dt.datetime:
     return EPOCH + dt.timedelta(microseconds=ts_us)
 
@@ -70,6 +75,25 @@ def timestamp(ts_us: int) -> dt.datetime:
 def never_accessed(event: WriteEvent) -> bool:
     """Whether a write's `last_access` is NULL: one write in NEVER_ACCESSED_ONE_IN, by a stable hash."""
     return stable_hash("last_access", event.entity, event.ts_us) % NEVER_ACCESSED_ONE_IN == 0
+
+
+def never_accessed_rows(entity, ts_us):
+    """never_accessed for numpy arrays of entities and times: a boolean array."""
+    return stable_hashes("last_access", entity, ts_us) % NEVER_ACCESSED_ONE_IN == 0
+
+
+UNREAD_ONE_IN = 10  # an `unread` part is TRUE for one write in this many, NULL for the rest
+
+
+def unread(event: WriteEvent) -> bool | None:
+    """A mailbox's is_unread: TRUE for one message in UNREAD_ONE_IN, NULL (not FALSE) for the
+    rest, so that a NULL_FILTERED index holds the unread ones only."""
+    return True if stable_hash("unread", event.entity, event.ts_us) % UNREAD_ONE_IN == 0 else None
+
+
+def unread_rows(entity, ts_us):
+    """Whether `unread` is TRUE, for numpy arrays of entities and times."""
+    return stable_hashes("unread", entity, ts_us) % UNREAD_ONE_IN == 0
 
 
 def ts_us_of(value: dt.datetime) -> int:
@@ -87,15 +111,20 @@ OPAQUE = "opaque"  # random or hashed: no read can use it as a bound
 LOS_ANGELES = None  # loaded on first use: the time zone Spanner's CAST(TIMESTAMP AS STRING) uses
 
 
-def spanner_timestamp_text(ts_us: int) -> str:
-    """CAST(ts AS STRING) as Spanner writes it: America/Los_Angeles, fractional seconds in
-    groups of three digits, the offset in hours: `2026-11-21 23:00:00.120-08`."""
+def los_angeles() -> dt.tzinfo:
+    """The time zone Spanner's CAST(TIMESTAMP AS STRING) writes in, loaded on first use."""
     global LOS_ANGELES
     if LOS_ANGELES is None:
         from zoneinfo import ZoneInfo
 
         LOS_ANGELES = ZoneInfo("America/Los_Angeles")
-    local = timestamp(ts_us).astimezone(LOS_ANGELES)
+    return LOS_ANGELES
+
+
+def spanner_timestamp_text(ts_us: int) -> str:
+    """CAST(ts AS STRING) as Spanner writes it: America/Los_Angeles, fractional seconds in
+    groups of three digits, the offset in hours: `2026-11-21 23:00:00.120-08`."""
+    local = timestamp(ts_us).astimezone(los_angeles())
     micros = local.microsecond
     fraction = "" if micros == 0 else f".{micros // 1000:03d}" if micros % 1000 == 0 else f".{micros:06d}"
     utc_offset = local.utcoffset()
@@ -111,7 +140,20 @@ def farm_fingerprint_shard(ts_us: int, count: int) -> int:
     fingerprint is a signed INT64 and MOD keeps the dividend's sign, so -count < shard < count."""
     import farmhash
 
-    fingerprint = farmhash.fingerprint64(spanner_timestamp_text(ts_us))
-    fingerprint -= 2**64 if fingerprint >= 2**63 else 0
-    shard = abs(fingerprint) % count
-    return shard if fingerprint >= 0 else -shard
+    return fingerprint_shard(farmhash.fingerprint64(spanner_timestamp_text(ts_us)), count)
+
+
+def fingerprint_shard(fingerprint, count: int):
+    """MOD(fingerprint, count) of Fingerprint64's unsigned result read as Spanner's signed INT64,
+    with MOD's sign: of an int, an int; of a numpy uint64 array, an int64 array."""
+    if isinstance(fingerprint, int):
+        fingerprint -= 2**64 if fingerprint >= 2**63 else 0
+        shard = abs(fingerprint) % count
+        return shard if fingerprint >= 0 else -shard
+    import numpy as np
+
+    negative = fingerprint >= np.uint64(2**63)
+    with np.errstate(over="ignore"):
+        magnitude = np.where(negative, ~fingerprint + np.uint64(1), fingerprint)  # |x| of the signed value
+    shard = (magnitude % np.uint64(count)).astype(np.int64)
+    return np.where(negative, -shard, shard)

@@ -4,29 +4,35 @@ shard and salt parts, and the bit-reversed counter of a bit_reversed_positive se
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from typing import Any
 
 
 def stable_hash(*values: Any) -> int:
-    """A hash that is the same in every process and run (Python's hash() is salted)."""
-    text = "\x1f".join(str(v) for v in values).encode()
-    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big")
+    """A 64-bit hash that is the same in every process and run (Python's hash() is salted):
+    bucket_hash's mixing of the values, a string (a tag such as "type" or a column name)
+    taken as the 64-bit number its BLAKE2b digest starts with. Integers are mixed as
+    numbers, so that stable_hashes computes the same hash of whole columns in numpy."""
+    return bucket_hash(*(_word(v) for v in values))
 
 
 def stable_hashes(*columns: Any):
     """stable_hash of each row of `columns` (numpy integer arrays of one length, or single
-    values every row shares), as a numpy uint64 array: the text is formatted and hashed in
-    one tight loop, with no event objects."""
+    values every row shares), as a numpy uint64 array, with no Python per row."""
     import numpy as np
 
-    arrays = [c.tolist() for c in columns if isinstance(c, np.ndarray)]
-    # the same text as stable_hash: integers in decimal, the shared values as they are
-    template = b"\x1f".join(b"%d" if isinstance(c, np.ndarray) else str(c).encode().replace(b"%", b"%%")
-                             for c in columns)
-    blake2b = hashlib.blake2b
-    digests = b"".join([blake2b(template % row, digest_size=8).digest() for row in zip(*arrays, strict=True)])
-    return np.frombuffer(digests, dtype=">u8").astype(np.uint64)
+    return bucket_hash(*(c if isinstance(c, np.ndarray) else _word(c) for c in columns))
+
+
+@functools.lru_cache(maxsize=4096)
+def _text_word(text: str) -> int:
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+
+
+def _word(value: Any) -> int:
+    """A value stable_hash mixes: an integer as itself, anything else by the digest of its text."""
+    return value if isinstance(value, int) else _text_word(str(value))
 
 
 _MASK64 = 2**64 - 1
@@ -68,3 +74,48 @@ def bit_reversed(n: int) -> int:
     """The 63 value bits of a positive INT64 in reverse order, as a bit_reversed_positive
     sequence returns them: consecutive counters land far apart."""
     return int(f"{n:063b}"[::-1], 2)
+
+
+# FarmHash's Fingerprint64 (farmhashna::Hash64), which Spanner's FARM_FINGERPRINT returns (as
+# a signed INT64): its constants, and its paths for 17 to 32 bytes in numpy, the lengths of
+# the timestamp text a generated shard column hashes. farmhash.fingerprint64 is the reference.
+_K1 = 0xB492B66FBE98F273
+_K2 = 0x9AE16A3B2F90404F
+FINGERPRINT_WIDTHS = range(17, 33)  # the lengths fingerprint64_rows computes in numpy
+
+
+def _rotate(x, shift: int):
+    import numpy as np
+
+    return (x >> np.uint64(shift)) | (x << np.uint64(64 - shift))
+
+
+def _hash_len16(u, v, mul):
+    import numpy as np
+
+    a = (u ^ v) * mul
+    a ^= a >> np.uint64(47)
+    b = (v ^ a) * mul
+    b ^= b >> np.uint64(47)
+    return b * mul
+
+
+def fingerprint64_rows(matrix):
+    """Fingerprint64 of each row of a (rows, width) uint8 matrix, as numpy uint64: in numpy for
+    a width in FINGERPRINT_WIDTHS, row by row with the farmhash package otherwise."""
+    import numpy as np
+
+    width = matrix.shape[1]
+    if width not in FINGERPRINT_WIDTHS:
+        import farmhash
+
+        return np.array([farmhash.fingerprint64(bytes(row)) for row in matrix], dtype=np.uint64)
+
+    def fetch(at: int):
+        return np.ascontiguousarray(matrix[:, at:at + 8]).view("<u8").ravel().astype(np.uint64)
+
+    with np.errstate(over="ignore"):  # uint64 arithmetic wraps at 2^64, as the C code's does
+        k1, k2, mul = np.uint64(_K1), np.uint64(_K2), np.uint64(_K2 + 2 * width)
+        a, b = fetch(0) * k1, fetch(8)
+        c, d = fetch(width - 8) * mul, fetch(width - 16) * k2
+        return _hash_len16(_rotate(a + b, 43) + _rotate(c, 30) + d, a + _rotate(b + k2, 18) + c, mul)

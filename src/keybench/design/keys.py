@@ -21,7 +21,9 @@ from typing import Any
 
 from keybench.design.distributions import (
     DEFAULT_ZIPF_EXPONENT,
+    uniform_columns,
     uniform_values,
+    zipf_columns,
     zipf_values,
 )
 from keybench.design.events import (
@@ -43,6 +45,7 @@ from keybench.design.events import (
     subdomain,
     tenant,
     timestamp,
+    unread,
 )
 from keybench.design.hashing import bit_reversed, bucket_hash, stable_hash
 from keybench.design.typed import convert, fill, interval_of, parse_type
@@ -93,6 +96,9 @@ class Part:
     # and a key's largest size take this value; a NULL bounds nothing.
     when_set: Callable[[WriteEvent, random.Random], Any] | None = None
     sql_type: str | None = None  # Spanner: the column's type the values are converted to (a user's own table)
+    # The part's values for whole numpy columns of events (entity, ts_us, seq), as `compute`
+    # gives them one event at a time: the simulation's fast path. None: one event at a time.
+    of_columns: Callable[[Any, Any, Any], Any] | None = None
 
     def value_when_set(self, event: WriteEvent, rng: random.Random) -> Any:
         """The part's value for `event` as if the write set it (the same as `compute` unless nullable)."""
@@ -146,7 +152,7 @@ def _typed(part: Part, sql_type: str) -> Part:
     parse_type(sql_type)  # a type keybench cannot write is refused here, with the type named
     compute, when_set = part.compute, part.when_set
     return dataclasses.replace(
-        part, compute=lambda e, r: convert(compute(e, r), sql_type),
+        part, compute=lambda e, r: convert(compute(e, r), sql_type), of_columns=None,
         when_set=None if when_set is None else (lambda e, r: convert(when_set(e, r), sql_type)),
         buckets=tuple(convert(b, sql_type) for b in part.buckets), sql_type=sql_type,
         interval_us=part.interval_us or interval_of(sql_type, part.role))
@@ -194,17 +200,18 @@ def _spanner_part(spec: dict) -> Part:
         return _label(spec, column=column, descending=desc)
     if value == "category":
         # N values, uniform over the writes (a region, a customer among N): no read can enumerate them.
-        return Part("category", OPAQUE, uniform_values(column, _values(spec)), column, desc)
+        count = _values(spec)
+        return Part("category", OPAQUE, uniform_values(column, count), column, desc,
+                    of_columns=uniform_columns(column, count))
     if value == "zipf":
         exponent = spec.get("exponent", DEFAULT_ZIPF_EXPONENT)
         if not isinstance(exponent, int | float) or isinstance(exponent, bool) or not 0 < exponent <= 10:
             raise ValueError(f"part 'zipf' takes 'exponent', a number above 0 and at most 10, got {exponent!r}")
-        return Part("zipf", OPAQUE, zipf_values(column, _values(spec), float(exponent)), column, desc)
+        count = _values(spec)
+        return Part("zipf", OPAQUE, zipf_values(column, count, float(exponent)), column, desc,
+                    of_columns=zipf_columns(column, count, float(exponent)))
     if value == "unread":
-        # A mailbox's is_unread: TRUE for about one message in ten, NULL (not FALSE) for the rest,
-        # so that a NULL_FILTERED index holds the unread ones only.
-        return Part("unread", OPAQUE, lambda e, r: True if stable_hash("unread", e.entity, e.ts_us) % 10 == 0 else None,
-                    column, desc)
+        return Part("unread", OPAQUE, lambda e, r: unread(e), column, desc)
     if value == "fill":
         # A NOT NULL column of a user's table that the design says nothing about: any value
         # of its type (typed.fill), so the insert is accepted.

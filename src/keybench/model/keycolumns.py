@@ -17,11 +17,19 @@ from keybench.design.byteorder import (
     encode_value,
     generated_values,
     index_key_parts,
-    invert,
 )
 from keybench.design.distributions import UNIFORM, Skew
-from keybench.design.events import WriteEvent, device_number
-from keybench.design.hashing import bucket_hash, stable_hashes
+from keybench.design.events import (
+    SUBDOMAINS,
+    WriteEvent,
+    device_number,
+    fingerprint_shard,
+    los_angeles,
+    never_accessed_rows,
+    subdomain_indices,
+    unread_rows,
+)
+from keybench.design.hashing import bucket_hash, fingerprint64_rows, stable_hashes
 from keybench.design.keys import (
     LONG_MAX,
     TS_DIGITS,
@@ -29,6 +37,25 @@ from keybench.design.keys import (
     separator_after,
 )
 from keybench.design.uuids import UUID1_EPOCH_OFFSET
+from keybench.model.textcolumns import (
+    Column,
+    Ragged,
+    be_bytes,
+    constant,
+    date_time_text,
+    digits,
+    escaped,
+    from_bytes,
+    hex_text,
+    inverted,
+    join,
+    lookup,
+    padded,
+    take,
+    unpadded_digits,
+    utc_offsets_us,
+    widths_of,
+)
 
 START_US = 1_790_000_000_000_000  # 2026-09-21: the synthetic clock's first write
 
@@ -63,40 +90,11 @@ def make_events(rows: int, population: int, seed: int, rate_per_s: float, first:
     return EventColumns(entity, ts, seq)
 
 
-# --- vectorised columns: each part as an (rows, width) uint8 matrix ---------------------------
+# --- vectorised columns: each part as a byte matrix (textcolumns.Column) -----------------------
 
 def _int64_column(values: np.ndarray) -> np.ndarray:
     flipped = np.asarray(values, dtype=np.int64).view(np.uint64) ^ np.uint64(1 << 63)
     return flipped.astype(">u8").view(np.uint8).reshape(-1, 8)
-
-
-_DIGIT_GROUPS = np.array([f"{i:04d}".encode() for i in range(10_000)]).view(np.uint32)  # "0000".."9999" as 4 bytes
-
-
-def _digits(values: np.ndarray, width: int) -> np.ndarray | None:
-    """Zero-padded decimal text, or None when a value needs more than `width` digits."""
-    values = np.asarray(values, dtype=np.int64)
-    if len(values) and (values.min() < 0 or values.max() >= 10**width):
-        return None
-    groups = -(-width // 4)
-    text = np.empty((len(values), groups), dtype=np.uint32)  # four digits a group, written as text
-    for g in range(groups - 1, -1, -1):
-        values, group = np.divmod(values, 10_000)
-        text[:, g] = _DIGIT_GROUPS[group]
-    return text.view(np.uint8)[:, 4 * groups - width:]
-
-
-_HEX_PAIRS = np.array([f"{i:02x}".encode() for i in range(256)]).view(np.uint16)  # "00".."ff" as 2 bytes
-# The hex text of two bytes b0, b1 (at index b0 + 256 b1) as 4 bytes: half the lookups of _HEX_PAIRS.
-_HEX_QUADS = np.array([f"{i & 255:02x}{i >> 8:02x}".encode() for i in range(1 << 16)]).view(np.uint32)
-
-
-def _hex(raw: np.ndarray) -> np.ndarray:
-    """(rows, width) bytes as (rows, 2 width) lower-case hex text."""
-    raw = np.ascontiguousarray(raw)
-    if raw.shape[1] % 2:
-        return _HEX_PAIRS[raw].view(np.uint8)
-    return _HEX_QUADS[raw.view("<u2")].view(np.uint8)
 
 
 def _byte_groups(offsets: list[int], itemsize: int) -> np.dtype:
@@ -111,9 +109,10 @@ _UUID_TEXT_GROUPS = [0, 9, 14, 19, 24]  # where the groups go in the text; dashe
 
 
 def _uuid_text(raw: np.ndarray, suffix: bytes = b"") -> np.ndarray:
-    """(rows, 16) UUID bytes as (rows, 36) canonical lower-case text, then `suffix`."""
+    """(rows, 16) UUID bytes as (rows, 36) canonical lower-case text, then `suffix`: each hex
+    group copied as one item per row, not byte by byte."""
     out = np.full((len(raw), 36 + len(suffix)), ord("-"), dtype=np.uint8)
-    hexed = _hex(raw).view(_UUID_HEX_GROUPS).ravel()
+    hexed = hex_text(raw).view(_UUID_HEX_GROUPS).ravel()
     text = out.view(_byte_groups(_UUID_TEXT_GROUPS, out.shape[1])).ravel()
     for name in _UUID_HEX_GROUPS.names or ():
         text[name] = hexed[name]
@@ -121,8 +120,8 @@ def _uuid_text(raw: np.ndarray, suffix: bytes = b"") -> np.ndarray:
     return out
 
 
-def _be_bytes(values: np.ndarray, width: int) -> np.ndarray:
-    return np.asarray(values, dtype=np.uint64).astype(">u8").view(np.uint8).reshape(-1, 8)[:, 8 - width:]
+def _random64(rng: np.random.Generator, rows: int) -> np.ndarray:
+    return rng.integers(0, 2**64, size=rows, dtype=np.uint64, endpoint=False)
 
 
 def _uuid4_raw(rng: np.random.Generator, rows: int) -> np.ndarray:
@@ -136,7 +135,7 @@ def _uuid4_raw(rng: np.random.Generator, rows: int) -> np.ndarray:
 
 def _uuid7_raw(ts_us: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     raw = _uuid4_raw(rng, len(ts_us))
-    raw[:, :6] = _be_bytes(ts_us // 1000, 6)
+    raw[:, :6] = be_bytes(ts_us // 1000, 6)
     raw[:, 6] = (raw[:, 6] & 0x0F) | 0x70
     return raw
 
@@ -144,23 +143,25 @@ def _uuid7_raw(ts_us: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def _uuid1_raw(ts_us: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     t = ts_us.astype(np.uint64) * np.uint64(10) + np.uint64(UUID1_EPOCH_OFFSET)
     raw = _uuid4_raw(rng, len(ts_us))
-    raw[:, 0:4] = _be_bytes(t & np.uint64(0xFFFFFFFF), 4)
-    raw[:, 4:6] = _be_bytes((t >> np.uint64(32)) & np.uint64(0xFFFF), 2)
-    raw[:, 6:8] = _be_bytes(((t >> np.uint64(48)) & np.uint64(0x0FFF)) | np.uint64(0x1000), 2)
+    raw[:, 0:4] = be_bytes(t & np.uint64(0xFFFFFFFF), 4)
+    raw[:, 4:6] = be_bytes((t >> np.uint64(32)) & np.uint64(0xFFFF), 2)
+    raw[:, 6:8] = be_bytes(((t >> np.uint64(48)) & np.uint64(0x0FFF)) | np.uint64(0x1000), 2)
     raw[:, 10] |= 0x01  # multicast bit of the node: not a MAC, as keys.uuid1_at sets it
     return raw
 
 
-def _text(values: list[str | bytes]) -> np.ndarray | list[bytes]:
-    return _column([v if isinstance(v, bytes) else v.encode() for v in values])
+def _uuid4_half(rng: np.random.Generator, rows: int, low: bool) -> np.ndarray:
+    """uuids.uuid4_high / uuid4_low for many rows: 64 random bits, the version or variant set."""
+    bits = _random64(rng, rows)
+    if low:
+        bits = (bits >> np.uint64(2)) | np.uint64(0b10 << 62)
+    else:
+        bits = (bits & ~np.uint64(0xF000)) | np.uint64(0x4000)
+    return bits.view(np.int64)
 
 
-def _column(encoded: list[bytes]) -> np.ndarray | list[bytes]:
-    """Per-row bytes as a matrix when they share one width, else the list itself."""
-    widths = {len(b) for b in encoded}
-    if len(widths) == 1:
-        return np.frombuffer(b"".join(encoded), dtype=np.uint8).reshape(len(encoded), widths.pop())
-    return encoded
+def _text(values: list[str | bytes]) -> Column:
+    return from_bytes([v if isinstance(v, bytes) else v.encode() for v in values])
 
 
 def _hash_buckets(part: Part, events: EventColumns) -> np.ndarray:
@@ -169,126 +170,166 @@ def _hash_buckets(part: Part, events: EventColumns) -> np.ndarray:
     return (hashes % np.uint64(len(part.buckets))).astype(np.int64)
 
 
+def _farm_shards(ts_us: np.ndarray, count: int) -> np.ndarray:
+    """MOD(FARM_FINGERPRINT(CAST(ts AS STRING)), count) as the database computes it
+    (events.farm_fingerprint_shard), for many times: the text built and hashed in numpy."""
+    keys, lengths = join(spanner_timestamp_text(ts_us), len(ts_us))
+    matrix = keys.view(np.uint8).reshape(len(keys), keys.dtype.itemsize)
+    fingerprints = np.zeros(len(keys), dtype=np.uint64)
+    for width in np.unique(lengths).tolist():  # a few widths: with or without a fraction
+        at = lengths == width
+        fingerprints[at] = fingerprint64_rows(matrix[at, :width])
+    return fingerprint_shard(fingerprints, count)
+
+
+def spanner_timestamp_text(ts_us: np.ndarray) -> list[Column]:
+    """events.spanner_timestamp_text for many times, as columns: the local date and time, the
+    fraction (none, milliseconds or microseconds) and the UTC offset in hours."""
+    offsets = utc_offsets_us(ts_us, los_angeles())
+    local = ts_us + offsets
+    rows = len(ts_us)
+    micros = np.mod(local, 1_000_000)
+    fraction = np.zeros((rows, 7), dtype=np.uint8)
+    fraction[:, 0] = ord(".")
+    fraction[:, 1:] = padded(micros, 6)
+    whole_ms = micros % 1000 == 0
+    fraction[whole_ms, 4:] = 0
+    fraction_widths = np.where(micros == 0, 0, np.where(whole_ms, 4, 7))
+    minutes = np.abs(offsets) // 60_000_000
+    zone = np.zeros((rows, 6), dtype=np.uint8)
+    zone[:, 0] = np.where(offsets < 0, ord("-"), ord("+"))
+    zone[:, 1:3] = padded(minutes // 60, 2)
+    zone[:, 3] = ord(":")
+    zone[:, 4:] = padded(minutes % 60, 2)
+    zone_widths = np.where(minutes % 60 == 0, 3, 6)
+    return [date_time_text(local, "Y-m-d H:M:S"), Ragged(fraction, fraction_widths), Ragged(zone, zone_widths)]
+
+
 def _per_event(part: Part, events: EventColumns, rng: random.Random) -> list:
     return [part.compute(events.event(i), rng) for i in range(len(events))]
 
 
-def spanner_column(part: Part, events: EventColumns, strategy, seed: int, rng: np.random.Generator):
+# Parts whose value is never NULL; any other part's NULLs are found one event at a time.
+_NEVER_NULL = frozenset({"user", "ts", "sequence", "bit_reversed_sequence", "shard", "uuid4_string", "uuid4_bytes",
+                         "uuid1", "uuid7", "uuid4_high", "uuid4_low", "farm_fingerprint_shard", "label", "category",
+                         "zipf", "fill"})
+
+
+def _nulls(part: Part, events: EventColumns) -> np.ndarray | None:
+    """Which writes leave the part NULL (a boolean array); None: none does."""
+    if part.name in _NEVER_NULL:
+        return None
+    if part.name == "last_access":
+        return never_accessed_rows(events.entity, events.ts_us)
+    if part.name == "unread":
+        return ~unread_rows(events.entity, events.ts_us)
+    return np.fromiter((v is None for v in _per_event(part, events, random.Random(0))), dtype=bool, count=len(events))
+
+
+def _nullable(column: np.ndarray, nulls: np.ndarray | None) -> Column:
+    """A column's value where set, and NULL (one 0x00 byte, which sorts first) where not."""
+    if nulls is None or not nulls.any():
+        return column
+    matrix = np.array(column)
+    matrix[nulls, 0] = 0
+    return Ragged(matrix, np.where(nulls, 1, matrix.shape[1]))
+
+
+def spanner_column(part: Part, events: EventColumns, strategy, seed: int, rng: np.random.Generator) -> Column:
     """One Spanner key column, ascending encoding (the caller inverts DESC columns)."""
-    name = part.name
-    if name == "user":
-        return _int64_column(events.entity)
-    if name == "ts":
-        return _int64_column(events.ts_us)
-    if name == "sequence":
-        return _int64_column(events.seq)
-    if name == "bit_reversed_sequence":
-        return _int64_column(bit_reversed_array(events.seq))
-    if name == "generated":
-        return _int64_column(generated_values(strategy.ddl, events.seq))
+    column = _spanner_values(part, events, strategy, rng)
+    if column is not None:
+        return column
+    values = _per_event(part, events, random.Random(seed))
+    if values and all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return _int64_column(np.array(values, dtype=np.int64))
+    return from_bytes([encode_value(v) for v in values])
+
+
+def _spanner_values(part: Part, events: EventColumns, strategy, rng: np.random.Generator) -> Column | None:
+    """A part's column computed on whole arrays; None: a part with no such form. The parts
+    below `typed` are so computed only with the values their own vocabulary gives (no `type`)."""
+    name, rows = part.name, len(events)
+    integers = {"user": lambda: events.entity, "ts": lambda: events.ts_us, "sequence": lambda: events.seq,
+                "bit_reversed_sequence": lambda: bit_reversed_array(events.seq),
+                "generated": lambda: generated_values(strategy.ddl, events.seq),
+                "shard": lambda: _hash_buckets(part, events)}
+    typed = {"uuid4_high": lambda: _uuid4_half(rng, rows, low=False),
+             "uuid4_low": lambda: _uuid4_half(rng, rows, low=True),
+             "farm_fingerprint_shard": lambda: _farm_shards(events.ts_us, (len(part.buckets) + 1) // 2)}
+    if name in integers:
+        return _int64_column(integers[name]())
+    if part.sql_type is None and name in typed:
+        return _int64_column(typed[name]())
+    if part.of_columns is not None:
+        return _int64_column(part.of_columns(events.entity, events.ts_us, events.seq))
     if name in ("uuid4_string", "generated_uuid"):  # GENERATE_UUID() makes version-4 UUIDs too
-        return _uuid_text(_uuid4_raw(rng, len(events)), STRING_END)
+        return _uuid_text(_uuid4_raw(rng, rows), STRING_END)
     if name == "uuid7":
         return _uuid_text(_uuid7_raw(events.ts_us, rng), STRING_END)
     if name == "uuid1":
         return _uuid_text(_uuid1_raw(events.ts_us, rng), STRING_END)
-    if name == "shard":
-        return _int64_column(_hash_buckets(part, events))
     if name == "uuid4_bytes":
-        return _column([encode_value(r.tobytes()) for r in _uuid4_raw(rng, len(events))])
-    values = _per_event(part, events, random.Random(seed))
-    if values and all(isinstance(v, int) for v in values):
-        return _int64_column(np.array(values, dtype=np.int64))
-    return _column([encode_value(v) for v in values])
+        return escaped(_uuid4_raw(rng, rows))
+    if part.sql_type is not None:
+        return None
+    if name == "label":
+        return constant(encode_value(part.buckets[0]), rows)
+    if name == "last_access":
+        return _nullable(_int64_column(events.ts_us), _nulls(part, events))
+    if name == "unread":
+        return _nullable(constant(encode_value(True), rows), _nulls(part, events))
+    return None
 
 
-def _entity_lookup(part: Part, events: EventColumns) -> np.ndarray | list[bytes]:
+def _entity_lookup(part: Part, events: EventColumns) -> Column:
     """A part that depends on the entity alone: computed once per entity, then looked up."""
     entities, where = np.unique(events.entity, return_inverse=True)
-    values = [part.compute(WriteEvent(int(e), 0, "", 0), random.Random(0)).encode() for e in entities]
-    column = _column(values)
-    if isinstance(column, np.ndarray):
-        return column[where]
-    return [values[i] for i in where]
+    return lookup([part.compute(WriteEvent(int(e), 0, "", 0), random.Random(0)).encode() for e in entities], where)
 
 
-def bigtable_column(part: Part, events: EventColumns, seed: int, width: int | None):
+def bigtable_column(part: Part, events: EventColumns, seed: int, width: int | None) -> Column:
     """One Bigtable row-key segment as bytes."""
     name = part.name
-    if name == "ts":
-        return _digits(events.ts_us, TS_DIGITS)
-    if name == "reverse_ts":
-        return _digits(LONG_MAX - events.ts_us, 19)
-    if name == "sequence" and width and (column := _digits(events.seq, width)) is not None:
+    if name == "ts" and (column := digits(events.ts_us, TS_DIGITS)) is not None:
         return column
-    if name == "reversed_sequence" and width and (column := _digits(events.seq, width)) is not None:
+    if name == "reverse_ts" and (column := digits(LONG_MAX - events.ts_us, 19)) is not None:
+        return column
+    if name == "sequence" and width and (column := digits(events.seq, width)) is not None:
+        return column
+    if name == "reversed_sequence" and width and (column := digits(events.seq, width)) is not None:
         return column[:, ::-1]
+    if name == "number" and len(events) and events.seq.min() >= 0:
+        return unpadded_digits(events.seq)
     if name == "device":
-        return _hex(_be_bytes(device_number(events.entity.astype(np.uint64)), 4))
+        return hex_text(be_bytes(device_number(events.entity.astype(np.uint64)), 4))
     if name == "device_bytes":
-        return _be_bytes(device_number(events.entity.astype(np.uint64)), 4)
+        return be_bytes(device_number(events.entity.astype(np.uint64)), 4)
+    if name == "ts_bytes" and len(events) and events.ts_us.min() >= 0:
+        return be_bytes(events.ts_us, 8)
     if name == "salt":
-        return _digits(_hash_buckets(part, events), len(part.buckets[0]))
+        return padded(_hash_buckets(part, events), len(part.buckets[0]))
     if name == "hash":
-        return _hex(_be_bytes(stable_hashes("row", events.entity, events.ts_us), 8))
+        return hex_text(be_bytes(stable_hashes("row", events.entity, events.ts_us), 8))
+    if name == "label":
+        return constant(str(part.buckets[0]).encode(), len(events))
+    if name == "subdomain":
+        return lookup([s.encode() for s in SUBDOMAINS], subdomain_indices(events.ts_us).astype(np.int64))
+    if name == "date_ts":
+        return date_time_text(events.ts_us, "YmdHMSf")
+    if name == "interval" and part.interval_us:
+        return date_time_text(events.ts_us - events.ts_us % part.interval_us, "YmdHMS")
     if name in ("device_type", "tenant", "domain", "reverse_domain"):
         return _entity_lookup(part, events)
     return _text(_per_event(part, events, random.Random(seed)))
 
 
-def _rows_of(column, rows: int) -> list[bytes]:
-    if isinstance(column, np.ndarray):
-        flat = column.tobytes()
-        w = column.shape[1]
-        return [flat[i * w:(i + 1) * w] for i in range(rows)]
-    return column
+Spaces = dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | None]]
 
 
-def _side_by_side(columns: list[np.ndarray], rows: int) -> np.ndarray:
-    """(rows, width) byte matrices as one: each column copied as one item a row (a void
-    field at its offset), not byte by byte as np.hstack copies them."""
-    total = sum(c.shape[1] for c in columns)
-    matrix = np.empty((rows, total), dtype=np.uint8)
-    offset = 0
-    for column in columns:
-        width = column.shape[1]
-        if width and rows:
-            field = np.dtype({"names": ["c"], "formats": [f"V{width}"], "offsets": [offset], "itemsize": total})
-            source = column if column.strides[1] == 1 else np.ascontiguousarray(column)
-            matrix.view(field).ravel()["c"] = source.view(f"V{width}").ravel()
-        offset += width
-    return matrix
-
-
-def _join(columns: list, rows: int) -> tuple[np.ndarray, np.ndarray]:
-    """Columns side by side: (keys 'S' array, true lengths)."""
-    if all(isinstance(c, np.ndarray) for c in columns):
-        # one column is its own key matrix: no copy (view() needs it contiguous, as a fresh column is)
-        matrix = np.ascontiguousarray(columns[0]) if len(columns) == 1 else _side_by_side(columns, rows)
-        width = matrix.shape[1]
-        return matrix.view(f"S{width}").ravel(), np.full(rows, width, dtype=np.uint16)
-    per_row = [b"".join(pieces) for pieces in zip(*(_rows_of(c, rows) for c in columns), strict=True)]
-    lengths = np.fromiter(map(len, per_row), dtype=np.uint16, count=rows)
-    return np.array(per_row, dtype=f"S{max(1, int(lengths.max()))}"), lengths
-
-
-def _widths(columns: list, rows: int) -> np.ndarray:
-    """Per row, the summed byte width of some leading columns: a split unit's length."""
-    total = np.zeros(rows, dtype=np.int64)
-    for c in columns:
-        total += c.shape[1] if isinstance(c, np.ndarray) else np.fromiter(map(len, c), dtype=np.int64, count=rows)
-    return total.astype(np.uint16)
-
-
-def _separator_column(text: str, rows: int) -> np.ndarray:
-    """The same bytes on every row, as a read-only view: no copy until the columns are joined."""
-    encoded = np.frombuffer(text.encode(), dtype=np.uint8)
-    return np.broadcast_to(encoded[None, :], (rows, len(encoded)))
-
-
-def encode_events(strategy, events: EventColumns,
-                  seed: int) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | None]]:
-    """Every key space's key bytes for a block of events: {space: (keys, lengths, split-unit lengths)}."""
+def encode_events(strategy, events: EventColumns, seed: int, held: dict[str, np.ndarray] | None = None) -> Spaces:
+    """Every key space's key bytes for a block of events: {space: (keys, lengths, split-unit
+    lengths)}. A NULL_FILTERED index holds the rows `held` names (index_rows, computed when not given)."""
     rng = np.random.default_rng([seed, int(events.seq[0]) if len(events) else 0])
     rows = len(events)
     if strategy.backend == "bigtable":
@@ -299,42 +340,53 @@ def encode_events(strategy, events: EventColumns,
             if i < len(strategy.parts) - 1:
                 sep = separator_after(part, strategy.separator)
                 if sep:
-                    columns.append(_separator_column(sep, rows))
-        return {TABLE_SPACE: (*_join(columns, rows), None)}
+                    columns.append(constant(sep.encode(), rows))
+        return {TABLE_SPACE: (*join(columns, rows), None)}
+    held = index_rows(strategy, events) if held is None else held
     unit_columns = KeyEncoder(strategy)._unit_columns
     by_column = {}
     for part in strategy.parts:
         column = spanner_column(part, events, strategy, seed, rng)
-        by_column[part.column] = _descending(column) if part.descending else column
+        by_column[part.column] = inverted(column) if part.descending else column
     table_columns = [by_column[p.column] for p in strategy.parts]
-    out = {TABLE_SPACE: (*_join(table_columns, rows), _unit(table_columns, unit_columns.get(TABLE_SPACE), rows))}
+    out = {TABLE_SPACE: (*join(table_columns, rows), _unit(table_columns, unit_columns.get(TABLE_SPACE), rows))}
     for index in strategy.indexes:
-        held = {p.column for p in index.parts}
+        own = {p.column for p in index.parts}
         columns = []
         for part in index_key_parts(strategy, index):
-            if part.column in held:
+            if part.column in own:
                 column = spanner_column(part, events, strategy, seed, rng)
-                columns.append(_descending(column) if part.descending else column)
+                columns.append(inverted(column) if part.descending else column)
             else:
                 columns.append(by_column[part.column])
-        out[index.name] = (*_join(columns, rows), _unit(columns, unit_columns.get(index.name), rows))
+        kept = held.get(index.name)
+        if kept is not None:
+            columns = [take(c, kept) for c in columns]
+        count = rows if kept is None else int(kept.sum())
+        out[index.name] = (*join(columns, count), _unit(columns, unit_columns.get(index.name), count))
     return out
 
 
-def _unit(columns: list, root_columns: int | None, rows: int) -> np.ndarray | None:
+def _unit(columns: list[Column], root_columns: int | None, rows: int) -> np.ndarray | None:
     """Split-unit lengths of an interleaved space (its root key's columns); None: whole keys."""
-    return None if root_columns is None else _widths(columns[:root_columns], rows)
+    if root_columns is None:
+        return None
+    return sum((widths_of(c, rows) for c in columns[:root_columns]), np.zeros(rows, dtype=np.int64)).astype(np.uint16)
 
 
 def index_rows(strategy, events: EventColumns) -> dict[str, np.ndarray]:
-    """Per NULL_FILTERED index, the rows that have an entry in it (a boolean mask)."""
-    return {index.name: np.fromiter((index.holds_write(events.event(i)) for i in range(len(events))),
-                                    dtype=bool, count=len(events))
-            for index in strategy.indexes if index.null_filtered}
-
-
-def _descending(column):
-    return 255 - column if isinstance(column, np.ndarray) else [invert(b) for b in column]
+    """Per NULL_FILTERED index, the rows that have an entry in it (a boolean mask): those
+    whose index key columns are all set."""
+    out = {}
+    for index in strategy.indexes:
+        if index.null_filtered:
+            nulls = np.zeros(len(events), dtype=bool)
+            for part in index.parts:
+                part_nulls = _nulls(part, events)
+                if part_nulls is not None:
+                    nulls |= part_nulls
+            out[index.name] = ~nulls
+    return out
 
 
 def _bigtable_widths(strategy) -> list[int | None]:

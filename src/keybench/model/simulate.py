@@ -83,9 +83,9 @@ def _chunks(strategy, rows: int, seed: int, population: int, rate_per_s: float, 
         times = events.ts_us / 1e6
         held = index_rows(strategy, events)
         spaces = {}
-        for space, (keys, lengths, units) in encode_events(strategy, events, seed).items():
+        for space, (keys, lengths, units) in encode_events(strategy, events, seed, held).items():
             kept = held.get(space, slice(None))  # a NULL_FILTERED index: the rows with its key columns set
-            spaces[space] = (times[kept], keys[kept], lengths[kept], None if units is None else units[kept])
+            spaces[space] = (times[kept], keys, lengths, units)
         yield events, spaces
 
 
