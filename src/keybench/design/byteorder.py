@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import functools
 import re
 import struct
 from dataclasses import dataclass
@@ -93,11 +94,23 @@ def encode_value(value) -> bytes:
 def spanner_key_bytes(parts: tuple[Part, ...], values: tuple) -> bytes:
     """The leading `values` of a Spanner key; a shorter tuple gives the prefix every longer
     key starting with those values begins with (the encoding of each column is prefix-free)."""
-    out = []
-    for part, value in zip(parts, values, strict=False):
-        encoded = encode_value(value)
-        out.append(invert(encoded) if part.descending else encoded)
-    return b"".join(out)
+    return b"".join(_column_bytes(value, part.descending) for part, value in zip(parts, values, strict=False))
+
+
+def _column_bytes(value, descending: bool) -> bytes:
+    if isinstance(value, bytearray):  # the one encodable value that cannot be remembered (unhashable)
+        value = bytes(value)
+    return _encoded_column(type(value).__qualname__, value, descending)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _encoded_column(kind: str, value, descending: bool) -> bytes:
+    """One column's bytes, remembered: a read's spans repeat the same values (every shard
+    bucket of a fanned-out read, its two bounds), read after read. `kind` keeps 1, 1.0 and
+    True apart, which compare equal."""
+    del kind
+    encoded = encode_value(value)
+    return invert(encoded) if descending else encoded
 
 
 def prefix_successor(prefix: bytes) -> bytes:

@@ -146,7 +146,7 @@ class SpaceModel:
         self.estimates: list[tuple[WindowEstimate, int, float]] = []  # estimate, writes, units held before
         self.reads: list[tuple[float, list, str]] = []  # not yet given a window
         self.read_cuts: np.ndarray | None = None  # the equal-size cuts of the last window begun
-        self.spans: list[tuple[str, list[IntervalSpan]]] = []  # reads given a window, their ranges still open
+        self.spans: list[tuple[str, IntervalSpans]] = []  # reads given a window, their ranges still open
         if initial is not None and len(initial[0]):
             self._hold(_unit_keys(*initial))
 
@@ -250,7 +250,7 @@ class SpaceModel:
         self.reads = [r for r in self.reads if before is not None and r[0] >= before]
         for _, intervals, op in due:
             if intervals:
-                self.spans.append((op, [interval_span(self.read_cuts, a, b) for a, b in intervals]))
+                self.spans.append((op, interval_spans(self.read_cuts, intervals)))
 
     def _window(self, times: np.ndarray, keys: np.ndarray, lengths: np.ndarray, units: np.ndarray | None) -> None:
         unit_keys = _unit_keys(keys, lengths, units)
@@ -305,7 +305,7 @@ class SpaceModel:
         if self.pending_count:
             self._window(*self._take(self.pending_count))
         self._give_reads(None)
-        touched = [(op, sum(span.touched(self.held.keys) for span in spans)) for op, spans in self.spans]
+        touched = [(op, spans.touched(self.held.keys)) for op, spans in self.spans]
         final_ranges = len(self._cuts(self._recent())) + 1
         nodes, ranges = self.nodes, self.ranges
         # A window is measured once the space holds enough units to cut into its ranges, or half
@@ -338,35 +338,47 @@ class SpaceModel:
 
 
 @dataclass(frozen=True)
-class IntervalSpan:
-    """The ranges a read's interval [start, end) spans, as far as the window it falls in
-    tells: the ranges are those starting at -inf and at each cut. Its first range is the one
-    holding the first unit at or after `start`, which may be written later, so `touched`
-    settles it at the end of the stream."""
+class IntervalSpans:
+    """The ranges a read's intervals [start, end) span, as far as the window the read falls
+    in tells: the ranges are those starting at -inf and at each cut. An interval's first
+    range is the one holding the first unit at or after its start, which may be written
+    later, so `touched` settles it at the end of the stream. Arrays, one item per interval:
+    a read of thousands of intervals (a shard per bucket) costs a few numpy calls."""
 
-    start: bytes
-    below: int  # cuts before start
-    next_cut: bytes | None  # the first cut at or after start
-    last: int  # the range holding the last unit before end (end b"": the last range)
+    starts: np.ndarray  # 'S' array
+    below: np.ndarray  # cuts before each start
+    next_cuts: np.ndarray  # 'S' array: the first cut at or after each start
+    has_next: np.ndarray  # whether there is one (a start, and a cut after it)
+    last: np.ndarray  # the range holding the last unit before each end (end b"": the last range)
 
     def touched(self, held: np.ndarray) -> int:
-        """Ranges spanned, `held` the sorted distinct units of the whole stream (or a sample)."""
-        first = self.below
-        if self.next_cut is not None:
-            width = max(held.dtype.itemsize, len(self.start), len(self.next_cut), 1)
+        """Ranges spanned by all the intervals, `held` the sorted distinct units of the whole
+        stream (or a sample)."""
+        first = self.below.copy()
+        if self.has_next.any() and len(held):
+            width = max(held.dtype.itemsize, self.starts.dtype.itemsize, self.next_cuts.dtype.itemsize, 1)
             held = held.astype(f"S{width}", copy=False)
-            at = int(np.searchsorted(held, np.array(self.start, dtype=held.dtype), side="left"))
-            if at == len(held) or held[at] >= self.next_cut:  # no unit between start and the cut
-                first += 1
-        return max(first, self.last) - first + 1
+            at = np.searchsorted(held, self.starts[self.has_next].astype(held.dtype), side="left")
+            after = held[np.minimum(at, len(held) - 1)]
+            # no unit between start and the cut: the interval's first range is the cut's
+            first[self.has_next] += (at == len(held)) | (after >= self.next_cuts[self.has_next].astype(held.dtype))
+        elif self.has_next.any():
+            first[self.has_next] += 1
+        return int((np.maximum(first, self.last) - first + 1).sum())
 
 
-def interval_span(cuts: np.ndarray, start: bytes, end: bytes) -> IntervalSpan:
-    width = max(cuts.dtype.itemsize, len(start), len(end), 1)
+def interval_spans(cuts: np.ndarray, intervals: list[tuple[bytes, bytes]]) -> IntervalSpans:
+    width = max([cuts.dtype.itemsize, 1] + [max(len(a), len(b)) for a, b in intervals])
     cuts = cuts.astype(f"S{width}", copy=False)
-    below = int(np.searchsorted(cuts, np.array(start, dtype=cuts.dtype), side="left")) if start else 0
-    last = len(cuts) if not end else int(np.searchsorted(cuts, np.array(end, dtype=cuts.dtype), side="left"))
-    return IntervalSpan(start, below, bytes(cuts[below]) if start and below < len(cuts) else None, last)
+    starts = np.array([a for a, _ in intervals], dtype=f"S{width}")
+    ends = np.array([b for _, b in intervals], dtype=f"S{width}")
+    has_start = np.fromiter((bool(a) for a, _ in intervals), dtype=bool, count=len(intervals))
+    has_end = np.fromiter((bool(b) for _, b in intervals), dtype=bool, count=len(intervals))
+    below = np.where(has_start, np.searchsorted(cuts, starts, side="left"), 0)
+    last = np.where(has_end, np.searchsorted(cuts, ends, side="left"), len(cuts))
+    has_next = has_start & (below < len(cuts))
+    next_cuts = cuts[np.minimum(below, len(cuts) - 1)] if len(cuts) else np.zeros(len(intervals), dtype=cuts.dtype)
+    return IntervalSpans(starts, below, next_cuts, has_next, last)
 
 
 CHUNK_WRITES = 1 << 20  # writes handed to a SpaceModel at a time when replaying a stream held in memory
