@@ -14,6 +14,9 @@ same format and ordering from a different random stream); tests compare the two.
 
 from __future__ import annotations
 
+import mmap
+import os
+import sys
 from dataclasses import replace
 
 import numpy as np
@@ -123,16 +126,122 @@ def _space_writes(strategy, rows: int, seed: int, population: int, rate_per_s: f
     return counts
 
 
+# A simulation of this many rows or more models its table in a helper process while this
+# one generates the next block of keys: on two cores, generating and modelling overlap.
+HELPER_ROWS = 2 * CHUNK_ROWS
+
+
 def simulate_model(strategy, rows: int, params: SplitParams, seed: int = DEFAULT_SEED,
                    population: int = DEFAULT_POPULATION, rate_per_s: float = DEFAULT_RATE_PER_S,
                    reads_per_operation: int = DEFAULT_READS, read_window_s: float = DEFAULT_WINDOW_S,
-                   skew: Skew = UNIFORM) -> ModelResult:
+                   skew: Skew = UNIFORM, helper: bool | None = None) -> ModelResult:
     """The split model over the stream `simulate_stream` would make, generated and modelled
-    a block of inserts at a time: memory stays bounded whatever `rows` is."""
+    a block of inserts at a time: memory stays bounded whatever `rows` is. `helper` (by
+    default from HELPER_ROWS on): the table is modelled in a helper process, beside the
+    generation; the same figures, and a helper that fails leaves the work to this process."""
     check_model_budget(params, TABLE_SPACE, rows, 1)  # before hours of generating what could never be modelled
+    args = (strategy, rows, params, seed, population, rate_per_s, reads_per_operation, read_window_s, skew)
+    if helper is None:
+        helper = rows >= HELPER_ROWS
+    if not helper:
+        return _simulate_model(*args, None)
+    from keybench.children import PlainProcess, PlainProcessError
+
+    process = PlainProcess()
+    try:
+        return _simulate_model(*args, process)
+    except PlainProcessError as exc:
+        print(f"keybench: the model's helper process failed ({exc}); modelling in this process only",
+              file=sys.stderr, flush=True)
+        return _simulate_model(*args, None)
+    finally:
+        process.close()
+
+
+class _HelpedSpace:
+    """A space modelled in a helper process, a block of writes at a time: the helper models
+    one block while this process makes the next. The blocks pass through memory both map
+    (a memfd the helper opens by /proc), not through the pipe: a pickle of 50 MB through a
+    pipe costs as much as making the keys."""
+
+    def __init__(self, process, params: SplitParams, space: str, writes: int, initial):
+        self.process, self.space = process, space
+        self.reads: list = []
+        self.fd = os.memfd_create("keybench-block", os.MFD_CLOEXEC)
+        self.block: mmap.mmap | None = None
+        self.path = f"/proc/{os.getpid()}/fd/{self.fd}"
+        process.call(open_space, params, space, writes, initial)
+
+    def add_reads(self, reads) -> None:
+        self.reads.extend(reads)
+
+    def add(self, times, keys, lengths, units) -> None:
+        if self.process.busy:
+            self.process.receive()  # the block before is modelled (and copied out of the shared memory)
+        arrays = [np.ascontiguousarray(a) for a in (times, keys, lengths) + (() if units is None else (units,))]
+        size = sum(a.nbytes for a in arrays)
+        if self.block is None or len(self.block) < size:
+            if self.block is not None:
+                self.block.close()
+            os.ftruncate(self.fd, max(size, 1))
+            self.block = mmap.mmap(self.fd, max(size, 1))
+        layout, offset = [], 0
+        for a in arrays:
+            self.block[offset:offset + a.nbytes] = a.reshape(-1).view(np.uint8).data
+            layout.append((offset, a.dtype.str, len(a)))
+            offset += a.nbytes
+        self.process.send(feed_space, self.space, self.reads, self.path, layout)
+        self.reads = []
+
+    def finish(self):
+        try:
+            if self.process.busy:
+                self.process.receive()
+            return self.process.call(finish_space, self.space, self.reads)
+        finally:
+            if self.block is not None:
+                self.block.close()
+            os.close(self.fd)
+
+
+_HELD: dict[str, SpaceModel] = {}  # in a helper process: the spaces it models
+_MAPPED: dict[str, mmap.mmap] = {}  # in a helper process: the memory blocks come through
+
+
+def open_space(params: SplitParams, space: str, writes: int, initial) -> None:
+    _HELD[space] = SpaceModel(params, space, writes, initial)
+
+
+def feed_space(space: str, reads: list, path: str, layout: list[tuple[int, str, int]]) -> None:
+    """Models a block of writes the caller put at `layout` (offset, dtype, count) in `path`."""
+    end = max(offset + np.dtype(dtype).itemsize * count for offset, dtype, count in layout)
+    block = _MAPPED.get(path)
+    if block is None or len(block) < end:
+        if block is not None:
+            block.close()
+        with open(path, "r+b") as file:
+            block = _MAPPED[path] = mmap.mmap(file.fileno(), 0)
+    # copies: the caller reuses the memory for its next block, and the model keeps recent writes
+    arrays = [np.frombuffer(block, dtype=dtype, count=count, offset=offset).copy() for offset, dtype, count in layout]
+    model = _HELD[space]
+    model.add_reads(reads)
+    model.add(arrays[0], arrays[1], arrays[2], arrays[3] if len(arrays) > 3 else None)
+
+
+def finish_space(space: str, reads: list):
+    model = _HELD.pop(space)
+    model.add_reads(reads)
+    for block in _MAPPED.values():
+        block.close()
+    _MAPPED.clear()
+    return model.finish()
+
+
+def _simulate_model(strategy, rows: int, params: SplitParams, seed: int, population: int, rate_per_s: float,
+                    reads_per_operation: int, read_window_s: float, skew: Skew, process) -> ModelResult:
     initial = _initial_rows(strategy, seed, population)
     writes = _space_writes(strategy, rows, seed, population, rate_per_s, skew)
-    models: dict[str, SpaceModel] = {}
+    models: dict[str, SpaceModel | _HelpedSpace] = {}
     plan = sample_read_plan(strategy, rows, reads_per_operation, seed)
     wanted = {r.row for r in plan if r.row is not None}
     rows_at: dict[int, tuple[bytes, int]] = {}  # the rows reads ask for: table key and entity
@@ -145,7 +254,9 @@ def simulate_model(strategy, rows: int, params: SplitParams, seed: int = DEFAULT
                             int(events.entity[row - first]))
         for space in spaces:
             if space not in models and writes.get(space, 0):
-                models[space] = SpaceModel(params, space, writes[space], initial.initial(space))
+                models[space] = (_HelpedSpace(process, params, space, writes[space], initial.initial(space))
+                                 if process is not None and space == TABLE_SPACE else
+                                 SpaceModel(params, space, writes[space], initial.initial(space)))
         due = [r for r in plan if first <= r.position < first + len(events)]
         for t_s, intervals, space, op in build_reads(strategy, due, lambda row: rows_at[row][0],
                                                      lambda row: rows_at[row][1],

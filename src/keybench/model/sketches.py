@@ -125,14 +125,16 @@ def range_counts(cuts: np.ndarray, keys: np.ndarray, start: int, words: np.ndarr
     below = np.searchsorted(ordered, cut_words, side="left")  # keys before each cut
     tied = np.flatnonzero(np.searchsorted(ordered, cut_words, side="right") > below)
     if len(tied):
+        # Of the keys sharing a cut's word, those before the cut: each such key is placed among
+        # the cuts whole (a few hundred cuts; the keys themselves are never sorted). A key lies
+        # before cut c when c >= cuts_to(key), the cuts at or below it; and c is one of the
+        # cuts of its word when c < word_end(key): counted by +1 at the one, -1 at the other.
         at = members(words, np.unique(cut_words[tied]))
-        if select is not None:
-            at = select[at]
-        candidates, tied_cuts = same_width(np.sort(keys[at]), cuts[tied])
-        candidate_words = prefix_words(candidates, start)
-        # of the keys sharing the cut's word, those before the cut
-        below[tied] += (np.searchsorted(candidates, tied_cuts, side="left")
-                        - np.searchsorted(candidate_words, cut_words[tied], side="left"))
+        word_end = np.searchsorted(cut_words, words[at], side="right")
+        whole_cuts, candidates = same_width(cuts, keys[at if select is None else select[at]])
+        cuts_to = np.searchsorted(whole_cuts, candidates, side="right")
+        steps = np.bincount(cuts_to, minlength=len(cuts) + 1) - np.bincount(word_end, minlength=len(cuts) + 1)
+        below[tied] += np.cumsum(steps)[tied]
     return np.diff(np.concatenate(([0], below, [len(words)])))
 
 
