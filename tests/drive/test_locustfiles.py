@@ -88,3 +88,39 @@ def test_the_web_ui_listens_on_loopback_unless_the_user_asks(args, web_host):
     done = subprocess.run([sys.executable, "-c", code, *args], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == web_host
+
+
+def test_a_worker_whose_master_dies_stops_its_users_says_so_and_exits_1(emulator_hosts, tmp_path):
+    """Locust's own worker writes on for 60 s after its master is gone, unaudited, and exits 0."""
+    import signal
+    import time
+
+    from keybench.infra.emulators import free_port
+
+    port = str(free_port())
+    master_log = tmp_path / "master.log"
+    with open(master_log, "w") as log:
+        master = subprocess.Popen(
+            [sys.executable, "-m", "locust", "-f", "loadtests/bigtable_locustfile.py", "--master",
+             "--master-bind-host", "127.0.0.1", "--master-bind-port", port, "--expect-workers", "1",
+             "--strategy", "salted", "--headless", "-u", "2", "-r", "2", "-t", "300s"],
+            cwd=REPO, env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=log)
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "locust", "-f", "loadtests/bigtable_locustfile.py", "--worker",
+         "--master-host", "127.0.0.1", "--master-port", port], cwd=REPO, env=dict(os.environ),
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while "All users spawned" not in master_log.read_text():
+            assert time.monotonic() < deadline and master.poll() is None, master_log.read_text()[-2000:]
+            time.sleep(0.5)
+        os.kill(master.pid, signal.SIGKILL)
+        master.wait()
+        _, said = worker.communicate(timeout=120)
+    finally:
+        for process in (master, worker):
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    assert worker.returncode == 1, said[-2000:]
+    assert "no heartbeat from the master for 10 s" in said, said[-2000:]

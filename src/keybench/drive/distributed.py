@@ -14,7 +14,9 @@ operation twice.
 A worker that dies (its process exits, or Locust stops hearing its heartbeat) is lost: the
 stage goes on with the others, the final gather does not wait for it, and the audit leaves
 its writes out (its ledger died with it) and says the stage is unverified for its share,
-with the cause "worker N died".
+with the cause "worker N died". A master that dies takes its workers' load with it: a
+worker that hears no heartbeat from it for MASTER_SILENCE_S stops its users, says so and
+exits 1 (Locust's own worker waits 60 s, writing what nobody will audit, then exits 0).
 
 `keybench run --workers N` starts the worker processes itself (`python -m
 keybench.drive.worker`); across machines, `locust -f loadtests/<backend>_locustfile.py
@@ -27,6 +29,7 @@ import dataclasses
 import gc
 import logging
 import os
+import sys
 import time
 from collections.abc import Callable
 
@@ -38,6 +41,9 @@ from keybench.drive.users import CurrentStage
 
 STAGE_MESSAGE, FLUSH_MESSAGE, JOINED_MESSAGE = "keybench_stage", "keybench_flush", "keybench_joined"
 FINAL_REPORT_TIMEOUT_S = 30.0
+# A master silent this long is gone: it heartbeats every second, so this is a stall of ten
+# heartbeats, which even a loaded machine does not make.
+MASTER_SILENCE_S = 10.0
 log = logging.getLogger("keybench")
 
 
@@ -162,6 +168,20 @@ def attach_worker(environment, slot: CurrentStage) -> None:
         if stage is not None:
             stage.teardown(drop=False)  # the master owns the table
 
+    def watch_master() -> None:
+        runner = environment.runner
+        while True:
+            gevent.sleep(1)
+            last = runner.last_heartbeat_timestamp  # Locust's: when the master last heartbeat
+            if last is not None and time.time() - last > MASTER_SILENCE_S:
+                break
+        print(f"keybench: worker: no heartbeat from the master for {MASTER_SILENCE_S:.0f} s; it is gone, so this "
+              "worker stops its users (their writes can no longer be audited) and exits 1", file=sys.stderr,
+              flush=True)
+        environment.process_exit_code = 1
+        runner.quit()
+
+    environment.runner.greenlet.spawn(watch_master)
     environment.runner.register_message(STAGE_MESSAGE, on_stage)
     environment.runner.register_message(FLUSH_MESSAGE, on_flush, concurrent=True)
     environment.events.report_to_master.add_listener(on_report)
