@@ -25,6 +25,7 @@ Read spans (`plans.Span`, prefix-closed and inclusive) become half-open byte int
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import decimal
 import functools
@@ -293,19 +294,41 @@ def bit_reversed_array(n: np.ndarray) -> np.ndarray:
 def generated_values(ddl: tuple[str, ...], seq: np.ndarray) -> np.ndarray:
     """What a bit_reversed_positive sequence returns for the inserts numbered `seq` (1, 2, ...):
     bit_reversed(counter), counting from start_with_counter and passing over counters whose
-    value falls in the skip range, as the emulator's sequence does."""
+    value falls in the skip range, as the emulator's sequence does. Only the counters of
+    the inserts asked for are made: with a skip range, the count resumes from where an
+    earlier call left it (a simulation asks a block of inserts at a time, in order), so
+    time and memory follow the block, not the insert numbers."""
     start, skip_min, skip_max = sequence_options(ddl)
     seq = np.asarray(seq, dtype=np.int64)
     if len(seq) == 0:
         return seq
-    last = int(seq.max())
-    counters = np.arange(start, start + last + 64, dtype=np.int64)
-    values = bit_reversed_array(counters)
-    if skip_min is not None and skip_max is not None:
-        keep = (values < skip_min) | (values > skip_max)
-        while keep.sum() < last:  # a huge skip range: count further
-            counters = np.arange(start, start + 2 * len(counters), dtype=np.int64)
-            values = bit_reversed_array(counters)
-            keep = (values < skip_min) | (values > skip_max)
-        values = values[keep]
-    return values[seq - 1]
+    if skip_min is None or skip_max is None:
+        return bit_reversed_array(start + seq - 1)
+    first, last = int(seq.min()), int(seq.max())
+    marks = _SEQUENCE_MARKS.setdefault((start, skip_min, skip_max), [(0, start)])
+    kept, counter = marks[bisect.bisect_right(marks, (first - 1, _COUNTER_END)) - 1]  # inserts kept before `counter`
+    values, counters, found = [], [], 0
+    block = max(last - kept + 64, 1024)
+    while found < last - kept:
+        candidates = np.arange(counter, counter + block, dtype=np.int64)
+        made = bit_reversed_array(candidates)
+        keep = (made < skip_min) | (made > skip_max)
+        values.append(made[keep])
+        counters.append(candidates[keep])
+        found += int(keep.sum())
+        counter += block
+        block *= 2  # a huge skip range: count further
+    made, at = np.concatenate(values), np.concatenate(counters)
+    mark = (last, int(at[last - kept - 1]) + 1)  # after insert `last`: the next counter to try
+    if mark not in marks:
+        bisect.insort(marks, mark)
+        if len(marks) > _MAX_MARKS:
+            del marks[1:len(marks) // 2]  # the oldest resumption points go first
+    return made[seq - kept - 1]
+
+
+# Per sequence (start, skip range): (inserts numbered so far, the counter after the last of
+# them), ascending: where a later call resumes the count.
+_SEQUENCE_MARKS: dict[tuple[int, int, int], list[tuple[int, int]]] = {}
+_MAX_MARKS = 4096
+_COUNTER_END = 2**63
