@@ -133,9 +133,10 @@ def no_emulator_env(monkeypatch, state_dir):
         monkeypatch.setenv(emulators.PORT_OVERRIDES[backend], str(emulators.free_port()))
 
 
-def keybench(*args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+def keybench(*args: str, env: dict | None = None, timeout: float = 300,
+             cwd: Path = REPO) -> subprocess.CompletedProcess:
     """The keybench command as a user runs it."""
     return subprocess.run(
-        [sys.executable, "-m", "keybench.cli", *args], cwd=REPO, capture_output=True, text=True,
+        [sys.executable, "-m", "keybench.cli", *args], cwd=cwd, capture_output=True, text=True,
         timeout=timeout, env={**os.environ, **(env or {})},
     )

@@ -1,6 +1,14 @@
 import pytest
 
-from keybench.design.ddl import INDEX_KIND, SEQUENCE_KIND, TABLE_KIND, creates, split_ddl
+from keybench.design.ddl import (
+    INDEX_KIND,
+    SEQUENCE_KIND,
+    TABLE_KIND,
+    creates,
+    last_creating,
+    split_ddl,
+    split_ddl_lines,
+)
 
 
 def test_split_ddl_drops_comments_and_keeps_semicolons_inside_quotes():
@@ -23,6 +31,23 @@ def test_split_ddl_reads_block_comments_escaped_quotes_and_a_byte_order_mark():
         "CREATE INDEX I ON A(Y)",
         "CREATE TABLE B (Z STRING(MAX) DEFAULT ('a''b;c')) PRIMARY KEY (Z)",
     ]
+
+
+def test_each_statement_knows_the_line_it_starts_on_past_comments_and_quoted_newlines():
+    text = ("\ufeff-- header\n\n/* a block\n   comment */\n"  # lines 1-4
+            "CREATE TABLE A (\n  X STRING(MAX) DEFAULT ('a;\nb'),\n) PRIMARY KEY (X);"  # lines 5-8
+            " CREATE INDEX I ON A(X);\n"  # still line 8
+            "\n   CREATE TABLE B (Y INT64) PRIMARY KEY (Y)\n")  # line 10, no closing semicolon
+    assert [line for _, line in split_ddl_lines(text)] == [5, 8, 10]
+    assert [statement for statement, _ in split_ddl_lines(text)] == split_ddl(text)
+
+
+def test_the_last_statement_that_creates_a_name_is_the_one_that_stands():
+    statements = ["CREATE TABLE Orders (Id INT64) PRIMARY KEY (Id)", "CREATE INDEX ByX ON Orders(Id)",
+                  "DROP TABLE Orders", "CREATE TABLE `orders` (Id STRING(36)) PRIMARY KEY (Id)"]
+    assert last_creating(statements, TABLE_KIND, "Orders") == 3
+    assert last_creating(statements, INDEX_KIND, "ByX") == 1
+    assert last_creating(statements, TABLE_KIND, "Order") is None
 
 
 @pytest.mark.parametrize("statement", [

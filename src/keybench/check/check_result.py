@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from keybench.check.check_text import figures
 from keybench.check.fixes import Fix
 from keybench.check.keyspaces import SpaceCheck
+from keybench.design.ddl import INDEX_KIND, TABLE_KIND, last_creating
 from keybench.errors import KeybenchError
 from keybench.model.verdict import Verdict
 
@@ -45,6 +46,8 @@ class SpaceResult:
     fixed_verdict: str | None = None  # the verdict after the fixes; None: nothing was fixed and checked again
     guessed: tuple[str, ...] = ()  # key columns whose distribution is a guess from their name (--strict drops it)
     managed: bool = False  # Spanner's own index, backing a foreign key: not the user's to change
+    file: str | None = None  # the DDL file whose statement creates it, as given; None: a template, or not found
+    line: int | None = None  # that statement's first line in the file
 
     def __post_init__(self):
         verdict = SpaceVerdict(self.verdict)
@@ -90,6 +93,7 @@ class CheckResult:
     lines: tuple[str, ...]  # the report as `keybench check` prints it
     spaces: tuple[SpaceResult, ...]  # in the report's order
     closing: tuple[str, ...] = ()  # the report's last lines, after any FAIL line: the command to run next
+    dialect: str | None = None  # the DDL's Spanner dialect as the emulator read it; None: a Bigtable template
 
     @property
     def text(self) -> str:
@@ -130,20 +134,34 @@ class CheckResult:
         return f"<keybench check {self.source}: {spaces}>"
 
 
-def space_result(check: SpaceCheck, fix: Fix | None, fixed: SpaceCheck | None, statements: list[str]) -> SpaceResult:
-    """One space's findings; `statements`: the user's DDL, which a fix's statements rewrite."""
+def space_result(check: SpaceCheck, fix: Fix | None, fixed: SpaceCheck | None, statements: list[str],
+                 place: tuple[str, int] | None = None) -> SpaceResult:
+    """One space's findings; `statements`: the user's DDL, which a fix's statements rewrite;
+    `place`: the file and line of the statement that creates the space."""
     return SpaceResult.of(check.kind, check.name, check.verdict,
                           {column: distribution.describe() for column, distribution in check.assumptions},
                           cases={case: c.verdict for case, c in check.cases.items()},
                           fix=fix.what if fix else None, fix_ddl=tuple(fix.statements(statements)) if fix else (),
                           fixed_verdict=fixed.verdict.verdict if fixed else None,
-                          guessed=tuple(c for c, d in check.assumptions if d.guessed), managed=check.managed)
+                          guessed=tuple(c for c, d in check.assumptions if d.guessed), managed=check.managed,
+                          file=place[0] if place else None, line=place[1] if place else None)
 
 
 def spanner_result(source: str, lines: list[str], statements: list[str], checks: list[SpaceCheck],
                    fixes: dict[str, Fix], fixed_checks: list[SpaceCheck] | None,
-                   closing: list[str] | None = None) -> CheckResult:
+                   closing: list[str] | None = None, places: list[tuple[str, int]] | None = None,
+                   dialect: str | None = None) -> CheckResult:
+    """`places`: each statement's file and line, where a finding points."""
     fixed = {c.name: c for c in fixed_checks or ()}
+
+    def place(check: SpaceCheck) -> tuple[str, int] | None:
+        if places is None:
+            return None
+        kind, name = (INDEX_KIND, check.name.split(".", 1)[1]) if check.kind == "index" else (TABLE_KIND, check.name)
+        found = last_creating(statements, kind, name)
+        return None if found is None else places[found]
+
     return CheckResult(source, tuple(lines),
-                       tuple(space_result(c, fixes.get(c.name), fixed.get(c.name), statements) for c in checks),
-                       tuple(closing or ()))
+                       tuple(space_result(c, fixes.get(c.name), fixed.get(c.name), statements, place(c))
+                             for c in checks),
+                       tuple(closing or ()), dialect)

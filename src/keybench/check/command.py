@@ -18,7 +18,7 @@ from keybench.check.request import AUTO_DIALECT, MAX_CHECK_ROWS, MAX_DEVICE_RATE
 from keybench.check.save import spanner_draft, template_draft
 from keybench.check.schema import POSTGRESQL, Schema
 from keybench.check.template import parse_template
-from keybench.design.ddl import split_ddl
+from keybench.design.ddl import split_ddl_lines
 from keybench.design.folders import StrategyDraft, check_save_folder, save_strategies
 from keybench.design.strategies import DIALECTS
 from keybench.errors import KeybenchError, check_range
@@ -30,9 +30,11 @@ from keybench.textfiles import read_text
 
 @dataclass
 class CheckReport:
+    result: CheckResult
     lines: list[str] = field(default_factory=list)
     exit_code: int = 0
     drafts: list[StrategyDraft] = field(default_factory=list)  # each checked table or template, as a strategy folder
+    saved: list[str] = field(default_factory=list)  # with --save-strategy: what was saved, in lines
 
 
 def check(request: CheckRequest) -> CheckReport:
@@ -45,10 +47,11 @@ def check(request: CheckRequest) -> CheckReport:
         check_destination(request.write_columns, request.columns)
     result, drafts = findings(request)
     lines = list(result.lines)
-    if request.save_to is not None:
-        lines += ["", *save_strategies(drafts, request.save_to)]
+    saved = save_strategies(drafts, request.save_to) if request.save_to is not None else []
+    if saved:
+        lines += ["", *saved]
     failures = failure_lines(result.spaces, request.fail_on)
-    return CheckReport(lines + failures + list(result.closing), 1 if failures else 0, drafts)
+    return CheckReport(result, lines + failures + list(result.closing), 1 if failures else 0, drafts, saved)
 
 
 def check_result(request: CheckRequest) -> CheckResult:
@@ -100,21 +103,24 @@ def ddl_files(path: Path) -> list[Path]:
     return found
 
 
-def read_statements(path: Path, more: tuple[Path, ...] = ()) -> tuple[list[str], list[str] | None]:
+def read_statements(path: Path, more: tuple[Path, ...] = ()
+                    ) -> tuple[list[str], list[str] | None, list[tuple[str, int]]]:
     """The statements of a DDL file or a migration folder (and of the further ones, after it), in
-    the order they are applied, and where each comes from (None for a single file: its number
-    says it)."""
+    the order they are applied; where each comes from (None for a single file: its number says
+    it); and each one's file and first line."""
     statements: list[str] = []
     labels: list[str] = []
+    places: list[tuple[str, int]] = []
     for given in (path, *more):
         for file in ddl_files(given):
-            found = split_ddl(read_text(file, "DDL file"))
-            statements += found
+            found = split_ddl_lines(read_text(file, "DDL file"))
+            statements += [statement for statement, _ in found]
+            places += [(str(file), line) for _, line in found]
             where = file.relative_to(given).as_posix() if given.is_dir() else str(file)
             labels += [f"{where} statement {n}" for n in range(1, len(found) + 1)]
     if not statements:
         raise KeybenchError(f"{' '.join(map(str, (path, *more)))}: no DDL statement in it")
-    return statements, (labels if path.is_dir() or more else None)
+    return statements, (labels if path.is_dir() or more else None), places
 
 
 def _check_stated(stated: dict[str, Distribution], schema: Schema, path: Path | None) -> dict[str, Distribution]:
@@ -141,7 +147,7 @@ def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraf
 
     path = request.schema
     assert path is not None  # the CLI refuses a check without a schema file
-    statements, labels = read_statements(path, request.more_schemas)
+    statements, labels, places = read_statements(path, request.more_schemas)
     inputs = (path, *request.more_schemas)
     source, source_args = " ".join(map(str, inputs)), " ".join(shlex.quote(str(p)) for p in inputs)
     stated = read_columns_file(request.columns) if request.columns else {}
@@ -201,5 +207,5 @@ def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraf
                         schema.notes) + applied
     closing = (write_columns(request.write_columns, source_args, schema, checks) if request.write_columns is not None
                else next_step(source_args, schema, checks, request.columns))
-    return spanner_result(source, lines, statements, checks, fixes, fixed_checks, [""] + closing if closing else []
-                          ), drafts
+    return spanner_result(source, lines, statements, checks, fixes, fixed_checks, [""] + closing if closing else [],
+                          places, schema.dialect), drafts

@@ -12,6 +12,7 @@ DEFAULT_CHECK_ROWS = 50_000  # inserts per table the check models: 50 windows of
 DEFAULT_SHARDS = 16  # a proposed shard column's modulus: 31 values (MOD keeps the sign), as index_sharded's 16 shards
 MAX_CHECK_ROWS = 10_000_000
 MAX_DEVICE_RATE = 1_000_000.0  # one device's writes per second: far above any row's documented rate
+CHECK_FORMATS = ("text", "json", "sarif", "junit")  # --format: the report, or a document for machines (check.formats)
 AUTO_DIALECT = "auto"  # GoogleSQL first; PostgreSQL when the emulator refuses the first statement as GoogleSQL
 
 

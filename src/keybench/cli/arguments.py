@@ -7,7 +7,7 @@ import argparse
 
 from keybench import __version__
 from keybench.backends.base import DEFAULT_PAYLOAD_BYTES, DEFAULT_TIMEOUT_S
-from keybench.check.request import AUTO_DIALECT, CheckRequest
+from keybench.check.request import AUTO_DIALECT, CHECK_FORMATS, CheckRequest
 from keybench.cli import commands
 from keybench.design import strategies
 from keybench.design.distributions import UNIFORM
@@ -214,6 +214,10 @@ def parser() -> argparse.ArgumentParser:
                         "about 1)")
     k.add_argument("--fail-on-verdict", default="", metavar="VERDICTS",
                    help="exit 1 when a table or index gets one of these verdicts, e.g. hotspot,hot_row")
+    k.add_argument("--format", choices=CHECK_FORMATS, default="text",
+                   help="text: the report; json: one document of every verdict; sarif: SARIF 2.1.0 for code "
+                        "scanning (each finding on the statement that creates its table or index); junit: JUnit "
+                        "XML, a test case per table and index")
     k.add_argument("--write-columns", metavar="FILE",
                    help="Spanner: write the key columns the verdicts depend on (unknown, guessed or stated) as a "
                         "--columns file to edit, each with its reason; FILE must be new, or the --columns file")

@@ -152,9 +152,18 @@ def check_command(args: argparse.Namespace) -> int:
         fail_on=names(args.fail_on_verdict), save_to=Path(args.save_strategy) if args.save_strategy else None,
         load_s=parse_duration(args.load) if args.load is not None else None, strict=args.strict,
         device_rate=args.device_rate, write_columns=Path(args.write_columns) if args.write_columns else None)
+    if args.format != "text" and request.load_s is not None:
+        raise KeybenchError(f"--load prints a run's tables as text: leave out --format {args.format}, or --load")
     with interruptible():
         report = check(request)
-    print("\n".join(report.lines))
+    if args.format == "text":
+        print("\n".join(report.lines))
+    else:
+        from keybench.check.formats import render
+
+        if report.saved:  # stdout holds the document alone
+            print("\n".join(report.saved), file=sys.stderr)
+        print(render(report.result, args.format, request.fail_on, report.exit_code), end="")
     if request.load_s is None:
         return report.exit_code
     from keybench.run.userload import load_strategies

@@ -3,6 +3,7 @@ statement that creates a table or an index of a given name."""
 
 from __future__ import annotations
 
+import bisect
 import re
 
 TABLE_KIND = r"TABLE"
@@ -19,17 +20,40 @@ def creates(kind: str, name: str | None = None) -> re.Pattern:
     return re.compile(rf"^\s*CREATE\s+(?:{kind})\s+(?:IF\s+NOT\s+EXISTS\s+)?[`\"]?{named}(?![\w`\"]*\w)", re.I)
 
 
+def last_creating(statements: list[str], kind: str, name: str) -> int | None:
+    """The index of the last statement that creates the `kind` named `name` (a migration may
+    drop and create it again: the last one stands); None: none does."""
+    pattern = creates(kind, name)
+    return next((n for n in range(len(statements) - 1, -1, -1) if pattern.match(statements[n])), None)
+
+
 def split_ddl(text: str) -> list[str]:
     """Statements of a DDL file as editors and tools write it: a byte-order mark, CRLF, `--`
     and `/* */` comments dropped (the emulator refuses some comments, and they define no key),
     split on `;` outside quoted strings and identifiers. Inside GoogleSQL's quotes a backslash
     escapes the next character (`'it\\'s'`); a doubled quote (PostgreSQL's `'it''s'`) closes and
     reopens, which reads the same. Each statement's whitespace is folded to single spaces."""
+    return [statement for statement, _ in split_ddl_lines(text)]
+
+
+def split_ddl_lines(text: str) -> list[tuple[str, int]]:
+    """split_ddl's statements, each with the line (from 1) of the file where it starts: where a
+    finding about it points (SARIF, an error)."""
     text = text.removeprefix("\ufeff")
-    statements: list[str] = []
+    newlines = [m.start() for m in re.finditer("\n", text)]
+    statements: list[tuple[str, int]] = []
     out: list[str] = []
+    start: int | None = None  # where the statement's first character is
     quote: str | None = None
     i, n = 0, len(text)
+
+    def finish() -> None:
+        nonlocal out, start
+        statement = " ".join("".join(out).split())
+        if statement:
+            statements.append((statement, bisect.bisect_right(newlines, start or 0) + 1))
+        out, start = [], None
+
     while i < n:
         ch = text[i]
         if quote:
@@ -54,11 +78,12 @@ def split_ddl(text: str) -> list[str]:
             out.append(" ")
             continue
         elif ch == ";":
-            statements.append(" ".join("".join(out).split()))
-            out = []
+            finish()
             i += 1
             continue
+        if start is None and not ch.isspace():
+            start = i
         out.append(ch)
         i += 1
-    statements.append(" ".join("".join(out).split()))
-    return [s for s in statements if s]
+    finish()
+    return statements

@@ -132,13 +132,14 @@ class StageEnvironment:
             progress(f"  {label}  load: {plan.users} user(s) for {plan.duration_s:g}s"
                      + (f" on {plan.workers} worker(s)" if plan.workers else ""))
             next_report = started + PROGRESS_EVERY_S
+            due = started  # when the loop meant to look at the clock again
             try:
-                while (now := time.monotonic()) < started + plan.duration_s or self._waits_for_cover(
-                        plan, runner, now - started, label):
-                    left = started + plan.duration_s - now  # past the duration (a smoke stage's cover wait): <= 0
-                    nap = max(0.05, min(1.0, next_report - now, left if left > 0 else 1.0))
-                    gevent.sleep(nap)
-                    stalled = time.monotonic() - now - nap
+                while True:
+                    now = time.monotonic()
+                    # Measured from one look to the next, the checks below included: a suspension
+                    # may come during them too (the lifeline's connect yields to the users). They
+                    # take a second at most (the connect's timeout), well under STALL_S.
+                    stalled = now - due
                     if stalled > STALL_S and not workers:  # worker processes went on writing meanwhile
                         # keybench itself did not run (Ctrl-Z, SIGSTOP, a paused VM): the database was
                         # not slow, so the gap is no part of the load's time, which runs that much longer.
@@ -146,6 +147,18 @@ class StageEnvironment:
                         next_report += stalled
                         progress(f"  {label}  keybench did not run for {stalled:.0f} s (suspended: Ctrl-Z, SIGSTOP "
                                  "or a paused VM): the load runs that much longer, and its rates leave the gap out")
+                    if now >= next_report:
+                        ops, failures = runner.stats.total.num_requests, runner.stats.total.num_failures
+                        progress(f"  {label}  {now - started:4.0f}s/{plan.duration_s:.0f}s  ops {ops:,}  "
+                                 f"failures {failures}  ({ops / (now - started):,.0f} ops/s)")
+                        next_report += PROGRESS_EVERY_S
+                    if now >= started + plan.duration_s and not self._waits_for_cover(
+                            plan, runner, now - started, label):
+                        break
+                    left = started + plan.duration_s - now  # past the duration (a smoke stage's cover wait): <= 0
+                    nap = max(0.05, min(1.0, next_report - now, left if left > 0 else 1.0))
+                    due = now + nap
+                    gevent.sleep(nap)
                     gc.freeze()
                     if INTERRUPT.requested:
                         raise KeyboardInterrupt
@@ -158,12 +171,6 @@ class StageEnvironment:
                     if ended_early:
                         progress(f"  {label}  {ended_early}: ending the stage")
                         break
-                    if time.monotonic() >= next_report:
-                        ops, failures = runner.stats.total.num_requests, runner.stats.total.num_failures
-                        elapsed = time.monotonic() - started
-                        progress(f"  {label}  {elapsed:4.0f}s/{plan.duration_s:.0f}s  ops {ops:,}  "
-                                 f"failures {failures}  ({ops / elapsed:,.0f} ops/s)")
-                        next_report += PROGRESS_EVERY_S
             except KeyboardInterrupt:
                 interrupted = True
                 progress(f"  {label}  interrupted: stopping the users, then auditing what they wrote")
