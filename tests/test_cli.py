@@ -1,9 +1,11 @@
 """Bad input: one line on stderr, exit code 2, nothing written."""
 
+import json
 import shutil
 
 import pytest
 
+from keybench.design import strategies
 from tests.conftest import REPO, keybench, test_strategy_toml
 
 
@@ -86,8 +88,34 @@ def test_unwritable_results_directory(tmp_path):
     assert blocked.read_text() == "a file where the directory should be"
 
 
-def test_strategies_lists_each_design_with_its_expectation_provenance_advice_and_read_plan():
-    result = keybench("strategies", timeout=60)
+def test_strategies_lists_a_line_per_design_in_the_terminal_s_width():
+    result = keybench("strategies", env={"COLUMNS": "100"}, timeout=60)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == sum(len(strategies.catalogue(b)) for b in strategies.BACKENDS)
+    assert max(map(len, lines)) <= 100 and any(len(line) == 100 for line in lines)  # cut, not wrapped
+    assert lines[0].split()[:3] == ["spanner", "timestamp_first", "hotspot"]
+
+
+def test_strategies_in_json_has_every_fact_of_every_design():
+    result = keybench("strategies", "--backend", "bigtable", "--format", "json", timeout=60)
+    designs = {d["name"]: d for d in json.loads(result.stdout)["strategies"]}
+    assert set(designs) == set(strategies.catalogue("bigtable"))
+    assert designs["salted"]["reads"]["time_window"]["access"] == "full_scan"
+    assert designs["salted"]["expected"].startswith("spread") and designs["salted"]["source"]["title"] is None
+    assert "not in the documents" in designs["salted"]["source"]["text"]
+    assert designs["field_promoted"]["source"]["title"] == "Bigtable: Schema design best practices"
+
+
+def test_strategies_by_name_shows_those_in_full_and_an_unknown_name_is_one_line():
+    result = keybench("strategies", "salted", "uuid7", timeout=60)
+    assert [line.split()[1] for line in result.stdout.splitlines() if not line.startswith(" ")] == ["uuid7", "salted"]
+    unknown = keybench("strategies", "salty", timeout=60)
+    assert unknown.returncode == 2 and len(unknown.stderr.strip().splitlines()) == 1 and "'salty'" in unknown.stderr
+
+
+def test_strategies_verbose_lists_each_design_with_its_expectation_provenance_advice_and_read_plan():
+    result = keybench("strategies", "--verbose", timeout=60)
     assert result.returncode == 0
     assert "time_window=multi_rangex64" in result.stdout
     designs = sum(1 for line in result.stdout.splitlines() if line.startswith(("spanner ", "bigtable ")))

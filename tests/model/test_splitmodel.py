@@ -4,6 +4,7 @@ of 500 writes and on a 10-second stage's worth, gets the verdict its strategy cl
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -223,12 +224,14 @@ def test_a_read_whose_intervals_share_a_heatmap_bucket_still_weighs_one():
 @pytest.mark.slow
 def test_cli_simulate_prints_every_metric(capsys):
     assert main(["simulate", "--backend", "spanner", "--strategy", "hash_shard", "--rows", "5000", "--reads", "5"]) == 0
-    lines = capsys.readouterr().out.strip().splitlines()
-    metrics = dict(line.split(": ", 1) for line in lines)
+    lead, figures = capsys.readouterr().out.split("\n\n")
+    assert lead.startswith("spanner:hash_shard: ") and "modelled, not measured: 5,000 simulated writes" in lead
+    metrics = dict(line.split(": ", 1) for line in figures.strip().splitlines())
     for name in ("hot_node_share", "effective_nodes", "write_throughput_vs_ideal", "read_ranges_touched",
                  "mean_key_bytes", "splits", "final_ranges"):
+        assert len(metrics[name].replace(".", "").lstrip("0")) <= 4, metrics[name]  # 4 significant digits at most
         float(metrics[name])
-    assert metrics["strategy"] == "hash_shard"
+    assert "measured" not in metrics and metrics["enough_writes_for_a_verdict"] == "yes"
 
     assert main(["simulate", "--backend", "bigtable", "--strategy", "salted", "--rows", "3000", "--format", "csv"]) == 0
     header, values = capsys.readouterr().out.strip().splitlines()
@@ -266,9 +269,15 @@ def test_cli_simulate_refuses_an_unknown_strategy(capsys):
 def test_cli_model_parameters_reach_the_model_and_bad_ones_are_refused(capsys):
     assert main(["simulate", "--backend", "spanner", "--strategy", "uuid4_string", "--rows", "6000", "--reads", "1",
                  "--window-writes", "500"]) == 0
-    metrics = dict(line.split(": ", 1) for line in capsys.readouterr().out.strip().splitlines())
+    lead, figures = capsys.readouterr().out.split("\n\n")
+    metrics = dict(line.split(": ", 1) for line in figures.strip().splitlines())
     assert int(metrics["window_writes"]) == 500 and int(metrics["windows"]) == 6000 // 500 - 1
-    assert metrics["verdict"] == "spread" and metrics["agrees"] == "yes"
+    assert lead.splitlines()[0] == "spanner:uuid4_string: spread, as expected (spread)"
+
+    assert main(["simulate", "--backend", "spanner", "--strategy", "uuid4_string", "--rows", "6000", "--reads", "1",
+                 "--window-writes", "500", "--format", "json"]) == 0
+    [row] = json.loads(capsys.readouterr().out)["rows"]  # the same figures, as numbers
+    assert row["window_writes"] == 500 and row["verdict"] == "spread" and row["strategy"] == "uuid4_string"
     for flag, value in (("--window-writes", "0"), ("--ranges-per-node", "0"), ("--nodes", "0")):
         assert main(["simulate", "--backend", "spanner", "--strategy", "uuid4_string", "--rows", "100",
                      flag, value]) == 2

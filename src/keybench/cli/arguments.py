@@ -167,7 +167,13 @@ def parser() -> argparse.ArgumentParser:
     e.set_defaults(func=commands.emulators_command)
 
     s = sub.add_parser("strategies", help="list the strategy catalogue and how each serves the reads")
+    s.add_argument("names", nargs="*", metavar="NAME", help="the strategies to show in full (default: every one, "
+                                                           "a line each)")
     s.add_argument("--backend", choices=BACKEND_CHOICES, default="all", help="the backend(s) to list (default all)")
+    s.add_argument("--verbose", action="store_true",
+                   help="every fact of each design: expected distribution, source quote, advice, reads")
+    s.add_argument("--format", choices=("text", "json"), default="text",
+                   help="text: a line per design (cut to the terminal's width); json: one document, every fact")
     s.set_defaults(func=commands.strategies_command)
 
     m = sub.add_parser("simulate", help="model splits and hotspots of one strategy's key stream, without a database")
@@ -185,8 +191,9 @@ def parser() -> argparse.ArgumentParser:
     m.add_argument("--reads", type=int, default=DEFAULT_READS,
                    help=f"sample reads per read operation (default {DEFAULT_READS})")
     m.add_argument("--skew", default=str(UNIFORM), help=SKEW_HELP)
-    m.add_argument("--format", choices=("text", "csv"), default="text",
-                   help="text: one 'name: value' line per metric; csv: a header row and a value row")
+    m.add_argument("--format", choices=("text", "csv", "json"), default="text",
+                   help="text: a verdict table, or with --strategy the verdict then one 'name: value' line per "
+                        "figure; csv: a header row and a row per strategy; json: one document, a row per strategy")
     m.set_defaults(func=commands.simulate_command)
 
     k = sub.add_parser("check", help="judge your own Spanner DDL or Bigtable row-key template: verdict, rule, fix")

@@ -104,10 +104,28 @@ def emulators_command(args: argparse.Namespace) -> int:
 
 
 def strategies_command(args: argparse.Namespace) -> int:
-    from keybench.measure.console import catalogue_lines
+    """The catalogue: a line per design; every fact of each with --verbose or names; or JSON."""
+    import json
+    import shutil
 
-    for backend in backends(args.backend):
-        print("\n".join(catalogue_lines(strategies.catalogue(backend).values(), WorkloadSettings.latest_n)))
+    from keybench.measure.console import catalogue_brief, catalogue_document, catalogue_lines
+
+    listed = [s for backend in backends(args.backend) for s in strategies.catalogue(backend).values()]
+    if args.names:
+        known = {s.name for s in listed}
+        unknown = [n for n in args.names if n not in known]
+        if unknown:
+            raise KeybenchError(f"unknown strategy {', '.join(map(repr, unknown))} for --backend {args.backend}; "
+                                f"known: {', '.join(sorted(known))}")
+        listed = [s for s in listed if s.name in args.names]
+    if args.format == "json":
+        document = {"format_version": 1, "command": "strategies",
+                    "strategies": catalogue_document(listed, WorkloadSettings.latest_n)}
+        print(json.dumps(document, indent=2, ensure_ascii=False))
+    elif args.verbose or args.names:
+        print("\n".join(catalogue_lines(listed, WorkloadSettings.latest_n)))
+    else:
+        print("\n".join(catalogue_brief(listed, shutil.get_terminal_size().columns)))
     return 0
 
 

@@ -5,15 +5,38 @@ from __future__ import annotations
 
 import csv
 import io
+import json
+import math
 from functools import partial
 
 from keybench.design.plans import strategy_plans
 from keybench.model.params import ROW_LIMIT_MB, ROW_RECOMMENDED_MB
 
 
+def catalogue_brief(catalogue, width: int) -> list[str]:
+    """`keybench strategies`: one line per design (backend, name, expected distribution, key),
+    cut to `width` columns; `--verbose` or `strategies NAME` has the rest."""
+    lines = []
+    for s in catalogue:
+        line = f"{s.backend:8} {s.name:22} {s.expectation.split(' (')[0]:13} {s.summary}"
+        lines.append(line if len(line) <= width else line[:width - 3] + "...")  # ASCII: awk and wc count bytes
+    return lines
+
+
+def catalogue_document(catalogue, latest_n: int) -> list[dict]:
+    """`keybench strategies --format json`: each design as `catalogue_lines` gives it, as values."""
+    return [{"backend": s.backend, "name": s.name, "dialect": s.dialect or None, "key": s.summary,
+             "expected": s.expectation,
+             "source": {"title": s.source.title or None, "section": s.source.section or None,  # None: no document's
+                        "quote": s.source.phrase or None, "gloss": s.source.gloss or None, "text": s.source.text()},
+             "advice": s.advice or None,
+             "reads": {op: {"access": p.access, "fanout": p.fanout} for op, p in strategy_plans(s, latest_n).items()}}
+            for s in catalogue]
+
+
 def catalogue_lines(catalogue, latest_n: int) -> list[str]:
-    """`keybench strategies`: each design, its expected key distribution and whose expectation
-    that is, where it comes from, the documents' advice, and how it serves the reads."""
+    """`keybench strategies --verbose`: each design, its expected key distribution and whose
+    expectation that is, where it comes from, the documents' advice, and how it serves the reads."""
     lines = []
     indent = " " * 30
     for s in catalogue:
@@ -28,15 +51,57 @@ def catalogue_lines(catalogue, latest_n: int) -> list[str]:
     return lines
 
 
+# Said by metrics_text's first lines, so not repeated among the figures below them.
+LEAD_METRICS = ("backend", "strategy", "dialect", "expected", "verdict", "agrees", "verdict_reason")
+
+
 def metrics_text(metrics: dict, fmt: str) -> str:
-    """`keybench simulate`: one 'name: value' line per metric, or a CSV header and row."""
+    """`keybench simulate --strategy`: the verdict first, with its reason and what was modelled,
+    then one 'name: value' line per figure (to 4 significant digits); or a CSV header and row;
+    or one JSON document."""
+    if fmt == "json":
+        return simulation_json([metrics])
     if fmt == "csv":
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(metrics)
         writer.writerow(["" if v is None else v for v in metrics.values()])
         return out.getvalue()
-    return "".join(f"{name}: {'' if value is None else value}\n" for name, value in metrics.items())
+    if metrics["agrees"] == "yes":
+        judged = f"as expected ({metrics['expected']})"
+    elif metrics["agrees"] == "no":
+        judged = f"expected {metrics['expected']}: the model disagrees"
+    else:
+        judged = "no expectation to compare (your design)"
+    lines = [f"{metrics['backend']}:{_variant_label(metrics)}: {metrics['verdict']}, {judged}",
+             f"  {metrics['verdict_reason']}",
+             f"  modelled, not measured: {metrics['rows']:,} simulated writes, {metrics['nodes']} nodes, "
+             f"skew {metrics['skew']}", ""]
+    for name, value in metrics.items():
+        if name in LEAD_METRICS:
+            continue
+        if name == "measured":  # the model's word: whether some key space had writes enough for a verdict
+            name, value = "enough_writes_for_a_verdict", "yes" if value else "no"
+        lines.append(f"{name}: {_figure(value)}")
+    return "\n".join(lines) + "\n"
+
+
+def _figure(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def simulation_json(rows: list[dict]) -> str:
+    """`keybench simulate --format json`: one document, a row of figures per strategy (the CSV's
+    columns, as numbers)."""
+    finite = [{k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in r.items()} for r in rows]
+    return json.dumps({"format_version": 1, "command": "simulate", "modelled": True, "rows": finite},
+                      indent=2, allow_nan=False) + "\n"
 
 
 SIMULATION_COLUMNS = ("strategy", "expected", "verdict", "agrees", "hot_node_share", "hot_node_share_se",
@@ -44,7 +109,10 @@ SIMULATION_COLUMNS = ("strategy", "expected", "verdict", "agrees", "hot_node_sha
 
 
 def simulation_table(rows: list[dict], fmt: str) -> str:
-    """`keybench simulate` over many strategies: one line each, the verdict first; or CSV of every figure."""
+    """`keybench simulate` over many strategies: one line each, the verdict first; or CSV (or
+    JSON) of every figure."""
+    if fmt == "json":
+        return simulation_json(rows)
     if fmt == "csv":
         out = io.StringIO()
         writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
