@@ -58,7 +58,7 @@ def test_check_load_audits_the_user_s_tables_in_their_dialect_and_a_saved_design
     out = result.stdout
     # the check's verdicts first, unchanged, then the load, its audit and its latency table
     assert out.index("table readings: key (sensorid, readat)") < out.index("load: table sensors, table readings") < (
-        out.index("spanner / insert"))
+        out.index("spanner latency"))
     assert "  table readings: each insert upserts its parent row in sensors, in the same commit" in out
     [run_dir] = (tmp_path / "results").iterdir()
     assert f"results: {run_dir}/summary.csv" in out
@@ -71,9 +71,9 @@ def test_check_load_audits_the_user_s_tables_in_their_dialect_and_a_saved_design
         assert (r["integrity"], r["failures"], r["agrees"]) == ("ok", "0", "n/a"), r
     for insert in (r for r in rows if r["operation"] == "insert"):
         assert int(insert["stored"]) == int(insert["acknowledged"]) > 0
-    insert_table = out[out.index("spanner / insert"):].splitlines()
-    assert [line.split()[:2] + line.split()[-1:] for line in insert_table[2:4]] == [
-        ["sensors[postgresql]", "write", "ok"], ["readings[postgresql]", "write", "ok"]]
+    latency = out[out.index("spanner latency"):].splitlines()
+    inserts = [(latency[i - 1], *line.split()[:2]) for i, line in enumerate(latency) if line.startswith("  insert ")]
+    assert inserts == [("sensors[postgresql]", "insert", "write"), ("readings[postgresql]", "insert", "write")]
 
     schema.write_text(READINGS)
     check(CheckRequest(schema=schema, rows=5000, save_to=tmp_path / "mine"))

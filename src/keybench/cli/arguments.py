@@ -113,6 +113,9 @@ def parser() -> argparse.ArgumentParser:
                         f"{RunOptions.workers}: "
                         "in-process)")
     r.add_argument("--no-report", action="store_true", help="do not write report.html and the heatmaps at the end")
+    r.add_argument("--verbose", action="store_true",
+                   help="print every column of the verdict and latency tables (expected and its source, "
+                        "effective nodes, the busiest row, p90, max, rows per operation...), however wide")
     r.add_argument("--no-overlap", action="store_true",
                    help="model every design at the end of the run, not in a process of its own while the next "
                         "stage is set up (the same figures, a longer run; never during a load either way)")

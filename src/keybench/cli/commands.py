@@ -56,6 +56,7 @@ def run_command(args: argparse.Namespace) -> int:
         instance=args.instance,
         dry_run=args.dry_run,
         fail_on_verdict=names(args.fail_on_verdict),
+        verbose=args.verbose,
     )
     return run(options)
 

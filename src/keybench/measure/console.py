@@ -7,9 +7,11 @@ import csv
 import io
 import json
 import math
+import textwrap
 from functools import partial
 
 from keybench.design.plans import strategy_plans
+from keybench.measure.samples import MIN_SAMPLES, too_few
 from keybench.model.params import ROW_LIMIT_MB, ROW_RECOMMENDED_MB
 
 
@@ -232,6 +234,7 @@ def verdict_rows(rows: list[dict]) -> list[dict]:
             "reads (access/ranges touched)": " ".join(
                 f"{r['operation']}={r['access']}/{r['read_ranges_touched'] or '-'}"
                 for r in members if r["operation"] != "insert") or "-",
+            "widest_read": _widest_read(members),
             "nodes": first.get("model_nodes", ""), "reason": first.get("verdict_reason", ""),
         })
     return out
@@ -251,6 +254,96 @@ def verdict_table(rows: list[dict]) -> str:
         lines.append(f"\n{backend} / verdict")
         lines.append("  ".join(c.ljust(widths[c]) for c in cols).rstrip())
         lines.extend("  ".join(str(m[c]).ljust(widths[c]) for c in cols).rstrip() for m in members)
+    return "\n".join(lines)
+
+
+def run_tables(rows: list[dict], width: int, verbose: bool = False) -> str:
+    """What `keybench run` prints: the verdicts, then the latency. In `width` columns: a verdict
+    line per design and a latency line per operation; `verbose`: every column, as wide as it takes."""
+    if verbose:
+        return verdict_table(rows) + "\n" + side_by_side(rows)
+    return brief_verdicts(rows, width) + "\n" + brief_latency(rows, width)
+
+
+def _fitted(line: str, width: int) -> str:
+    """A table line cut to `width` (its last column gives way), ASCII so that any tool counts it right."""
+    return line if len(line) <= width else line[:width - 3] + "..."
+
+
+def _aligned(table: list[list[str]], right: set[int], width: int, indent: str = "", cut_last: bool = False
+             ) -> list[str]:
+    """Columns aligned in `width`: the columns that do not fit are left out whole (a number cut
+    short would read as another number), except a last column of text (`cut_last`), which is cut."""
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    used, kept = len(indent), 0
+    for i, w in enumerate(widths):
+        if used + w + (2 if i else 0) > width and kept:
+            break
+        used, kept = used + w + (2 if i else 0), i + 1
+    if cut_last and kept == len(widths) - 1:
+        kept = len(widths)
+    return [_fitted(indent + "  ".join(cell.rjust(widths[i]) if i in right else cell.ljust(widths[i])
+                                       for i, cell in enumerate(row[:kept])).rstrip(), width) for row in table]
+
+
+def brief_verdicts(rows: list[dict], width: int) -> str:
+    """The verdict table in `width` columns: design, expected, verdict, agrees, the busiest node's
+    share, the insert rate, and each read's access and modelled ranges (cut first)."""
+    table: dict[str, list[dict]] = {}
+    for row in verdict_rows(rows):
+        table.setdefault(row["backend"], []).append(row)
+    nodes = sorted({str(r["nodes"]) for members in table.values() for r in members if r["nodes"] != ""})
+    lines = textwrap.wrap(f"verdicts: modelled from each stage's recorded keys at {', '.join(nodes) or '?'} nodes "
+                          "(the emulators never split, so their latency cannot show a hotspot); latency follows "
+                          "below", width)
+    for backend, members in table.items():
+        cells = [["design", "verdict", "agrees", "hot_share", "inserts/s", "widest read"]]
+        cells += [[m["strategy"], m["verdict"], m["agrees"], str(m["hot_node_share"]), str(m["insert_rps"]),
+                   m["widest_read"]] for m in members]
+        lines += ["", backend, *_aligned(cells, {3, 4}, width, cut_last=True)]
+        for m in members:  # a disagreement is the news of a run: what was expected, and why the model says otherwise
+            if m["agrees"] == "no":
+                lines += textwrap.wrap(f"{m['strategy']}: expected {m['expected']}, modelled {m['verdict']}: "
+                                       f"{m['reason']}", width, subsequent_indent="  ")
+    return "\n".join(lines)
+
+
+def _widest_read(members: list[dict]) -> str:
+    """The read that touches the most modelled key ranges, as `operation access ranges`."""
+    reads = [r for r in members if r["operation"] != "insert"]
+    if not reads:
+        return "-"
+    widest = max(reads, key=lambda r: float(r["read_ranges_touched"] or 0))
+    return f"{widest['operation']} {widest['access']} {widest['read_ranges_touched'] or '-'}"
+
+
+def brief_latency(rows: list[dict], width: int) -> str:
+    """Latency per design and operation in `width` columns, each percentile with its n and a
+    `~` where n is too few for it (latency.MIN_SAMPLES); `--verbose` has every column."""
+    lines: list[str] = []
+    for backend in dict.fromkeys(r["backend"] for r in rows):
+        lines += ["", *textwrap.wrap(f"{backend} latency, ms: n operations measured; ~ marks a percentile from too "
+                                     f"few of them (p50 under {MIN_SAMPLES['p50']}, p99 under "
+                                     f"{MIN_SAMPLES['p99']})", width)]
+        cells = [["operation", "access", "n", "p50", "p99", "failures", "integrity", "ranges"]]
+        designs = []
+        for (row_backend, _, _), members in _units(rows).items():
+            if row_backend != backend:
+                continue
+            designs.append((_variant_label(members[0]), len(cells)))
+            for r in members:
+                n = int(r["requests"] or 0)
+                marked = {p: (r[f"{p}_ms"] or "-") + ("~" if r[f"{p}_ms"] and too_few(p, n) else "")
+                          for p in ("p50", "p99")}
+                cells.append([r["operation"], r["access"], str(n), marked["p50"], marked["p99"], str(r["failures"]),
+                              r["integrity"], r.get("read_ranges_touched") or "-"])
+        table = _aligned(cells, {2, 3, 4, 5, 7}, width, indent="  ")
+        lines.append(table[0])
+        starts = dict((start, name) for name, start in designs)
+        for i, line in enumerate(table[1:], start=1):
+            if i in starts:
+                lines.append(_fitted(starts[i], width))
+            lines.append(line)
     return "\n".join(lines)
 
 
