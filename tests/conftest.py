@@ -138,5 +138,6 @@ def keybench(*args: str, env: dict | None = None, timeout: float = 300,
     """The keybench command as a user runs it."""
     return subprocess.run(
         [sys.executable, "-m", "keybench.cli", *args], cwd=cwd, capture_output=True, text=True,
-        timeout=timeout, env={**os.environ, **(env or {})},
+        # Wide: a test of what a line says is no test of where it wraps (those set COLUMNS themselves).
+        timeout=timeout, env={**os.environ, "COLUMNS": "1000", **(env or {})},
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import re
 import sys
+import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TextIO
@@ -59,3 +60,59 @@ def visible_output() -> Iterator[None]:
         yield
     finally:
         sys.stdout, sys.stderr = saved
+
+
+class Verbatim(str):
+    """A line of a report that must reach the reader as it is, never wrapped: DDL to apply (a
+    break inside a quoted literal would change it), a command to copy."""
+
+
+class Sql(Verbatim):
+    """A line of SQL: broken only at a space outside quotes, where a newline means the same."""
+
+
+def wrapped(lines: list[str], width: int) -> list[str]:
+    """Report lines in `width` columns: each longer line broken at spaces (SQL outside its
+    quotes), its continuation indented 4 more than the line; a word longer than the width, and
+    a Verbatim line, stay whole."""
+    out: list[str] = []
+    for line in lines:
+        if len(line) <= width or (isinstance(line, Verbatim) and not isinstance(line, Sql)):
+            out.append(line)
+            continue
+        indent = " " * (len(line) - len(line.lstrip(" ")))
+        if isinstance(line, Sql):
+            out += _sql_lines(line, width, indent + "    ")
+            continue
+        out += textwrap.wrap(line, width, initial_indent="", subsequent_indent=indent + "    ",
+                             break_long_words=False, break_on_hyphens=False) or [line]
+    return out
+
+
+def _sql_lines(line: str, width: int, indent: str) -> list[str]:
+    """`line` broken at spaces outside quoted strings and identifiers (a backslash escapes the
+    next character inside '...' and "..."), as few times as `width` needs."""
+    breaks, quote, i = [], None, len(line) - len(line.lstrip(" "))
+    while i < len(line):
+        ch = line[i]
+        if quote:
+            if ch == "\\" and quote != "`":
+                i += 1
+            elif ch == quote:
+                quote = None
+        elif ch in "'\"`":
+            quote = ch
+        elif ch == " ":
+            breaks.append(i)
+        i += 1
+    out: list[str] = []
+    start, room = 0, width
+    while len(line) - start > room:
+        fitting = [b for b in breaks if start < b <= start + room]
+        cut = fitting[-1] if fitting else next((b for b in breaks if b > start), None)
+        if cut is None:
+            break
+        out.append(line[start:cut].rstrip() if not out else indent + line[start:cut].strip())
+        start, room = cut + 1, width - len(indent)
+    out.append(line[start:] if not out else indent + line[start:].strip())
+    return out

@@ -168,3 +168,13 @@ def test_load_with_a_document_format_is_one_line_exit_2(tmp_path):
     done = keybench("check", "--bigtable", "{ts}#{device}", "--format", "json", "--load", "5s")
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.strip().count("\n") == 0 and "--load" in done.stderr, done.stderr
+
+
+@pytest.mark.emulator
+def test_the_text_report_fits_100_columns_and_its_ddl_and_commands_stay_whole(spanner_emulator, project):
+    done = keybench("check", "migrations", env={"COLUMNS": "100"}, cwd=project)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert max(len(line.encode()) for line in lines) <= 100  # bytes: awk and wc count them
+    assert "PRIMARY KEY (UserId, LastAccess);" in done.stdout  # the fixed table's DDL, as it was
+    assert "  keybench check migrations --write-columns columns.toml" in lines  # a command to copy, on one line

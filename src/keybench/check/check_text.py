@@ -8,6 +8,7 @@ from keybench.check.fixes import Fix
 from keybench.check.keyspaces import SpaceCheck
 from keybench.check.rules import cost_text, rule_text
 from keybench.check.schema import DIALECT_TITLES, GOOGLESQL, key_ddl
+from keybench.terminal import Sql
 
 INDENT = "  "
 
@@ -71,7 +72,7 @@ def space_lines(check: SpaceCheck, fix: Fix | None, statements: list[str], diale
     else:
         lines.append(f"{INDENT}{INDENT}apply to the schema as it stands:")
     for statement in fix.statements(statements):
-        lines += [f"{INDENT}{INDENT}{INDENT}{line}" for line in (statement + ";").splitlines()]
+        lines += [Sql(f"{INDENT}{INDENT}{INDENT}{line}") for line in (statement + ";").splitlines()]
     if fix.alternative:
         lines.append(f"{INDENT}{INDENT}{fix.alternative}")
     return lines

@@ -14,6 +14,7 @@ from keybench.check.inference import STATED, STATED_REASON, WITH_VALUES, Distrib
 from keybench.check.keyspaces import UNKNOWN_CASES, SpaceCheck
 from keybench.check.schema import Schema
 from keybench.errors import KeybenchError
+from keybench.terminal import Verbatim
 
 BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -91,7 +92,7 @@ def write_columns(path: Path, source: str, schema: Schema, checks: list[SpaceChe
     text, count = columns_text(source, schema, checks, path)
     write_atomically(path, text)
     return [f"wrote {path}: {count} key column(s) the verdicts depend on; edit it, then run:",
-            f"  keybench check {source} --columns {shlex.quote(str(path))}"]
+            Verbatim(f"  keybench check {source} --columns {shlex.quote(str(path))}")]
 
 
 def next_step(source: str, schema: Schema, checks: list[SpaceCheck], columns: Path | None = None) -> list[str]:
@@ -104,4 +105,4 @@ def next_step(source: str, schema: Schema, checks: list[SpaceCheck], columns: Pa
     target = shlex.quote(str(columns)) if columns is not None else "columns.toml"
     given = f" --columns {target}" if columns is not None else ""
     return [f"next: {len(open_columns)} key column(s) are unknown or guessed; to state them, run:",
-            f"  keybench check {source}{given} --write-columns {target}"]
+            Verbatim(f"  keybench check {source}{given} --write-columns {target}")]

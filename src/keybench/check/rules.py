@@ -11,8 +11,14 @@ from keybench.design import strategies
 
 @cache
 def rule_text(strategy_name: str, backend: str = "spanner") -> str:
-    """A catalogue strategy's provenance, as `keybench strategies` prints it."""
-    return strategies.catalogue(backend)[strategy_name].source.text()
+    """A catalogue strategy's provenance, as `keybench strategies` prints it; a phrase quoted in
+    another script or language as its English gloss, with where to read the original (a
+    terminal may have no font for it, and it cannot be wrapped at spaces)."""
+    source = strategies.catalogue(backend)[strategy_name].source
+    if source.cited and source.gloss and not source.phrase.isascii():
+        return (f'{source.title}, section "{source.section}": "{source.gloss}" (in English; the document\'s own '
+                f"words: keybench strategies {strategy_name})")
+    return source.text()
 
 
 # What each fix the check proposes costs on the read side: the read operations that

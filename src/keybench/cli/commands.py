@@ -4,6 +4,7 @@ prints what it returns. Defaults and validation live with the options they belon
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from keybench.drive.settings import DEFAULT_MIX, WorkloadSettings
 from keybench.errors import KeybenchError
 from keybench.model.params import SplitParams
 from keybench.run.options import RunOptions, parse_duration
+from keybench.terminal import wrapped
 
 
 def backends(choice: str) -> tuple[str, ...]:
@@ -176,7 +178,7 @@ def check_command(args: argparse.Namespace) -> int:
     with interruptible():
         report = check(request)
     if args.format == "text":
-        print("\n".join(report.lines))
+        print("\n".join(wrapped(report.lines, shutil.get_terminal_size().columns)))
     else:
         from keybench.check.formats import render
 

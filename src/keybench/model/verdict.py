@@ -102,7 +102,7 @@ def _by_nodes(hot_node_share: float, se: float, hot_unit_share: float, nodes: in
         return INCONCLUSIVE, f"too few writes measured for {nodes} nodes"
     if hot_unit_share > spread:
         return HOT_ROW, f"one split unit takes {hot_unit_share:.3f} of the writes > {spread:.3f} (1.5/N)"
-    figure = f"the busiest node takes {hot_node_share:.3f} ± {se:.3f}"
+    figure = f"the busiest node takes {hot_node_share:.3f} +/- {se:.3f}"  # ASCII: a CI log may not be UTF-8
     if hot_node_share >= hot and hot_node_share - 2 * se > spread:
         return HOTSPOT, f"{figure} >= {hot:.3f} (2/N, at most 0.9)"
     if hot_node_share <= spread:

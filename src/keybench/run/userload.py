@@ -4,6 +4,7 @@ audit, latency table and results directory, with only those drafts and the given
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from keybench.design.folders import save_strategies
 from keybench.errors import KeybenchError
 from keybench.run.options import RunOptions
 from keybench.run.pipeline import run
+from keybench.terminal import wrapped
 
 
 def load_options(folder: Path, backend: str, names: list[str], duration_s: float, results_dir: Path) -> RunOptions:
@@ -29,10 +31,11 @@ def load_strategies(drafts, duration_s: float, results_dir: Path = RunOptions.re
         folder = Path(tmp) / "drafts"
         save_strategies(drafts, folder)  # a temporary folder: its lines name it, so they are not printed
         loaded = [d for d in drafts if not d.skipped]
-        print(f"\nload: {', '.join(d.what for d in loaded)} under keybench run's load for {duration_s:g}s "
-              "on the emulator")
+        lines = ["", f"load: {', '.join(d.what for d in loaded)} under keybench run's load for {duration_s:g}s "
+                     "on the emulator"]
         for draft in drafts:
             if draft.skipped:
-                print(f"  not loaded: {draft.what}: {draft.skipped}")
-            print("".join(f"  {draft.what}: {note}\n" for note in draft.notes), end="")
+                lines.append(f"  not loaded: {draft.what}: {draft.skipped}")
+            lines += [f"  {draft.what}: {note}" for note in draft.notes]
+        print("\n".join(wrapped(lines, shutil.get_terminal_size().columns)))
         return run(load_options(folder, loaded[0].backend, [d.name for d in loaded], duration_s, results_dir))
