@@ -37,6 +37,9 @@ SUMMARY_COLUMNS = (
 TIMESERIES_COLUMNS = ("schema_version", "second", "elapsed_s", "backend", "strategy", "dialect", "operation",
                       "ops", "failures", "p50_ms", "p99_ms")
 
+REPETITION_COLUMNS = ("schema_version", "backend", "strategy", "dialect", "operation", "repetition", "requests",
+                      "failures", "rps", "p50_ms", "p90_ms", "p99_ms")
+
 
 # What each column means, for the reference the docs generate (docs/hooks/reference.py fails
 # the docs build when a column has none). "modelled" marks the split model's figures; the rest
@@ -267,6 +270,24 @@ TIMESERIES_DESCRIPTIONS = {
     "failures": "operations that completed in that second, and how many of them failed",
     "p50_ms": "service time of those operations, from their own microsecond histogram",
     "p99_ms": "service time of those operations, from their own microsecond histogram",
+}
+
+REPETITION_DESCRIPTIONS = {
+    "schema_version": "format version (the same as summary.csv's)",
+    "backend": "as in summary.csv",
+    "strategy": "as in summary.csv",
+    "dialect": "as in summary.csv",
+    "operation": "as in summary.csv",
+    "repetition": (
+        "which run of the stage (`--repeat K`: 1 to K, interleaved A B C, A B C); `keybench compare` tests a "
+        "change over these rows"
+    ),
+    "requests": "operations of that repetition alone, and how many of them failed",
+    "failures": "operations of that repetition alone, and how many of them failed",
+    "rps": "its operations per second over its own load time",
+    "p50_ms": "service time from that repetition's own microsecond histogram",
+    "p90_ms": "service time from that repetition's own microsecond histogram",
+    "p99_ms": "service time from that repetition's own microsecond histogram",
 }
 
 ANALYSIS_DESCRIPTIONS = {

@@ -1,9 +1,11 @@
 """`keybench compare` on a real run's summary and doctored copies of it."""
 
 import csv
+import json
 
 import pytest
 
+from keybench.columns import REPETITION_COLUMNS
 from keybench.design.strategies import catalogue
 from keybench.measure.audit import Integrity
 from keybench.measure.collector import OperationStats, Series
@@ -46,7 +48,8 @@ def test_an_identical_copy_passes(baseline, tmp_path):
     same = doctored(baseline, tmp_path, "same", lambda r: None)
     result = keybench("compare", str(baseline), str(same), "--fail-on", "p99_ms>+20%", timeout=60)
     assert result.returncode == 0, result.stderr
-    assert "spanner/hash_shard[googlesql]/time_window" in result.stdout and "REGRESSION" not in result.stdout
+    assert "\nspanner/hash_shard\n" in result.stdout and "  time_window" in result.stdout
+    assert "REGRESSION" not in result.stdout and "cannot tell noise from change" in result.stdout
 
 
 def test_a_p99_raised_by_half_is_flagged(baseline, tmp_path):
@@ -133,3 +136,118 @@ def test_a_binary_or_ragged_summary_is_one_line_and_exit_2(baseline, tmp_path, c
     result = keybench("compare", str(baseline), str(bad), timeout=60)
     assert result.returncode == 2, result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+# Each repetition's p50 and rps around the baseline's, as five 10-second stages spread them.
+SPREAD = (1.00, 1.04, 0.97, 1.02, 0.99)
+
+
+def with_repetitions(run, scale: float = 1.0, spread=SPREAD, requests: int = 500, base=None):
+    """repetitions.csv for every row of `run`: the p50/p90/p99 of `base` (default `run`) times
+    `scale` and the spread, its rate divided by them (a slower candidate does fewer operations)."""
+    with open((base or run) / "summary.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    reps = []
+    for row in rows:
+        for number, factor in enumerate(spread, start=1):
+            rep = {c: row.get(c, "") for c in REPETITION_COLUMNS} | {"repetition": number, "requests": requests}
+            for c in ("p50_ms", "p90_ms", "p99_ms"):
+                rep[c] = f"{float(row[c]) * scale * factor:.3f}"
+            rep["rps"] = f"{float(row['rps']) / (scale * factor):.1f}"
+            reps.append(rep)
+    (run / "repetitions.csv").write_text(to_csv(reps, REPETITION_COLUMNS))
+    return run
+
+
+def test_with_repetitions_the_same_figures_show_no_change_and_a_30_percent_slower_copy_does(baseline, tmp_path):
+    with_repetitions(baseline)
+    same = with_repetitions(doctored(baseline, tmp_path, "same", lambda r: None))
+    result = keybench("compare", str(baseline), str(same), "--fail-on", "p50_ms>+20%", timeout=60)
+    assert result.returncode == 0, result.stdout
+    tested = [line for line in result.stdout.splitlines() if line.startswith("  ") and "(p=" in line]
+    assert len(tested) == 12 and all("~ (p=1.00)" in line for line in tested)  # 4 rows x rps, p50, p99
+
+    slower = with_repetitions(doctored(baseline, tmp_path, "slow", lambda r: r.update(
+        p50_ms=f"{float(r['p50_ms']) * 1.3:.3f}", p99_ms=f"{float(r['p99_ms']) * 1.3:.3f}")), scale=1.3, base=baseline)
+    result = keybench("compare", str(baseline), str(slower), "--fail-on", "p50_ms>+20%", timeout=60)
+    assert result.returncode == 1
+    p50 = result.stdout[result.stdout.index("\np50_ms"):result.stdout.index("\np99_ms")]
+    changes = [line.split(None, 3)[3] for line in p50.splitlines() if line.startswith("  ")]
+    assert len(changes) == 4 and all(c.startswith("+30% (p=0.0") for c in changes), p50
+    assert result.stdout.count("REGRESSION") == 4 and "breaks p50_ms>+20%" in result.stdout
+
+
+def test_a_relative_rule_is_not_broken_by_noise_nor_by_a_percentile_of_a_handful_of_samples(baseline, tmp_path):
+    """B's p50 a little higher but within the repetitions' spread: no change, no regression.
+    A p99 from 20 samples per repetition: too few to test, so no gate either."""
+    with_repetitions(baseline, spread=(1.0, 1.3, 0.8, 1.2, 0.9))
+    noisy = with_repetitions(doctored(baseline, tmp_path, "noisy", lambda r: None), scale=1.1,
+                             spread=(0.9, 1.2, 0.85, 1.25, 1.0))
+    result = keybench("compare", str(baseline), str(noisy), "--fail-on", "p50_ms>+5%", timeout=60)
+    assert result.returncode == 0 and "REGRESSION" not in result.stdout, result.stdout
+    few = with_repetitions(doctored(baseline, tmp_path, "few", lambda r: r.update(
+        p99_ms=f"{float(r['p99_ms']) * 2:.3f}")), scale=2.0, requests=20, base=baseline)
+    with_repetitions(baseline, requests=20)
+    result = keybench("compare", str(baseline), str(few), "--fail-on", "p99_ms>+20%", timeout=60)
+    assert "too few samples to test" in result.stdout and "REGRESSION" not in result.stdout, result.stdout
+
+
+def test_three_repetitions_are_said_to_be_too_few_for_any_change_to_show(baseline, tmp_path):
+    with_repetitions(baseline, spread=SPREAD[:3])
+    slower = with_repetitions(doctored(baseline, tmp_path, "slow", lambda r: None), scale=2.0, spread=SPREAD[:3])
+    result = keybench("compare", str(baseline), str(slower), timeout=60)
+    assert "3 and 3 repetitions can never reach p < 0.05: run both with --repeat 5" in result.stdout
+    assert "+100%" not in result.stdout and "~ (p=0.10)" in result.stdout
+
+
+def _run_json(run, **settings):
+    meta = {"status": "complete", "settings": {"users": 8, "duration_s": 10.0, "nodes": 8, **settings},
+            "versions": {"keybench": "0.2.0"}, "machine": {"cores": 2}}
+    (run / "run.json").write_text(json.dumps(meta))
+
+
+def test_runs_of_different_settings_draw_a_warning_first_and_strict_refuses_them(baseline, tmp_path):
+    _run_json(baseline)
+    other = doctored(baseline, tmp_path, "other", lambda r: None)
+    _run_json(other, users=4)
+    result = keybench("compare", str(baseline), str(other), timeout=60)
+    assert result.returncode == 0
+    assert result.stdout.startswith("warning: the runs differ in what changes the figures: users 8 -> 4")
+    strict = keybench("compare", str(baseline), str(other), "--strict", timeout=60)
+    assert strict.returncode == 2 and strict.stderr.count("\n") == 1 and "users 8 -> 4" in strict.stderr
+
+
+def test_a_changed_verdict_is_listed_first_and_fail_on_verdict_gates_on_it(baseline, tmp_path):
+    before = doctored(baseline, tmp_path, "before", lambda r: r.update(verdict="spread"))
+    changed = doctored(before, tmp_path, "changed", lambda r: r.update(verdict="hotspot")
+                       if r["strategy"] == "hash_shard" else None)
+    result = keybench("compare", str(before), str(changed), timeout=60)
+    lines = result.stdout.splitlines()
+    assert result.returncode == 0 and "verdicts: 1 of 2 design(s) changed:" in lines[1]
+    assert lines[2] == "  spanner/hash_shard: spread -> hotspot"
+    gated = keybench("compare", str(before), str(changed), "--fail-on", "verdict", timeout=60)
+    assert gated.returncode == 1 and "REGRESSION verdict changed: spanner/hash_shard" in gated.stdout
+
+
+def test_the_comparison_fits_100_columns(baseline, tmp_path):
+    with_repetitions(baseline)
+    slower = with_repetitions(doctored(baseline, tmp_path, "slow", lambda r: None), scale=1.3)
+    result = keybench("compare", str(baseline), str(slower), env={"COLUMNS": "100"}, timeout=60)
+    assert max(len(line.encode()) for line in result.stdout.splitlines()) <= 100
+
+
+@pytest.mark.emulator
+def test_a_run_with_repetitions_writes_each_one_and_compares_with_itself_as_no_change(emulator_hosts, tmp_path):
+    done = keybench("run", "--backend", "bigtable", "--strategies", "salted", "--smoke", "--duration", "1s",
+                    "--repeat", "3", "--no-report", "--results-dir", str(tmp_path), "--run-id", "r", timeout=240)
+    assert done.returncode == 0, done.stderr[-2000:]
+    with open(tmp_path / "r" / "repetitions.csv", newline="") as f:
+        reps = list(csv.DictReader(f))
+    with open(tmp_path / "r" / "summary.csv", newline="") as f:
+        summary = {r["operation"]: r for r in csv.DictReader(f)}
+    assert sorted({r["repetition"] for r in reps}) == ["1", "2", "3"] and len(reps) == 3 * len(summary)
+    for operation, row in summary.items():  # the repetitions add up to the summary
+        assert sum(int(r["requests"]) for r in reps if r["operation"] == operation) == int(row["requests"])
+    result = keybench("compare", str(tmp_path / "r"), str(tmp_path / "r"), timeout=60)
+    assert result.returncode == 0 and "3 repetitions of A, 3 of B" in result.stdout
+    assert "verdicts: 0 of 1 design(s) changed" in result.stdout

@@ -146,11 +146,17 @@ def parser() -> argparse.ArgumentParser:
                         f"(default {WorkloadSettings.batch_size})")
     r.set_defaults(func=commands.run_command)
 
-    c = sub.add_parser("compare", help="two runs side by side with ratios; --fail-on gates a CI job")
+    c = sub.add_parser("compare", help="a baseline and a candidate run: settings, verdicts, and each figure's "
+                                       "change when significant; --fail-on gates a CI job")
     c.add_argument("run_a", help="the baseline: a run directory or its summary.csv")
     c.add_argument("run_b", help="the candidate: a run directory or its summary.csv")
     c.add_argument("--fail-on", action="append", default=[], metavar="RULE",
-                   help="exit 1 when B breaks it: 'p99_ms>+20%%' (above A by 20%%), 'rps<-10%%', 'failures>0'")
+                   help="exit 1 when B breaks it: 'p99_ms>+20%%' (above A by 20%%), 'rps<-10%%', 'failures>0', "
+                        "or 'verdict' (a design's verdict changed); with repetitions only a significant change "
+                        "breaks a relative rule")
+    c.add_argument("--strict", action="store_true",
+                   help="refuse two runs that differ in what changes the figures (users, duration, rate, nodes, "
+                        "workload, versions, machine) instead of warning")
     c.set_defaults(func=commands.compare_command)
 
     a = sub.add_parser("analyze", help="re-run the split model on a saved run's key streams, e.g. with more nodes")

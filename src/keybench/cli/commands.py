@@ -64,10 +64,11 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def compare_command(args: argparse.Namespace) -> int:
-    from keybench.measure.compare import Rule, compare
+    from keybench.measure.compare import VERDICT_RULE, Rule, compare
 
-    rules = [Rule.parse(text) for text in args.fail_on]
-    text, broken = compare(args.run_a, args.run_b, rules)
+    rules = [Rule.parse(text) for text in args.fail_on if text.strip() != VERDICT_RULE]
+    text, broken = compare(args.run_a, args.run_b, rules, shutil.get_terminal_size().columns, args.strict,
+                           fail_on_verdict=any(text.strip() == VERDICT_RULE for text in args.fail_on))
     print(text)
     for line in broken:
         print(f"REGRESSION {line}")

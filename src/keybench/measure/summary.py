@@ -12,6 +12,7 @@ from pathlib import Path
 
 from keybench.columns import (
     MODEL_COLUMNS,
+    REPETITION_COLUMNS,
     SCHEMA_VERSION,
     SUMMARY_COLUMNS,
     VERDICT_COLUMNS,
@@ -173,6 +174,7 @@ class VariantSummary:
 
     rows: list[dict]
     problems: list[str]
+    repetition_rows: list[dict] = dataclasses.field(default_factory=list)  # repetitions.csv: each repetition alone
 
 
 def variant_summary(results: list[StageResult]) -> VariantSummary:
@@ -198,7 +200,9 @@ def variant_summary(results: list[StageResult]) -> VariantSummary:
             row[f"{q}_min_ms"] = f"{min(values):.3f}" if values else ""
             row[f"{q}_max_ms"] = f"{max(values):.3f}" if values else ""
     ended_early = next((r.ended_early for r in results if r.ended_early), None)
-    return VariantSummary(rows, stage_problems(first.strategy, rows, integrity, tenant_drop, ended_early))
+    repetitions = [{column: row.get(column, "") for column in REPETITION_COLUMNS} | {"repetition": number}
+                   for number, rep in enumerate(per_rep, start=1) for row in rep]
+    return VariantSummary(rows, stage_problems(first.strategy, rows, integrity, tenant_drop, ended_early), repetitions)
 
 
 def stage_problems(strategy, rows: list[dict], integrity, tenant_drop, ended_early: str | None = None) -> list[str]:

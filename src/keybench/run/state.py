@@ -7,7 +7,7 @@ import datetime as dt
 import json
 from dataclasses import asdict, dataclass, field
 
-from keybench.columns import TIMESERIES_COLUMNS
+from keybench.columns import REPETITION_COLUMNS, TIMESERIES_COLUMNS
 from keybench.design.strategies import Strategy
 from keybench.drive.settings import WorkloadSettings
 from keybench.infra import emulators, target
@@ -120,6 +120,8 @@ class RunState:
         options = self.options
         run_dir.write("summary.csv", to_csv(rows))
         run_dir.write("timeseries.csv", to_csv(self.series_rows, TIMESERIES_COLUMNS))
+        run_dir.write("repetitions.csv", to_csv([row for variant in self.variant_summaries().values()
+                                                 for row in variant.repetition_rows], REPETITION_COLUMNS))
         settings = {k: v for k, v in asdict(options).items() if k not in ("settings", "results_dir")}
         run_dir.write("run.json", json.dumps({
             "run_id": self.run_id, "status": status,
