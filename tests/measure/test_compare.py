@@ -251,3 +251,16 @@ def test_a_run_with_repetitions_writes_each_one_and_compares_with_itself_as_no_c
     result = keybench("compare", str(tmp_path / "r"), str(tmp_path / "r"), timeout=60)
     assert result.returncode == 0 and "3 repetitions of A, 3 of B" in result.stdout
     assert "verdicts: 0 of 1 design(s) changed" in result.stdout
+
+
+def test_json_holds_every_figure_its_test_and_the_regressions(baseline, tmp_path):
+    with_repetitions(baseline)
+    slower = with_repetitions(doctored(baseline, tmp_path, "slow", lambda r: r.update(
+        p50_ms=f"{float(r['p50_ms']) * 1.3:.3f}")), scale=1.3, base=baseline)
+    result = keybench("compare", str(baseline), str(slower), "--fail-on", "p50_ms>+20%", "--format", "json",
+                      timeout=60)
+    document = json.loads(result.stdout)  # stdout is the document alone
+    assert result.returncode == document["exit_code"] == 1 and len(document["regressions"]) == 4
+    p50 = [f for f in document["figures"] if f["metric"] == "p50_ms"]
+    assert len(p50) == 4 and all(f["significant"] and f["p"] < 0.05 and f["interval"][0] > 1 for f in p50)
+    assert all(f["tested"] is False for f in document["figures"] if f["metric"] == "requests")

@@ -215,3 +215,17 @@ def test_run_json_says_where_the_wall_time_went(tmp_path):
     assert record["load_s"] == 0.2 and record["outside_load_s"]["start_and_stop"] == 0.1
     assert record["outside_load_s"]["setup"] >= 0.05 and set(record["outside_load_s"]) == {*PHASES, "other"}
     assert "load 0 s" in clock.describe() and "setup" not in clock.describe()  # under half a second: left out
+
+
+def test_format_json_prints_one_document_of_the_verdicts_and_every_summary_row(emulator_hosts, tmp_path):
+    done = keybench("run", "--backend", "bigtable", "--strategies", "salted", "--duration", "1s", "--no-report",
+                    "--results-dir", str(tmp_path), "--run-id", "j", "--format", "json", timeout=240)
+    assert done.returncode == 0, done.stderr[-2000:]
+    document = json.loads(done.stdout)  # stdout is the document alone: progress went to stderr
+    rows = read_summary(tmp_path / "j" / "summary.csv")
+    assert document["status"] == "complete" and document["results"] == str(tmp_path / "j")
+    [verdict] = document["verdicts"]
+    insert = next(r for r in rows if r["operation"] == "insert")
+    assert (verdict["strategy"], verdict["verdict"]) == ("salted", insert["verdict"])
+    assert [op["operation"] for op in document["operations"]] == [r["operation"] for r in rows]
+    assert document["operations"][0]["requests"] == int(insert["requests"])  # a number, not text

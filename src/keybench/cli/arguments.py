@@ -113,6 +113,9 @@ def parser() -> argparse.ArgumentParser:
                         f"{RunOptions.workers}: "
                         "in-process)")
     r.add_argument("--no-report", action="store_true", help="do not write report.html and the heatmaps at the end")
+    r.add_argument("--format", choices=("text", "json"), default="text",
+                   help="what goes to stdout at the end: text, the tables; json, one document of every verdict "
+                        "and summary row (progress stays on stderr)")
     r.add_argument("--verbose", action="store_true",
                    help="print every column of the verdict and latency tables (expected and its source, "
                         "effective nodes, the busiest row, p90, max, rows per operation...), however wide")
@@ -154,6 +157,8 @@ def parser() -> argparse.ArgumentParser:
                    help="exit 1 when B breaks it: 'p99_ms>+20%%' (above A by 20%%), 'rps<-10%%', 'failures>0', "
                         "or 'verdict' (a design's verdict changed); with repetitions only a significant change "
                         "breaks a relative rule")
+    c.add_argument("--format", choices=("text", "json"), default="text",
+                   help="text: the tables; json: one document of every figure, test and regression")
     c.add_argument("--strict", action="store_true",
                    help="refuse two runs that differ in what changes the figures (users, duration, rate, nodes, "
                         "workload, versions, machine) instead of warning")

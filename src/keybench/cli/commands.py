@@ -59,20 +59,26 @@ def run_command(args: argparse.Namespace) -> int:
         dry_run=args.dry_run,
         fail_on_verdict=names(args.fail_on_verdict),
         verbose=args.verbose,
+        format=args.format,
     )
     return run(options)
 
 
 def compare_command(args: argparse.Namespace) -> int:
-    from keybench.measure.compare import VERDICT_RULE, Rule, compare
+    import json
+
+    from keybench.measure.compare import VERDICT_RULE, Rule, compare, comparison_document, comparison_text
 
     rules = [Rule.parse(text) for text in args.fail_on if text.strip() != VERDICT_RULE]
-    text, broken = compare(args.run_a, args.run_b, rules, shutil.get_terminal_size().columns, args.strict,
-                           fail_on_verdict=any(text.strip() == VERDICT_RULE for text in args.fail_on))
-    print(text)
-    for line in broken:
+    found = compare(args.run_a, args.run_b, rules, args.strict,
+                    fail_on_verdict=any(text.strip() == VERDICT_RULE for text in args.fail_on))
+    if args.format == "json":
+        print(json.dumps(comparison_document(found), indent=2))
+        return 1 if found.failures else 0
+    print(comparison_text(found, shutil.get_terminal_size().columns))
+    for line in found.failures:
         print(f"REGRESSION {line}")
-    return 1 if broken else 0
+    return 1 if found.failures else 0
 
 
 def chosen_run(args: argparse.Namespace) -> Path:

@@ -265,12 +265,24 @@ def _repetitions_of(reps: dict[tuple, list[dict]]) -> int:
     return min((len(v) for v in reps.values()), default=0)
 
 
-def compare(run_a: str | Path, run_b: str | Path, rules: list[Rule], width: int = 100, strict: bool = False,
-            fail_on_verdict: bool = False, metrics=DEFAULT_METRICS) -> tuple[str, list[str]]:
-    """The comparison as text in `width` columns, and what fails the gate (broken rules, a
-    changed verdict under `fail_on_verdict`, a candidate that tested less)."""
-    import textwrap
+@dataclass(frozen=True)
+class Comparison:
+    """What compare found: the runs' differences, the verdicts that changed, each row's figures,
+    and what fails the gate (broken rules, a changed verdict under --fail-on verdict, a candidate
+    that tested less)."""
 
+    runs: tuple[str, str]
+    differences: list[str]
+    repetitions: tuple[int, int]  # the fewest of any row, per side: 0 or 1 means no test
+    changed: list[str]
+    designs: int
+    figures: dict[str, list[tuple[tuple, Figure]]]  # metric -> (row key, figure) in the baseline's order
+    uncompared: int  # rows of the candidate the baseline lacks
+    failures: list[str]
+
+
+def compare(run_a: str | Path, run_b: str | Path, rules: list[Rule], strict: bool = False,
+            fail_on_verdict: bool = False, metrics=DEFAULT_METRICS) -> Comparison:
     a, b = load(run_a), load(run_b)
     common = [k for k in a if k in b]
     if not common:
@@ -279,8 +291,27 @@ def compare(run_a: str | Path, run_b: str | Path, rules: list[Rule], width: int 
     if differences and strict:
         raise KeybenchError(f"--strict: the runs differ in what changes the figures: {'; '.join(differences)}")
     reps = (load_repetitions(run_a), load_repetitions(run_b))
-    k_a, k_b = _repetitions_of(reps[0]), _repetitions_of(reps[1])
-    notes = [f"warning: the runs differ in what changes the figures: {'; '.join(differences)}"] if differences else []
+    metrics = list(dict.fromkeys([*metrics, *(r.metric for r in rules)]))
+    changed = verdict_changes(a, b)
+    where = (str(run_a), str(run_b))
+    every = {(key, m): figure(key, m, (a, b), reps, where) for key in common for m in metrics}
+    tested = {pair: f.change for pair, f in every.items() if f.change is not None}
+    for (pair, change), q in zip(tested.items(), adjusted_p([c.p for c in tested.values()]), strict=True):
+        every[pair] = dataclasses.replace(every[pair], change=dataclasses.replace(change, adjusted=q))
+    broken = [line for key in common for line in broken_rules(key, rules, {m: every[key, m] for m in metrics}, b[key])]
+    gate = [f"verdict changed: {c}" for c in changed] if fail_on_verdict else []
+    return Comparison(where, differences, (_repetitions_of(reps[0]), _repetitions_of(reps[1])), changed,
+                      len({k[:3] for k in common}), {m: [(key, every[key, m]) for key in common] for m in metrics},
+                      sum(k not in a for k in b), coverage_problems(a, b, run_b) + gate + broken)
+
+
+def comparison_text(c: Comparison, width: int = 100) -> str:
+    """The comparison in `width` columns: the warnings, the verdicts, then a table per figure."""
+    import textwrap
+
+    k_a, k_b = c.repetitions
+    notes = [f"warning: the runs differ in what changes the figures: {'; '.join(c.differences)}"] if c.differences \
+        else []
     if k_a >= 2 and k_b >= 2:
         notes.append(f"{k_a} repetitions of A, {k_b} of B: a change is shown when the Mann-Whitney U test over them "
                      f"finds it (p < {ALPHA:g}, adjusted for the comparison's other tests), with its 95% interval; "
@@ -290,31 +321,34 @@ def compare(run_a: str | Path, run_b: str | Path, rules: list[Rule], width: int 
     else:
         notes.append("one repetition on a side: compare cannot tell noise from change, so it shows the ratio B/A "
                      "(xR); run both with --repeat 5 for a test")
-    metrics = list(dict.fromkeys([*metrics, *(r.metric for r in rules)]))
-    changed = verdict_changes(a, b)
-    designs = len({k[:3] for k in common})
-    notes.append(f"verdicts: {len(changed)} of {designs} design(s) changed" + (":" if changed else ""))
+    notes.append(f"verdicts: {len(c.changed)} of {c.designs} design(s) changed" + (":" if c.changed else ""))
     lines = [line for note in notes for line in textwrap.wrap(note, width, subsequent_indent="    ")]
-    lines += [f"  {line}" for line in changed]
-    where = (str(run_a), str(run_b))
-    broken: list[str] = []
-    table: dict[str, list[tuple[tuple, Figure]]] = {m: [] for m in metrics}
-    every = {(key, m): figure(key, m, (a, b), reps, where) for key in common for m in metrics}
-    tested = {pair: f.change for pair, f in every.items() if f.change is not None}
-    for (pair, change), q in zip(tested.items(), adjusted_p([c.p for c in tested.values()]), strict=True):
-        every[pair] = dataclasses.replace(every[pair], change=dataclasses.replace(change, adjusted=q))
-    for key in common:
-        figures = {m: every[key, m] for m in metrics}
-        for m in metrics:
-            table[m].append((key, figures[m]))
-        broken += broken_rules(key, rules, figures, b[key])
-    for m in metrics:
-        lines += ["", *_metric_table(m, table[m], width)]
-    only = [k for k in b if k not in a]
-    if only:
-        lines.append(f"({len(only)} row(s) of the candidate are not in the baseline and are not compared)")
-    gate = [f"verdict changed: {c}" for c in changed] if fail_on_verdict else []
-    return "\n".join(lines), coverage_problems(a, b, run_b) + gate + broken
+    lines += [f"  {line}" for line in c.changed]
+    for metric, rows in c.figures.items():
+        lines += ["", *_metric_table(metric, rows, width)]
+    if c.uncompared:
+        lines.append(f"({c.uncompared} row(s) of the candidate are not in the baseline and are not compared)")
+    return "\n".join(lines)
+
+
+def comparison_document(c: Comparison) -> dict:
+    """`keybench compare --format json`: the same, as values."""
+    def row(key: tuple, metric: str, f: Figure) -> dict:
+        change = f.change
+        return {**dict(zip(KEY, key, strict=True)), "metric": metric, "a": f.a, "b": f.b,
+                "ratio": f.b / f.a if f.a and f.b is not None else None, "tested": change is not None,
+                "too_few_samples": f.too_few,
+                "p": None if change is None else (change.p if change.adjusted is None else change.adjusted),
+                "significant": None if change is None else change.significant,
+                "median_ratio": None if change is None or not math.isfinite(change.ratio) else change.ratio,
+                "interval": None if change is None or change.low is None else [change.low, change.high]}
+
+    return {"format_version": 1, "command": "compare", "baseline": c.runs[0], "candidate": c.runs[1],
+            "setting_differences": c.differences, "repetitions": {"baseline": c.repetitions[0],
+                                                                  "candidate": c.repetitions[1]},
+            "verdict_changes": c.changed, "figures": [row(key, metric, f) for metric, rows in c.figures.items()
+                                                      for key, f in rows],
+            "uncompared_rows": c.uncompared, "regressions": c.failures, "exit_code": 1 if c.failures else 0}
 
 
 def _metric_table(metric: str, rows: list[tuple[tuple, Figure]], width: int) -> list[str]:

@@ -347,6 +347,30 @@ def brief_latency(rows: list[dict], width: int) -> str:
     return "\n".join(lines)
 
 
+def _typed(value: str):
+    """A CSV cell as JSON wants it: a number where it is one, None where it is empty."""
+    if value == "":
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return value
+    if not math.isfinite(number):
+        return None
+    return int(number) if number.is_integer() and "." not in str(value) else number
+
+
+def run_document(rows: list[dict], run_dir, status: str, report: bool) -> dict:
+    """`keybench run --format json`: the verdict of each design first, then every summary row
+    with its figures as numbers (results.md gives each column's meaning)."""
+    verdicts = [{k: _typed(str(v)) if k in ("hot_node_share", "effective_nodes", "hot_row_share", "insert_rps",
+                                            "insert_p50_ms", "insert_p99_ms") else v
+                 for k, v in row.items() if k != "reads (access/ranges touched)"} for row in verdict_rows(rows)]
+    return {"format_version": 1, "command": "run", "status": status, "results": str(run_dir),
+            "report": f"{run_dir}/report.html" if report else None, "verdicts": verdicts,
+            "operations": [{k: _typed(str(v)) for k, v in row.items()} for row in rows]}
+
+
 def verdict_offenders(rows: list[dict], verdicts: tuple[str, ...]) -> list[str]:
     """One line per design whose modelled verdict is among `verdicts` (`--fail-on-verdict`)."""
     if not verdicts:

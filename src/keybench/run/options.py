@@ -67,6 +67,7 @@ class RunOptions:
     dry_run: bool = False  # print the plan and the write estimate, contact nothing
     fail_on_verdict: tuple[str, ...] = ()  # exit 1 when a design's modelled verdict is one of these
     verbose: bool = False  # print every column of the verdict and latency tables, however wide
+    format: str = "text"  # what goes to stdout at the end: "text" (the tables) or "json" (one document)
 
     def __post_init__(self) -> None:
         if self.users is None:

@@ -12,6 +12,7 @@ up`) cannot be restarted by it; such stages are marked `fresh_emulator=no`.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import shutil
 import sys
 from collections.abc import Callable
@@ -21,7 +22,7 @@ from keybench.errors import FixtureError, KeybenchError, one_line
 from keybench.infra import emulators, target
 from keybench.infra.interrupt import INTERRUPT
 from keybench.infra.progress import progress
-from keybench.measure.console import run_tables, verdict_offenders
+from keybench.measure.console import run_document, run_tables, verdict_offenders
 from keybench.measure.rundir import RunDirectory
 from keybench.model.keystream import KeyStream
 from keybench.run.modelling import Modeller
@@ -102,8 +103,11 @@ def run(options: RunOptions) -> int:
             ep.stop()
         emulators.restore_environment(saved_env)  # emulators.use() pointed this process at them
 
-    print(run_tables(rows, shutil.get_terminal_size().columns, options.verbose))
-    print(f"\nresults: {final}/summary.csv" + (f"\nreport:  {final}/report.html" if options.report else ""))
+    if options.format == "json":
+        print(json.dumps(run_document(rows, final, status, options.report), indent=2, allow_nan=False))
+    else:
+        print(run_tables(rows, shutil.get_terminal_size().columns, options.verbose))
+        print(f"\nresults: {final}/summary.csv" + (f"\nreport:  {final}/report.html" if options.report else ""))
     progress(state.clock.describe())
     return _exit_code(options, rows, problems, interrupted, state.stages_done, total)
 
