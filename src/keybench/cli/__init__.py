@@ -15,9 +15,20 @@ from keybench.terminal import visible, visible_output
 
 
 def main(argv: list[str] | None = None) -> int:
+    from pathlib import Path
+
+    from keybench.cli import settings_file
     from keybench.cli.arguments import parser
 
-    args = parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        p = parser(settings_file.chosen(argv, Path.cwd()))
+    except KeybenchError as exc:  # a settings file keybench cannot use: before any work
+        print(f"keybench: error: {visible(str(exc))}", file=sys.stderr)
+        return exc.exit_code
+    args = p.parse_args(argv)
+    if args.command in args.settings_applied:
+        print(f"keybench: defaults from {args.settings_file}", file=sys.stderr)
     try:
         with visible_output():
             return args.func(args)

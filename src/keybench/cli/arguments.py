@@ -4,11 +4,12 @@ the configuration objects (`RunOptions`, `WorkloadSettings`, `SplitParams`, ...)
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from keybench import __version__
 from keybench.backends.base import DEFAULT_PAYLOAD_BYTES, DEFAULT_TIMEOUT_S
 from keybench.check.request import AUTO_DIALECT, CHECK_FORMATS, CheckRequest
-from keybench.cli import commands
+from keybench.cli import commands, settings_file
 from keybench.design import strategies
 from keybench.design.distributions import UNIFORM
 from keybench.design.keys import DEFAULT_POPULATION
@@ -60,9 +61,15 @@ def run_argument(p: argparse.ArgumentParser) -> None:
                    help=f"where to look for the newest run when none is named (default {RunOptions.results_dir}/)")
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(settings: tuple[Path, dict] | None = None) -> argparse.ArgumentParser:
+    """keybench's command line; `settings`: a settings file and its table, whose values become
+    the options' defaults (cli.settings_file)."""
     p = _Parser(prog="keybench", description="Side-by-side load tests of Spanner and Bigtable key designs.")
     p.add_argument("--version", action="version", version=f"keybench {__version__}")
+    p.add_argument("--config", metavar="FILE",
+                   help="the settings file ([tool.keybench] of a pyproject.toml, or a keybench.toml); default: the "
+                        "first found from this folder up to the project's root")
+    p.add_argument("--no-config", action="store_true", help="read no settings file")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     r = sub.add_parser("run", help="run every chosen strategy under identical load and write results/<run-id>/")
@@ -255,6 +262,8 @@ def parser() -> argparse.ArgumentParser:
     k.add_argument("--results-dir", default=str(RunOptions.results_dir),
                    help=f"with --load: where the run directory is written (default {RunOptions.results_dir}/)")
     k.set_defaults(func=commands.check_command)
+    applied = settings_file.apply(sub.choices, *settings) if settings else []
+    p.set_defaults(settings_file=str(settings[0]) if settings else None, settings_applied=applied)
     return p
 
 

@@ -60,6 +60,7 @@ def run_command(args: argparse.Namespace) -> int:
         fail_on_verdict=names(args.fail_on_verdict),
         verbose=args.verbose,
         format=args.format,
+        settings_file=args.settings_file,
     )
     return run(options)
 

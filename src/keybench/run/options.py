@@ -68,6 +68,7 @@ class RunOptions:
     fail_on_verdict: tuple[str, ...] = ()  # exit 1 when a design's modelled verdict is one of these
     verbose: bool = False  # print every column of the verdict and latency tables, however wide
     format: str = "text"  # what goes to stdout at the end: "text" (the tables) or "json" (one document)
+    settings_file: str | None = None  # the settings file whose values were the defaults (cli.settings_file)
 
     def __post_init__(self) -> None:
         if self.users is None:
