@@ -27,7 +27,7 @@ def collector_with(keys: list[bytes]) -> Collector:
 def test_monotonic_keys_are_a_hotspot_with_a_diagonal_heatmap():
     collector = collector_with([i.to_bytes(8, "big") for i in range(WRITES)])
     verdict = {r["series"]: r["figure"] for r in model_rows(collector, SplitParams())}
-    assert verdict["verdict"] == "hotspot" and float(verdict["hot_node_share"]) > 0.9
+    assert verdict["VERDICT"] == "HOTSPOT" and float(verdict["hot_node_share"]) > 0.9
     lines = [r["figure"] for r in heatmap_rows(collector)]  # the highest keys first
     assert len(lines) == HEATMAP_BUCKETS and {len(line) for line in lines} == {HEATMAP_BINS}
     busy = [[i for i, c in enumerate(line) if c != SHADES[0]] for line in lines]
@@ -40,7 +40,7 @@ def test_random_keys_are_spread_with_every_bucket_busy_all_the_time():
     rng = random.Random(7)
     collector = collector_with([rng.getrandbits(64).to_bytes(8, "big") for _ in range(WRITES)])
     verdict = {r["series"]: r["figure"] for r in model_rows(collector, SplitParams())}
-    assert verdict["verdict"] == "spread" and float(verdict["hot_node_share"]) < 0.25
+    assert verdict["VERDICT"] == "SPREAD" and float(verdict["hot_node_share"]) < 0.25
     lines = [r["figure"] for r in heatmap_rows(collector)]
     assert all(line.count(SHADES[0]) < HEATMAP_BINS // 4 for line in lines)
 
@@ -51,3 +51,9 @@ def test_too_few_writes_say_so_instead_of_a_verdict():
     assert row["figure"] == "waiting" and "2 writes so far" in row["detail"]
     [row] = heatmap_rows(collector)
     assert row["figure"] == "waiting"
+
+
+def test_latency_is_in_milliseconds_to_about_three_digits():
+    from keybench.drive.webui import milliseconds
+
+    assert [milliseconds(us) for us in (412, 9_870, 51_234, 1_083_391)] == ["0.412", "9.87", "51.2", "1,083"]

@@ -210,8 +210,9 @@ class Collector:
             s.strays += m.strays
         if events is not None:
             # start_time (epoch seconds), as Locust's own clients give it: the event itself comes later.
+            # response_length 0: Locust shows it as bytes, which keybench does not count (rows are in its own stats).
             events.append({"request_type": s.request_type, "name": series.operation,
-                           "response_time": elapsed_s * 1000.0, "response_length": m.rows, "exception": m.error,
+                           "response_time": elapsed_s * 1000.0, "response_length": 0, "exception": m.error,
                            "context": {}, "start_time": wall - elapsed_s})
 
     def add_missing(self, series: Series, count: int) -> None:
