@@ -145,3 +145,25 @@ def test_a_crafted_name_in_a_run_directory_is_refused_never_run_or_written_outsi
     [line] = done.stderr.splitlines()
     assert "summary.csv line 2: operation=" in line and "is not a name keybench writes" in line
     assert set(tmp_path.rglob("*")) - before == set(), "the refused report wrote something"
+
+
+def test_the_page_stays_small_its_heatmaps_follow_the_verdict_table_and_a_chinese_quote_shows_its_gloss(small_run):
+    import base64
+    import io
+    import re
+
+    from PIL import Image
+
+    page = (small_run / "report.html").read_text()
+    embedded = re.findall(r'<img class="(\w+)" alt="([^"]*)" src="data:image/png;base64,([^"]+)"', page)
+    modes = {Image.open(io.BytesIO(base64.b64decode(data))).mode for _, _, data in embedded}
+    assert modes == {"P"}  # every picture in a palette: a quarter of the bytes
+    heatmaps = [alt for kind, alt, _ in embedded if kind == "heatmap"]
+    assert heatmaps and all(alt.endswith("-writes") for alt in heatmaps)  # reads are linked, not embedded
+    assert 'href="heatmaps/' in page and "-reads.png" in page
+    order = [re.match(r"(\w+)-(\w+?)(?:-googlesql)?-", alt).group(2) for alt in heatmaps]
+    table = re.findall(r"<tr><td>(?:spanner|bigtable)</td><td>([a-z_0-9]+)", page)
+    assert [s for s in dict.fromkeys(order)] == [s for s in dict.fromkeys(table) if s in order]
+    # timestamp_first quotes Spanner's best practice in Chinese: the English shows, the original on hover
+    assert "(in English; hover for the original)" in page and 'title="架构设计最佳做法' in page
+    assert len(page.encode()) < 40 * 1024 * len(heatmaps) + 1_500_000

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import html
+import io
 import json
 import math
 import re
@@ -98,16 +99,63 @@ def throughput_plot(series: dict[str, list[tuple[int, int]]], title: str, path: 
     return path
 
 
-def _img(path: Path, css_class: str, alt: str) -> str:
-    data = base64.b64encode(path.read_bytes()).decode()
-    return f'<img class="{css_class}" alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
+PALETTE_COLOURS = 96  # a plot is lines, text and a colour map: 96 colours keep it, at a quarter of the bytes
+
+
+def _compact_png(path: Path, width: int | None = None) -> bytes:
+    """A PNG as the page embeds it: in a palette of PALETTE_COLOURS (and `width` px wide, if
+    given), so that the report of the whole catalogue stays about 2 MB, not 13."""
+    from PIL import Image
+
+    with Image.open(path) as image:
+        picture = image.convert("RGB")
+    if width is not None and picture.width > width:
+        picture = picture.resize((width, round(picture.height * width / picture.width)), Image.Resampling.LANCZOS)
+    buffer = io.BytesIO()
+    picture.quantize(PALETTE_COLOURS, method=Image.Quantize.MEDIANCUT).save(buffer, format="PNG", optimize=True)
+    return buffer.getvalue()
+
+
+def _img(path: Path, css_class: str, alt: str, width: int | None = None, link: str | None = None) -> str:
+    data = base64.b64encode(_compact_png(path, width)).decode()
+    tag = f'<img class="{css_class}" alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
+    return f'<a href="{html.escape(link)}">{tag}</a>' if link else tag
+
+
+# A quoted phrase in a script a machine may have no font for (Chinese in the documents):
+# the English gloss shows, the original is the cell's hover text.
+QUOTE = re.compile(r'^(?P<head>.*?: )"(?P<phrase>[^"]*)" \((?P<gloss>.*)\)$')
+
+
+def _cell(column: str, value: object) -> str:
+    text = str(value)
+    quote = QUOTE.match(text) if column == "source" else None
+    if quote and any(ord(ch) > 0x2000 for ch in quote["phrase"]):
+        return (f'<td title="{html.escape(quote["phrase"])}">{html.escape(quote["head"])}'
+                f'"{html.escape(quote["gloss"])}" (in English; hover for the original)</td>')
+    return f"<td>{html.escape(text)}</td>"
 
 
 def _table(rows: list[dict], columns=TABLE_COLUMNS, css_class: str = "summary") -> str:
     head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(r.get(c, '')))}</td>" for c in columns) + "</tr>"
-                   for r in rows)
-    return f'<table class="{css_class}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    body = "".join("<tr>" + "".join(_cell(c, r.get(c, "")) for c in columns) + "</tr>" for r in rows)
+    # In a box of its own that scrolls sideways: a wide table never runs off the page.
+    return (f'<div class="scroll"><table class="{css_class}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody>'
+            "</table></div>")
+
+
+def _design_order(designs: list[dict]):
+    """A heatmap file's place: its design's place in the verdict table, so that every part of
+    the page lists the designs in the same order (then its key space, writes before reads)."""
+    prefixes = [f"{d['backend']}-{d['strategy'].split('[')[0]}" + (f"-{d['dialect']}" if d["dialect"] else "")
+                for d in designs]
+
+    def place(path: Path) -> tuple:
+        matches = [i for i, p in enumerate(prefixes) if path.stem == p or path.stem.startswith(p + "-")]
+        best = max(matches, key=lambda i: len(prefixes[i]), default=len(prefixes))
+        return best, not path.stem.endswith("-writes"), path.stem
+
+    return place
 
 
 def _designs(rows: list[dict]) -> list[dict]:
@@ -225,13 +273,14 @@ def write_report(run_dir: Path, status: str | None = None) -> Path:
                               out / f"throughput-{name}.png")
         throughput.append(f"<figure>{_img(png, 'throughput', f'{name} throughput')}</figure>")
 
-    pngs = sorted((run_dir / "heatmaps").glob("*.png")) if (run_dir / "heatmaps").is_dir() else []
-    grid = [f"<figure>{_img(p, 'heatmap', p.stem)}<figcaption>{html.escape(p.stem)}</figcaption></figure>"
-            for p in pngs if p.stem.endswith("-writes")]
-    heatmaps = [f"<figure>{_img(p, 'heatmap', p.stem)}<figcaption>{html.escape(p.stem)} "
-                "(modelled)</figcaption></figure>"
-                for p in pngs if not p.stem.endswith("-writes")]
     designs = verdict_rows(rows)
+    pngs = sorted((run_dir / "heatmaps").glob("*.png"), key=_design_order(designs)) \
+        if (run_dir / "heatmaps").is_dir() else []
+    grid = [f"<figure>{_img(p, 'heatmap', p.stem, link=f'heatmaps/{p.name}')}"
+            f"<figcaption>{html.escape(p.stem)}</figcaption></figure>" for p in pngs if p.stem.endswith("-writes")]
+    # Linked, not embedded: one per design and key space would double the page for the rarer question.
+    heatmaps = [f'<li><a href="heatmaps/{html.escape(p.name)}">{html.escape(p.stem)}</a></li>'
+                for p in pngs if not p.stem.endswith("-writes")]
     nodes = sorted({str(d["nodes"]) for d in designs if d["nodes"] != ""})
 
     settings = meta.get("settings", {})
@@ -249,8 +298,10 @@ td, th {{ border: 1px solid #ccc; padding: 2px 6px; text-align: right; }}
 td:nth-child(-n+5) {{ text-align: left; }}
 table.designs td {{ text-align: left; max-width: 40em; }}
 table.verdicts td {{ text-align: left; }}
-.grid {{ display: grid; grid-template-columns: repeat(auto-fill, minmax(22em, 1fr)); gap: 0.5em; }}
-.grid figure {{ margin: 0; font-size: 11px; }}
+.grid {{ display: grid; grid-template-columns: repeat(auto-fill, minmax(30em, 1fr)); gap: 0.5em; }}
+.grid figure {{ margin: 0; font-size: 12px; }}
+.scroll {{ overflow-x: auto; max-width: 100%; }}
+ul.links {{ columns: 3 20em; font-size: 12px; }}
 .note {{ background: #fff8e0; padding: 0.6em; border-left: 4px solid #e0b000; }}
 .partial {{ background: #ffe8e8; padding: 0.6em; border-left: 4px solid #c00000; }}
 </style></head><body>
@@ -272,7 +323,8 @@ cost of each operation and read fan-out, not a hotspot. Hotspot figures (heatmap
 {''.join(latency)}
 <h2>Throughput over time</h2>
 {''.join(throughput)}
-{'<h2>Read heatmaps (modelled)</h2>' + ''.join(heatmaps) if heatmaps else ''}
+{'<h2>Read heatmaps (modelled)</h2><p>One per design and key space, beside this page in heatmaps/:</p><ul '
+ 'class="links">' + ''.join(heatmaps) + '</ul>' if heatmaps else ''}
 <h2>Expected behaviour and where it comes from</h2>
 <p>"documented" is filled where a source document states the distribution; "source" quotes the
 document's phrase, or says the design is keybench's own addition and why.</p>

@@ -82,16 +82,24 @@ def heatmap_png(stream: KeyStream, space: str, kind: str, title: str, buckets: i
 
     auto_buckets, auto_bins = resolution(stream.write_count(space))
     matrix, t0, t1 = intensity(stream, space, kind, buckets or auto_buckets, time_bins or auto_bins)
-    fig, ax = plt.subplots(figsize=(10, 5), dpi=100)
-    image = ax.imshow(matrix, origin="lower", aspect="auto", cmap="inferno", interpolation="nearest",
-                      extent=(0.0, max(t1 - t0, 1e-9), 0, matrix.shape[0]))
-    ax.set_title(f"{title}\n{kind} in key space {space!r}, {PROVENANCE} (not measured)", fontsize=10)
-    ax.set_xlabel("seconds since the first recorded operation")
-    ax.set_ylabel(f"key space: {matrix.shape[0]} buckets at quantiles of the keys written")
-    fig.colorbar(image, ax=ax, label=f"{kind} per bucket per time bin (modelled)")
+    # Each time bin's operations as shares of it: every heatmap on one scale, 0 to 1, so that two
+    # side by side compare by eye (a hotspot is one bright bucket, an even design a dim band).
+    totals = matrix.sum(axis=0)
+    shares = matrix / np.where(totals > 0, totals, 1.0)
+    # Drawn small with large type: the report shows a grid of them, each about 500 px wide.
+    fig, ax = plt.subplots(figsize=(6.0, 3.6), dpi=100)
+    image = ax.imshow(shares, origin="lower", aspect="auto", cmap="inferno", interpolation="nearest", vmin=0.0,
+                      vmax=1.0, extent=(0.0, max(t1 - t0, 1e-9), 0, matrix.shape[0]))
+    ax.set_title(f"{title}\n{kind}, key space {space!r} ({PROVENANCE})", fontsize=10)
+    ax.set_xlabel("seconds since the first operation", fontsize=9)
+    ax.set_ylabel(f"keys: {matrix.shape[0]} buckets", fontsize=9)
+    ax.tick_params(labelsize=8)
+    bar = fig.colorbar(image, ax=ax)
+    bar.set_label(f"share of the bin's {kind}", fontsize=9)
+    bar.ax.tick_params(labelsize=8)
     # Fixed margins (room for the two-line title and the colorbar's label): tight_layout would
     # draw the whole figure once more, which doubled the time of every heatmap.
-    fig.subplots_adjust(left=0.08, right=0.97, top=0.87, bottom=0.11)
+    fig.subplots_adjust(left=0.11, right=0.98, top=0.84, bottom=0.14)
     png = figure_png(fig)
     plt.close(fig)
     return png
