@@ -14,16 +14,17 @@ MODEL_COLUMNS = ("model_space", "model_nodes", "hot_node_share", "effective_node
 VERDICT_COLUMNS = ("verdict", "agrees")
 
 
-SCHEMA_VERSION = 4  # 2 added p50_intended_ms, p99_intended_ms and the split model's columns;
+SCHEMA_VERSION = 5  # 2 added p50_intended_ms, p99_intended_ms and the split model's columns;
 # 3: `documented` holds the distribution only where a document states it (empty otherwise),
 # and the strategy's provenance follows at the end (PROVENANCE_COLUMNS);
-# 4: the answer first: `verdict` and `agrees` after the operation, and the model's row figures
+# 4: the answer first: `verdict` and `agrees` after the operation, and the model's row figures;
+# 5: `too_few_samples` after the latency figures
 SUMMARY_COLUMNS = (
     "schema_version", "backend", "strategy", "dialect", "operation",
     *VERDICT_COLUMNS,  # modelled: the split model's verdict over the stage's key stream, and whether it is the claim
     "access",
     "requests", "failures", "cut_off", "aborts", "collisions", "emulator_bound", "rps", "p50_ms", "p90_ms", "p99_ms",
-    "max_ms", "mean_ms",
+    "max_ms", "mean_ms", "too_few_samples",
     "p50_intended_ms", "p99_intended_ms", "rows_per_op", "rows_scanned_per_op", "fanout", "wrong_rows", "missing_rows",
     "integrity", "acknowledged", "stored",
     "lost", "duplicates", "unexpected", "unknown_outcome", "unknown_stored", "fresh_emulator", "documented", "note",
@@ -124,6 +125,11 @@ SUMMARY_DESCRIPTIONS = {
     "max_ms": (
         "service time in milliseconds, from an HdrHistogram in microseconds (1 us to 60 s, 3 significant "
         "digits); never from Locust's rounded figures"
+    ),
+    "too_few_samples": (
+        "the percentiles of the row that rest on too few operations to mean anything (p50 on fewer than 10, p90 on "
+        "fewer than 30, p99 on fewer than 100: of 6 operations the p99 is the max), space-separated; empty: none. "
+        "The console marks them with `~`, the report draws them hollow, and `compare` neither tests nor gates them"
     ),
     "mean_ms": (
         "service time in milliseconds, from an HdrHistogram in microseconds (1 us to 60 s, 3 significant "

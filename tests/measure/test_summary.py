@@ -141,3 +141,10 @@ def test_provenance_columns_say_documented_only_where_a_document_states_the_dist
                                                                                 "practices")
     assert advice_only["advice"].startswith("avoid: hashing loses")
     assert list(SUMMARY_COLUMNS[-3:]) == ["expected", "source", "advice"]
+
+
+@pytest.mark.parametrize("samples, thin", [(5, "p50 p90 p99"), (20, "p90 p99"), (50, "p99"), (150, "")])
+def test_a_row_names_the_percentiles_its_operations_are_too_few_for(samples, thin):
+    row = summary_row(Series("spanner", "hash_shard", "googlesql", "point_read"), stats_with([100] * samples), 1.0,
+                      OK, True, SPREAD)
+    assert row["too_few_samples"] == thin

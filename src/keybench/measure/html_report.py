@@ -58,18 +58,27 @@ def _pyplot():
 
 def latency_plot(rows: list[dict], title: str, path: Path) -> Path:
     plt = _pyplot()
-    rows = [r for r in rows if r["p50_ms"] != ""]
-    rows.sort(key=lambda r: float(r["p50_ms"]))
+    # The verdict table's order, the first design on top: every part of the page lists them alike.
+    rows = [r for r in rows if r["p50_ms"] != ""][::-1]
     fig, ax = plt.subplots(figsize=(9, 1.8 + 0.28 * len(rows)))
     for y, r in enumerate(rows):
         values = [float(r[c]) for c, _, _ in PERCENTILES]
+        thin = set(r.get("too_few_samples", "").split())
         ax.plot(values, [y] * len(values), color="0.75", zorder=1)
         for (_, name, marker), value in zip(PERCENTILES, values, strict=True):
-            ax.scatter([value], [y], marker=marker, label=name if y == 0 else None, zorder=2,
-                       color={"p50": "tab:blue", "p90": "tab:green", "p99": "tab:orange", "max": "tab:red"}[name])
-    ax.set_yticks(range(len(rows)), [_label(r) for r in rows], fontsize=8)
+            colour = {"p50": "tab:blue", "p90": "tab:green", "p99": "tab:orange", "max": "tab:red"}[name]
+            # hollow: a percentile of too few operations to mean anything (summary.csv's too_few_samples)
+            paint = {"edgecolors": colour, "facecolors": "none"} if name in thin else {"color": colour}
+            ax.scatter([value], [y], marker=marker, label=name if y == 0 else None, zorder=2, **paint)
+    ax.set_yticks(range(len(rows)), [f"{_label(r)} (n={r.get('requests', '?')})" for r in rows], fontsize=8)
     ax.set_xscale("log")
-    ax.set_xlabel("latency, ms (measured on the emulator; log scale)")
+    # Plain numbers at 1, 2 and 5 of each decade: matplotlib's own log labels (2×10¹, 3×10⁴) overlap.
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlabel("latency, ms (emulator, log scale); hollow: too few operations for that percentile")
     ax.set_title(title)
     ax.grid(axis="x", which="both", alpha=0.3)
     if rows:

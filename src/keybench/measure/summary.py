@@ -20,6 +20,7 @@ from keybench.columns import (
 from keybench.errors import KeybenchError
 from keybench.measure.collector import COUNTS, OperationStats, Series
 from keybench.measure.latency import LatencyFigures, latency_figures
+from keybench.measure.samples import MIN_SAMPLES, too_few
 from keybench.measure.stage_result import StageResult
 
 
@@ -27,6 +28,11 @@ def provenance_columns(strategy) -> dict:
     """What the strategy expects and on whose word: the same in every row of the strategy."""
     return {"documented": strategy.claim if strategy.documented else "", "expected": strategy.claim,
             "source": strategy.source.text(), "advice": strategy.advice}
+
+
+def thin_percentiles(samples: int) -> str:
+    """The percentiles that `samples` operations are too few for, as summary.csv writes them."""
+    return " ".join(p for p in MIN_SAMPLES if too_few(p, samples))
 
 
 def _ms(us: float) -> str:
@@ -60,6 +66,7 @@ def summary_row(
         "p99_ms": _ms(h.p99) if n else "",
         "max_ms": _ms(h.max) if n else "",
         "mean_ms": _ms(h.mean) if n else "",
+        "too_few_samples": thin_percentiles(n) if n else "",
         # Open loop only: latency from the moment the schedule made the operation due.
         "p50_intended_ms": _ms(intended.p50) if intended.count else "",
         "p99_intended_ms": _ms(intended.p99) if intended.count else "",
@@ -107,7 +114,7 @@ def tenant_drop_row(strategy, drop, integrity, fresh: bool) -> dict:
         "schema_version": SCHEMA_VERSION, "backend": strategy.backend, "strategy": strategy.name,
         "dialect": strategy.dialect, "operation": "tenant_drop", "access": "prefix_delete",
         "requests": 1, "failures": 0 if drop.ok else 1, "p50_ms": ms, "p90_ms": ms, "p99_ms": ms,
-        "max_ms": ms, "mean_ms": ms, "rows_per_op": f"{drop.removed:.2f}",
+        "max_ms": ms, "mean_ms": ms, "too_few_samples": thin_percentiles(1), "rows_per_op": f"{drop.removed:.2f}",
         "wrong_rows": drop.others_removed, "missing_rows": drop.left_behind,
         **integrity_columns(integrity), "fresh_emulator": "yes" if fresh else "no",
         **provenance_columns(strategy),
