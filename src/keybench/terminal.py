@@ -7,6 +7,7 @@ tabs stay."""
 from __future__ import annotations
 
 import io
+import os
 import re
 import sys
 import textwrap
@@ -60,6 +61,36 @@ def visible_output() -> Iterator[None]:
         yield
     finally:
         sys.stdout, sys.stderr = saved
+
+
+# Verdicts in colour on a terminal: the answer a reader looks for first.
+VERDICT_COLOURS = {"hotspot": "1;31", "hot_row": "1;35", "spread": "32", "inconclusive": "33"}
+# A verdict where a table or a report gives one (a cell after two spaces, or after "verdict: "),
+# not the word in a sentence.
+_VERDICT_WORD = re.compile(r"(?:^|(?<=  )|(?<=: ))(" + "|".join(VERDICT_COLOURS) + r")(?![\w\]])", re.M)
+
+
+def underlying(stream: TextIO) -> TextIO:
+    """The stream beneath `visible_output`'s filter, for what keybench itself draws (colour,
+    a progress bar) after filtering the text it holds."""
+    return stream.stream if isinstance(stream, VisibleText) else stream
+
+
+def colour_wanted(stream: TextIO) -> bool:
+    """Whether `stream` is a terminal that takes colour (NO_COLOR, TERM=dumb: no)."""
+    return stream.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+
+
+def print_verdicts_coloured(text: str) -> None:
+    """`text` on stdout, each verdict word in its colour on a terminal, plain elsewhere (a CI
+    log, a pipe). Control characters in the text are escaped before any colour is added."""
+    if not colour_wanted(sys.stdout):
+        print(text)
+        return
+    out = underlying(sys.stdout)
+    out.write(_VERDICT_WORD.sub(lambda m: f"\x1b[{VERDICT_COLOURS[m.group()]}m{m.group()}\x1b[0m", visible(text))
+              + "\n")
+    out.flush()
 
 
 class Verbatim(str):

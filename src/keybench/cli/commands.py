@@ -14,7 +14,7 @@ from keybench.drive.settings import DEFAULT_MIX, WorkloadSettings
 from keybench.errors import KeybenchError
 from keybench.model.params import SplitParams
 from keybench.run.options import RunOptions, parse_duration
-from keybench.terminal import wrapped
+from keybench.terminal import print_verdicts_coloured, wrapped
 
 
 def backends(choice: str) -> tuple[str, ...]:
@@ -186,7 +186,7 @@ def check_command(args: argparse.Namespace) -> int:
     with interruptible():
         report = check(request)
     if args.format == "text":
-        print("\n".join(wrapped(report.lines, shutil.get_terminal_size().columns)))
+        print_verdicts_coloured("\n".join(wrapped(report.lines, shutil.get_terminal_size().columns)))
     else:
         from keybench.check.formats import render
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from keybench.errors import FixtureError, KeybenchError, one_line
 from keybench.infra import emulators, target
 from keybench.infra.interrupt import INTERRUPT
-from keybench.infra.progress import progress
+from keybench.infra.progress import progress, stage_bar
 from keybench.measure.console import run_document, run_tables, verdict_offenders
 from keybench.measure.rundir import RunDirectory
 from keybench.model.keystream import KeyStream
@@ -30,6 +30,7 @@ from keybench.run.options import RunOptions
 from keybench.run.schedule import schedule_stages
 from keybench.run.stage_run import StageSetupFailed, run_stage
 from keybench.run.state import RunState, variant_name, variant_of
+from keybench.terminal import print_verdicts_coloured
 
 
 def run(options: RunOptions) -> int:
@@ -62,7 +63,8 @@ def run(options: RunOptions) -> int:
             endpoints[backend] = _endpoint(options, backend)
         # ---- per stage: drive, audit, record
         try:
-            interrupted = _run_stages(stages, options, tag, endpoints, state, run_dir, modeller)
+            with stage_bar(len(stages) * options.repeat) as stage_done:
+                interrupted = _run_stages(stages, options, tag, endpoints, state, run_dir, modeller, stage_done)
         except KeyboardInterrupt:
             interrupted = True
         # ---- then write, model (what is not modelled yet) and report
@@ -106,7 +108,7 @@ def run(options: RunOptions) -> int:
     if options.format == "json":
         print(json.dumps(run_document(rows, final, status, options.report), indent=2, allow_nan=False))
     else:
-        print(run_tables(rows, shutil.get_terminal_size().columns, options.verbose))
+        print_verdicts_coloured(run_tables(rows, shutil.get_terminal_size().columns, options.verbose))
         print(f"\nresults: {final}/summary.csv" + (f"\nreport:  {final}/report.html" if options.report else ""))
     progress(state.clock.describe())
     return _exit_code(options, rows, problems, interrupted, state.stages_done, total)
@@ -122,7 +124,7 @@ def _endpoint(options: RunOptions, backend: str) -> emulators.Endpoint:
 
 
 def _run_stages(stages, options: RunOptions, tag: str, endpoints: dict, state: RunState,
-                run_dir: RunDirectory, modeller: Modeller) -> bool:
+                run_dir: RunDirectory, modeller: Modeller, stage_done: Callable[[], None]) -> bool:
     """Every stage, repetitions interleaved (A B C, A B C, ...) so drift over the run lands on
     every strategy; the run directory is rewritten after each, and a variant whose last
     repetition is done goes to the model, which runs while the next stage is set up. True if
@@ -156,7 +158,9 @@ def _run_stages(stages, options: RunOptions, tag: str, endpoints: dict, state: R
                     return True
                 progress(f"  {label}  {exc}")
                 state.add_failure(strategy, str(exc), repetition)
+                stage_done()
                 continue
+            stage_done()
             # The stage counts as run before any of its files is written: a disk that fills on
             # its first file keeps the run, marked failed, rather than discarding it.
             state.add(done.result, ep, repetition, state.clock.since(before))
