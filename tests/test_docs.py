@@ -84,7 +84,8 @@ def test_the_cli_reference_holds_every_option_and_help_text_of_the_parser():
 def test_every_result_column_has_a_description_and_a_missing_one_fails_the_build(monkeypatch):
     hook = _hook()
     page = hook.columns_page()
-    for name in (*columns.SUMMARY_COLUMNS, *columns.TIMESERIES_COLUMNS, *columns.ANALYSIS_COLUMNS):
+    for name in (*columns.SUMMARY_COLUMNS, *columns.VERDICTS_FILE_COLUMNS, *columns.TIMESERIES_COLUMNS,
+                 *columns.REPETITION_COLUMNS, *columns.ANALYSIS_COLUMNS):
         assert f"| `{name}` |" in page
     monkeypatch.delitem(columns.SUMMARY_DESCRIPTIONS, "verdict")
     with pytest.raises(ValueError, match="no description of verdict"):

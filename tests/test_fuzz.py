@@ -161,11 +161,11 @@ def test_simulate_refuses_bad_numbers_in_one_line(sandbox, data):
 # ---------------------------------------------------------------- the file readers
 
 
-def _summary_text() -> str:
+def _summary_rows() -> list[dict]:
     from keybench.design.strategies import catalogue
     from keybench.measure.audit import Integrity
     from keybench.measure.collector import OperationStats, Series
-    from keybench.measure.summary import provenance_columns, summary_row, to_csv
+    from keybench.measure.summary import provenance_columns, summary_row
 
     rows = []
     for operation in ("insert", "point_read"):
@@ -176,7 +176,20 @@ def _summary_text() -> str:
         rows.append(summary_row(Series("bigtable", "salted", "", operation), stats, 1.0,
                                 Integrity(50, 50, 0, 0, 0, 0, 0), True,
                                 provenance_columns(catalogue("bigtable")["salted"])))
-    return to_csv(rows)
+    return rows
+
+
+def _summary_text() -> str:
+    from keybench.measure.summary import to_csv
+
+    return to_csv(_summary_rows())
+
+
+def _verdicts_text() -> str:
+    from keybench.columns import VERDICTS_FILE_COLUMNS
+    from keybench.measure.summary import design_rows, to_csv
+
+    return to_csv(design_rows(_summary_rows()), VERDICTS_FILE_COLUMNS)
 
 
 def _timeseries_text() -> str:
@@ -205,6 +218,7 @@ def pristine_files() -> dict[str, bytes]:
     """A small run directory as keybench writes one, every reader's starting point."""
     return {
         "summary.csv": _summary_text().encode(),
+        "verdicts.csv": _verdicts_text().encode(),
         "timeseries.csv": _timeseries_text().encode(),
         "run.json": json.dumps({"run_id": "r", "status": "complete", "settings": {"users": 4, "seed": 1}}).encode(),
         "keystream/bigtable-salted.npz": _keystream_bytes(),
@@ -316,7 +330,8 @@ def _json_damage(text: bytes, data) -> bytes:
 @given(data=st.data())
 def test_every_reader_meets_a_damaged_file_with_one_line(sandbox, data):
     pristine = pristine_files()
-    target = data.draw(st.sampled_from(["summary.csv", "timeseries.csv", "run.json", "keystream/bigtable-salted.npz"]))
+    target = data.draw(st.sampled_from(["summary.csv", "verdicts.csv", "timeseries.csv", "run.json",
+                                        "keystream/bigtable-salted.npz"]))
     damage = {"run.json": _json_damage, "keystream/bigtable-salted.npz": _npz_damage}.get(target, _csv_damage)
     files = {**pristine, target: damage(pristine[target], data)}
     run = write_run(sandbox, "damaged", files)

@@ -97,6 +97,7 @@ def columns_page() -> str:
              "as `keybench.columns` defines them.", ""]
     for title, names, meanings in (
             ("summary.csv", columns.SUMMARY_COLUMNS, columns.SUMMARY_DESCRIPTIONS),
+            ("verdicts.csv", columns.VERDICTS_FILE_COLUMNS, columns.SUMMARY_DESCRIPTIONS),
             ("timeseries.csv", columns.TIMESERIES_COLUMNS, columns.TIMESERIES_DESCRIPTIONS),
             ("repetitions.csv", columns.REPETITION_COLUMNS, columns.REPETITION_DESCRIPTIONS),
             ("keybench analyze --format csv", columns.ANALYSIS_COLUMNS, columns.ANALYSIS_DESCRIPTIONS)):

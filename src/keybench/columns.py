@@ -18,21 +18,30 @@ SCHEMA_VERSION = 5  # 2 added p50_intended_ms, p99_intended_ms and the split mod
 # 3: `documented` holds the distribution only where a document states it (empty otherwise),
 # and the strategy's provenance follows at the end (PROVENANCE_COLUMNS);
 # 4: the answer first: `verdict` and `agrees` after the operation, and the model's row figures;
-# 5: `too_few_samples` after the latency figures
+# 5: a design's verdict, figures and source move to verdicts.csv (VERDICTS_FILE_COLUMNS), once per
+# design instead of on every operation's row; `too_few_samples` after the latency figures
 SUMMARY_COLUMNS = (
     "schema_version", "backend", "strategy", "dialect", "operation",
-    *VERDICT_COLUMNS,  # modelled: the split model's verdict over the stage's key stream, and whether it is the claim
     "access",
     "requests", "failures", "cut_off", "aborts", "collisions", "emulator_bound", "rps", "p50_ms", "p90_ms", "p99_ms",
     "max_ms", "mean_ms", "too_few_samples",
     "p50_intended_ms", "p99_intended_ms", "rows_per_op", "rows_scanned_per_op", "fanout", "wrong_rows", "missing_rows",
     "integrity", "acknowledged", "stored",
-    "lost", "duplicates", "unexpected", "unknown_outcome", "unknown_stored", "fresh_emulator", "documented", "note",
+    "lost", "duplicates", "unexpected", "unknown_outcome", "unknown_stored", "fresh_emulator",
     "repetitions", "p50_min_ms", "p50_max_ms", "p99_min_ms", "p99_max_ms", "batch_size",
-    # modelled, not measured: the split model over the stage's recorded key stream
-    *MODEL_COLUMNS,
-    "expected", "source", "advice",
+    "read_ranges_touched",  # modelled, per read operation
 )
+# verdicts.csv: one row per design (backend, strategy, dialect), the same for all its operations.
+VERDICTS_FILE_COLUMNS = (
+    "schema_version", "backend", "strategy", "dialect",
+    *VERDICT_COLUMNS,  # modelled: the split model's verdict over the stage's key stream, and whether it is the claim
+    "expected", "documented",
+    # modelled, not measured: the split model over the stage's recorded key stream
+    *(c for c in MODEL_COLUMNS if c != "read_ranges_touched"),
+    "note", "source", "advice",
+)
+# A summary row as keybench holds it before writing: the operation's figures and its design's.
+ROW_COLUMNS = (*SUMMARY_COLUMNS, *VERDICTS_FILE_COLUMNS[4:])
 
 
 TIMESERIES_COLUMNS = ("schema_version", "second", "elapsed_s", "backend", "strategy", "dialect", "operation",
@@ -265,7 +274,7 @@ SUMMARY_DESCRIPTIONS = {
 }
 
 TIMESERIES_DESCRIPTIONS = {
-    "schema_version": "format version (3, the same as summary.csv's)",
+    "schema_version": "format version (the same as summary.csv's)",
     "second": "the UTC second in which the operations completed, `2026-11-22T08:14:42Z`",
     "elapsed_s": "seconds since the stage began",
     "backend": "as in summary.csv",

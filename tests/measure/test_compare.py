@@ -5,12 +5,12 @@ import json
 
 import pytest
 
-from keybench.columns import REPETITION_COLUMNS
+from keybench.columns import REPETITION_COLUMNS, VERDICTS_FILE_COLUMNS
 from keybench.design.strategies import catalogue
 from keybench.measure.audit import Integrity
 from keybench.measure.collector import OperationStats, Series
 from keybench.measure.compare import Rule
-from keybench.measure.summary import provenance_columns, summary_row, to_csv
+from keybench.measure.summary import design_rows, provenance_columns, summary_row, to_csv
 from tests.conftest import keybench
 
 OK = Integrity(10, 10, 0, 0, 0, 0, 0)
@@ -217,10 +217,17 @@ def test_runs_of_different_settings_draw_a_warning_first_and_strict_refuses_them
     assert strict.returncode == 2 and strict.stderr.count("\n") == 1 and "users 8 -> 4" in strict.stderr
 
 
+def with_verdicts(run, verdicts: dict[str, str]):
+    """verdicts.csv beside the run's summary: each design spread, but those `verdicts` names."""
+    with open(run / "summary.csv", newline="") as f:
+        rows = [r | {"verdict": verdicts.get(r["strategy"], "spread")} for r in csv.DictReader(f)]
+    (run / "verdicts.csv").write_text(to_csv(design_rows(rows), VERDICTS_FILE_COLUMNS))
+    return run
+
+
 def test_a_changed_verdict_is_listed_first_and_fail_on_verdict_gates_on_it(baseline, tmp_path):
-    before = doctored(baseline, tmp_path, "before", lambda r: r.update(verdict="spread"))
-    changed = doctored(before, tmp_path, "changed", lambda r: r.update(verdict="hotspot")
-                       if r["strategy"] == "hash_shard" else None)
+    before = with_verdicts(doctored(baseline, tmp_path, "before", lambda r: None), {})
+    changed = with_verdicts(doctored(baseline, tmp_path, "changed", lambda r: None), {"hash_shard": "hotspot"})
     result = keybench("compare", str(before), str(changed), timeout=60)
     lines = result.stdout.splitlines()
     assert result.returncode == 0 and "verdicts: 1 of 2 design(s) changed:" in lines[1]

@@ -1,6 +1,6 @@
 import pytest
 
-from keybench.columns import SUMMARY_COLUMNS
+from keybench.columns import ROW_COLUMNS, SUMMARY_COLUMNS, VERDICTS_FILE_COLUMNS
 from keybench.design.strategies import catalogue
 from keybench.errors import KeybenchError
 from keybench.measure.audit import Integrity
@@ -9,6 +9,7 @@ from keybench.measure.console import side_by_side
 from keybench.measure.rundir import RunDirectory, latest_run
 from keybench.measure.summary import (
     provenance_columns,
+    read_results,
     read_summary,
     summary_row,
     to_csv,
@@ -34,7 +35,7 @@ def test_summary_percentiles_come_from_the_microsecond_histogram():
     assert row["p50_ms"] == "0.200"
     assert abs(float(row["p99_ms"]) - 20.0) <= 20.0 * 1e-3  # 3 significant digits
     assert row["rps"] == "50.0" and row["fanout"] == "16.00" and row["integrity"] == "ok"
-    assert list(row) == list(SUMMARY_COLUMNS)
+    assert list(row) == list(ROW_COLUMNS)  # the operation's figures, then its design's
 
 
 def test_mismatch_is_visible_in_every_row_of_the_stage():
@@ -58,7 +59,8 @@ def test_text_a_spreadsheet_would_run_as_a_formula_is_written_as_text_and_number
     row |= {"note": '=HYPERLINK("http://x","y")', "advice": "+cmd|' /C calc'!A0", "lost": "-1", "rps": "-0.5"}
     path = tmp_path / "summary.csv"
     path.write_text(to_csv([row]))
-    [back] = read_summary(path)
+    (tmp_path / "verdicts.csv").write_text(to_csv([row], VERDICTS_FILE_COLUMNS))
+    [back] = read_results(path)
     assert back["note"] == "'=HYPERLINK(\"http://x\",\"y\")" and back["advice"] == "'+cmd|' /C calc'!A0"
     assert back["lost"] == "-1" and back["rps"] == "-0.5"
 
@@ -140,7 +142,7 @@ def test_provenance_columns_say_documented_only_where_a_document_states_the_dist
     assert advice_only["documented"] == "" and advice_only["source"].startswith("Bigtable: Schema design best "
                                                                                 "practices")
     assert advice_only["advice"].startswith("avoid: hashing loses")
-    assert list(SUMMARY_COLUMNS[-3:]) == ["expected", "source", "advice"]
+    assert list(VERDICTS_FILE_COLUMNS[-3:]) == ["note", "source", "advice"]
 
 
 @pytest.mark.parametrize("samples, thin", [(5, "p50 p90 p99"), (20, "p90 p99"), (50, "p99"), (150, "")])
@@ -148,3 +150,30 @@ def test_a_row_names_the_percentiles_its_operations_are_too_few_for(samples, thi
     row = summary_row(Series("spanner", "hash_shard", "googlesql", "point_read"), stats_with([100] * samples), 1.0,
                       OK, True, SPREAD)
     assert row["too_few_samples"] == thin
+
+
+def test_a_design_s_verdict_and_source_are_written_once_in_verdicts_csv_and_read_back_with_every_row(tmp_path):
+    """summary.csv holds each operation's figures; verdicts.csv each design's verdict, figures and
+    source once; read_results joins them back, and reads a summary of schema 4 as it is."""
+    from keybench.measure.summary import design_rows
+
+    rows = []
+    for name, verdict in (("timestamp_first", "hotspot"), ("hash_shard", "spread")):
+        for op in ("insert", "time_window"):
+            row = summary_row(Series("spanner", name, "googlesql", op), stats_with([100, 300]), 1.0, OK, True, SPREAD)
+            rows.append(row | {"verdict": verdict, "verdict_reason": f"why {name}"})
+    (tmp_path / "summary.csv").write_text(to_csv(rows))
+    (tmp_path / "verdicts.csv").write_text(to_csv(design_rows(rows), VERDICTS_FILE_COLUMNS))
+    header = (tmp_path / "summary.csv").read_text().splitlines()[0].split(",")
+    assert "verdict" not in header and "source" not in header and header == list(SUMMARY_COLUMNS)
+    assert len((tmp_path / "verdicts.csv").read_text().splitlines()) == 1 + 2
+    joined = read_results(tmp_path / "summary.csv")
+    assert [(r["strategy"], r["operation"], r["verdict"], r["verdict_reason"]) for r in joined] == [
+        ("timestamp_first", "insert", "hotspot", "why timestamp_first"),
+        ("timestamp_first", "time_window", "hotspot", "why timestamp_first"),
+        ("hash_shard", "insert", "spread", "why hash_shard"), ("hash_shard", "time_window", "spread", "why hash_shard")]
+    assert joined[0]["source"] == SPREAD["source"]
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "summary.csv").write_text(to_csv(rows, ROW_COLUMNS))  # schema 4 and earlier: all in every row
+    assert read_results(old / "summary.csv")[2]["verdict"] == "spread"

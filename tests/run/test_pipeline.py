@@ -5,7 +5,7 @@ import re
 import time
 
 from keybench.drive.settings import WorkloadSettings
-from keybench.measure.summary import read_summary
+from keybench.measure.summary import read_results
 from keybench.run import RunOptions, parse_duration, run, schedule_stages
 from tests.conftest import keybench
 
@@ -36,7 +36,7 @@ def test_smoke_run_of_every_strategy_writes_a_clean_summary(emulator_hosts, tmp_
     options = RunOptions(users=4, duration_s=1.0, results_dir=tmp_path, smoke=True, run_id="smoke", report=False,
                          rate=300, settings=WorkloadSettings(readers=2, read_share=1.0))
     assert run(options) == 0
-    rows = read_summary(tmp_path / "smoke" / "summary.csv")
+    rows = read_results(tmp_path / "smoke" / "summary.csv")
     seen = {(r["backend"], r["strategy"], r["operation"]) for r in rows}
     for stage in schedule_stages(options):
         assert {(stage.backend, stage.name, op) for op in OPERATIONS[stage.backend]} <= seen
@@ -72,7 +72,7 @@ def test_smoke_run_of_every_strategy_writes_a_clean_summary(emulator_hosts, tmp_
         assert 0 <= float(r["hot_node_share"]) <= 1 and float(r["mean_key_bytes"]) > 0, r
     assert len(list((tmp_path / "smoke" / "keystream").glob("*.npz"))) == len(spanner_units) + sum(
         1 for s in schedule_stages(options) if s.backend == "bigtable")
-    per_second = read_summary(tmp_path / "smoke" / "timeseries.csv")
+    per_second = read_results(tmp_path / "smoke" / "timeseries.csv")
     for r in rows:  # the time series adds up to the summary, series by series
         if r["operation"] != "tenant_drop":
             key = (r["backend"], r["strategy"], r["dialect"], r["operation"])
@@ -94,7 +94,7 @@ def test_each_stage_runs_on_a_fresh_emulator_whatever_the_order(native_binaries,
         assert [s["strategy"] for s in stages] == list(order)
         assert all(s["fresh_emulator"] for s in stages)
         assert len({s["emulator_pid"] for s in stages}) == 2, "the emulator was not restarted between stages"
-        rows = read_summary(tmp_path / run_id / "summary.csv")
+        rows = read_results(tmp_path / run_id / "summary.csv")
         assert {r["fresh_emulator"] for r in rows} == {"yes"}
         pids[order] = [s["emulator_pid"] for s in stages]
     assert not set(pids[("timestamp_first", "hash_shard")]) & set(pids[("hash_shard", "timestamp_first")])
@@ -128,7 +128,7 @@ def test_smoke_fails_on_failed_operations_where_a_full_run_reports_them(emulator
     assert run(RunOptions(**common, smoke=True, run_id="smoke")) == 1
     assert run(RunOptions(**common, smoke=False, run_id="full")) == 0
     for run_id in ("smoke", "full"):
-        rows = read_summary(tmp_path / "results" / run_id / "summary.csv")
+        rows = read_results(tmp_path / "results" / run_id / "summary.csv")
         [insert] = [r for r in rows if r["operation"] == "insert"]
         assert int(insert["failures"]) > 0 and insert["integrity"] == "ok"
 
@@ -144,7 +144,7 @@ def test_smoke_fails_when_an_operation_of_the_mix_never_ran(emulator_hosts, tmp_
     assert "not run yet: the load goes on until each has run once" in err, err[-2000:]
     assert "--smoke: 5 operation(s) of the mix never ran: bigtable:salted point_read" in err, err[-2000:]
     assert run(RunOptions(**common, smoke=False, run_id="full")) == 0
-    rows = read_summary(tmp_path / "results" / "full" / "summary.csv")
+    rows = read_results(tmp_path / "results" / "full" / "summary.csv")
     assert {r["operation"] for r in rows if r["requests"] == "0"} == {
         "point_read", "latest_n", "prefix_scan", "time_window", "number_range"}
 
@@ -177,7 +177,7 @@ def test_repetitions_interleave_and_the_summary_shows_their_spread(emulator_host
     stages = json.loads((tmp_path / "rep" / "run.json").read_text())["stages"]
     assert [(s["strategy"], s["repetition"]) for s in stages] == [
         ("salted", 1), ("timestamp_first", 1), ("salted", 2), ("timestamp_first", 2)]
-    rows = read_summary(tmp_path / "rep" / "summary.csv")
+    rows = read_results(tmp_path / "rep" / "summary.csv")
     assert len(rows) == 12  # one row per (strategy, operation), not per repetition
     for r in rows:
         assert r["repetitions"] == "2"
@@ -197,7 +197,7 @@ def test_fail_on_verdict_gates_ci_on_the_modelled_verdict_and_the_answer_prints_
     assert len(gate) == 1 and "spanner:timestamp_first verdict hotspot" in gate[0], done.stderr
     # The verdict table comes before the first latency table.
     assert re.search(r"^design +verdict", done.stdout, re.M).start() < done.stdout.index("spanner latency")
-    verdicts = {r["strategy"]: (r["verdict"], r["agrees"]) for r in read_summary(tmp_path / "gate" / "summary.csv")
+    verdicts = {r["strategy"]: (r["verdict"], r["agrees"]) for r in read_results(tmp_path / "gate" / "summary.csv")
                 if r["operation"] == "insert"}
     assert verdicts == {"timestamp_first": ("hotspot", "yes"), "uuid4_string": ("spread", "yes")}
     refused = keybench("run", "--fail-on-verdict", "hot", "--dry-run")
@@ -222,7 +222,7 @@ def test_format_json_prints_one_document_of_the_verdicts_and_every_summary_row(e
                     "--results-dir", str(tmp_path), "--run-id", "j", "--format", "json", timeout=240)
     assert done.returncode == 0, done.stderr[-2000:]
     document = json.loads(done.stdout)  # stdout is the document alone: progress went to stderr
-    rows = read_summary(tmp_path / "j" / "summary.csv")
+    rows = read_results(tmp_path / "j" / "summary.csv")
     assert document["status"] == "complete" and document["results"] == str(tmp_path / "j")
     [verdict] = document["verdicts"]
     insert = next(r for r in rows if r["operation"] == "insert")

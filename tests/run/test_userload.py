@@ -7,7 +7,7 @@ import pytest
 
 from keybench.check.command import check
 from keybench.check.request import CheckRequest
-from keybench.measure.summary import read_summary
+from keybench.measure.summary import read_results
 from keybench.run import RunOptions, run
 from tests.conftest import keybench
 
@@ -62,7 +62,7 @@ def test_check_load_audits_the_user_s_tables_in_their_dialect_and_a_saved_design
     assert "  table readings: each insert upserts its parent row in sensors, in the same commit" in out
     [run_dir] = (tmp_path / "results").iterdir()
     assert f"results: {run_dir}/summary.csv" in out
-    rows = read_summary(run_dir / "summary.csv")
+    rows = read_results(run_dir / "summary.csv")
     # in the dialect the tables were written in, and in that one only
     assert {(r["strategy"], r["dialect"], r["operation"]) for r in rows} == {
         (s, "postgresql", op) for s in ("readings", "sensors") for op in ("insert", "point_read", "latest_n",
@@ -81,7 +81,7 @@ def test_check_load_audits_the_user_s_tables_in_their_dialect_and_a_saved_design
                          strategy_dirs=(tmp_path / "mine",), users=2, duration_s=1.0, results_dir=tmp_path,
                          smoke=True, run_id="beside", report=False)
     assert run(options) == 0
-    rows = read_summary(tmp_path / "beside" / "summary.csv")
+    rows = read_results(tmp_path / "beside" / "summary.csv")
     inserts = {r["strategy"]: r for r in rows if r["operation"] == "insert"}
     assert list(inserts) == ["sequential_int", "readings"]
     assert inserts["sequential_int"]["agrees"] in ("yes", "no") and inserts["readings"]["agrees"] == "n/a"
@@ -113,7 +113,7 @@ def test_check_load_takes_a_reserved_table_name_if_not_exists_and_a_foreign_key(
                       str(tmp_path / "results"))
     assert result.returncode == 0, result.stderr + result.stdout
     [run_dir] = (tmp_path / "results").iterdir()
-    rows = read_summary(run_dir / "summary.csv")
+    rows = read_results(run_dir / "summary.csv")
     order = {r["operation"]: r for r in rows if r["strategy"] == "order"}
     assert order["insert"]["failures"] == "0" and int(order["insert"]["stored"]) == int(
         order["insert"]["acknowledged"]) > 0, order["insert"]

@@ -32,7 +32,7 @@ from keybench.columns import SCHEMA_VERSION
 from keybench.errors import KeybenchError
 from keybench.measure.samples import MIN_SAMPLES, too_few
 from keybench.measure.significance import ALPHA, Change, adjusted_p, compare_samples, smallest_p
-from keybench.measure.summary import read_summary, require_columns
+from keybench.measure.summary import read_results, read_summary, require_columns
 
 KEY = ("backend", "strategy", "dialect", "operation")
 DEFAULT_METRICS = ("requests", "failures", "rps", "p50_ms", "p99_ms")
@@ -73,7 +73,7 @@ def load(run: str | Path) -> dict[tuple, dict]:
     """A run's summary rows by key; `run` is a run directory or a summary.csv."""
     path = Path(run)
     path = path / "summary.csv" if path.is_dir() else path
-    rows = require_columns(read_summary(path), path, (*KEY, "schema_version"))
+    rows = require_columns(read_results(path), path, (*KEY, "schema_version"))
     versions = {r["schema_version"] for r in rows}
     readable = {str(v) for v in range(1, SCHEMA_VERSION + 1)}  # later versions only add columns
     if not versions <= readable:

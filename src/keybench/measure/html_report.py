@@ -27,7 +27,7 @@ from pathlib import Path
 from keybench.atomic import save_figure, write_atomically
 from keybench.errors import KeybenchError
 from keybench.measure.console import VERDICT_TABLE_COLUMNS, verdict_rows
-from keybench.measure.summary import read_summary, require_columns
+from keybench.measure.summary import read_results, read_summary, require_columns
 
 PERCENTILES = (("p50_ms", "p50", "o"), ("p90_ms", "p90", "s"), ("p99_ms", "p99", "^"), ("max_ms", "max", "x"))
 TABLE_COLUMNS = ("backend", "strategy", "dialect", "operation", "access", "requests", "failures", "rps", "p50_ms",
@@ -247,7 +247,7 @@ def write_report(run_dir: Path, status: str | None = None) -> Path:
     summary = run_dir / "summary.csv"
     if not summary.is_file():
         raise KeybenchError(f"{run_dir} is not a keybench run directory (no summary.csv)")
-    rows = _named(_checked(require_columns(read_summary(summary), summary, SUMMARY_NEEDS), summary, SUMMARY_NUMBERS),
+    rows = _named(_checked(require_columns(read_results(summary), summary, SUMMARY_NEEDS), summary, SUMMARY_NUMBERS),
                   summary)
     timeseries_path = run_dir / "timeseries.csv"
     timeseries = (_named(_checked(require_columns(read_summary(timeseries_path), timeseries_path, TIMESERIES_NEEDS,

@@ -13,9 +13,11 @@ from pathlib import Path
 from keybench.columns import (
     MODEL_COLUMNS,
     REPETITION_COLUMNS,
+    ROW_COLUMNS,
     SCHEMA_VERSION,
     SUMMARY_COLUMNS,
     VERDICT_COLUMNS,
+    VERDICTS_FILE_COLUMNS,
 )
 from keybench.errors import KeybenchError
 from keybench.measure.collector import COUNTS, OperationStats, Series
@@ -82,7 +84,7 @@ def summary_row(
     } | _spread(1, h, n) | {"batch_size": "" if batch_size is None else batch_size} | {
         c: "" for c in (*VERDICT_COLUMNS,
                         *MODEL_COLUMNS)} | provenance  # the split model fills its columns in per stage
-    return {c: row[c] for c in SUMMARY_COLUMNS}
+    return {c: row[c] for c in ROW_COLUMNS}
 
 
 def integrity_columns(integrity) -> dict:
@@ -107,7 +109,7 @@ def _spread(repetitions: int, h: LatencyFigures, n: int) -> dict:
 
 def tenant_drop_row(strategy, drop, integrity, fresh: bool) -> dict:
     """The multi-tenant check as a summary row: one prefix delete, timed, and its outcome."""
-    row: dict[str, object] = {c: "" for c in SUMMARY_COLUMNS}
+    row: dict[str, object] = {c: "" for c in ROW_COLUMNS}
     ms = _ms(drop.seconds * 1e6)
     row.update({
         "emulator_bound": "no",
@@ -273,11 +275,40 @@ def spreadsheet_safe(value: object) -> object:
 
 
 def to_csv(rows: list[dict], columns=SUMMARY_COLUMNS) -> str:
+    """`rows` as CSV of `columns`, in that order; a row's other keys are not written (a summary
+    row carries its design's columns too, which verdicts.csv holds)."""
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n")
+    writer = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     writer.writerows({k: spreadsheet_safe(v) for k, v in row.items()} for row in rows)
     return out.getvalue()
+
+
+def design_rows(rows: list[dict]) -> list[dict]:
+    """verdicts.csv's rows: one per design (backend, strategy, dialect), from its insert row
+    (else its first), in the summary's order."""
+    designs: dict[tuple, dict] = {}
+    for row in rows:
+        key = (row["backend"], row["strategy"], row["dialect"])
+        if key not in designs or (row["operation"] == "insert" and designs[key]["operation"] != "insert"):
+            designs[key] = row
+    return list(designs.values())
+
+
+def read_results(path: Path) -> list[dict]:
+    """summary.csv's rows, each with its design's columns from verdicts.csv beside it; a file of
+    schema 4 or earlier holds them in every row already."""
+    rows = read_summary(path)
+    verdicts = path.with_name("verdicts.csv")
+    if not verdicts.is_file():
+        return rows
+    designs = {(r["backend"], r["strategy"], r["dialect"]): r for r in require_columns(
+        read_summary(verdicts), verdicts, ("backend", "strategy", "dialect"), "verdicts.csv")}
+    blank = dict.fromkeys(VERDICTS_FILE_COLUMNS[4:], "")
+    for row in rows:
+        design = designs.get((row.get("backend"), row.get("strategy"), row.get("dialect")), {})
+        row.update(blank | {k: v for k, v in design.items() if k in blank})
+    return rows
 
 
 def require_columns(rows: list[dict], path: Path, columns, what: str = "summary.csv") -> list[dict]:

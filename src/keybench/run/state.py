@@ -7,7 +7,7 @@ import datetime as dt
 import json
 from dataclasses import asdict, dataclass, field
 
-from keybench.columns import REPETITION_COLUMNS, TIMESERIES_COLUMNS
+from keybench.columns import REPETITION_COLUMNS, TIMESERIES_COLUMNS, VERDICTS_FILE_COLUMNS
 from keybench.design.strategies import Strategy
 from keybench.drive.settings import WorkloadSettings
 from keybench.infra import emulators, target
@@ -15,6 +15,7 @@ from keybench.measure.rundir import RunDirectory
 from keybench.measure.stage_result import StageResult
 from keybench.measure.summary import (
     VariantSummary,
+    design_rows,
     timeseries_rows,
     to_csv,
     variant_summary,
@@ -119,6 +120,7 @@ class RunState:
     def write(self, run_dir: RunDirectory, status: str, rows: list[dict]) -> None:
         options = self.options
         run_dir.write("summary.csv", to_csv(rows))
+        run_dir.write("verdicts.csv", to_csv(design_rows(rows), VERDICTS_FILE_COLUMNS))
         run_dir.write("timeseries.csv", to_csv(self.series_rows, TIMESERIES_COLUMNS))
         run_dir.write("repetitions.csv", to_csv([row for variant in self.variant_summaries().values()
                                                  for row in variant.repetition_rows], REPETITION_COLUMNS))
