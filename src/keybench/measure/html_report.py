@@ -63,9 +63,10 @@ def latency_plot(rows: list[dict], title: str, path: Path) -> Path:
     fig, ax = plt.subplots(figsize=(9, 1.8 + 0.28 * len(rows)))
     ys = list(range(len(rows)))
     # One line collection and one scatter per percentile: a call per point took most of the report's time.
-    ax.hlines(ys, [float(r["p50_ms"]) for r in rows], [float(r["max_ms"] or r["p50_ms"]) for r in rows],
-              color="0.75", zorder=1)
-    for column, name, marker in PERCENTILES:
+    if rows:
+        ax.hlines(ys, [float(r["p50_ms"]) for r in rows], [float(r["max_ms"] or r["p50_ms"]) for r in rows],
+                  color="0.75", zorder=1)
+    for column, name, marker in PERCENTILES if rows else ():
         colour = {"p50": "tab:blue", "p90": "tab:green", "p99": "tab:orange", "max": "tab:red"}[name]
         values = [float(r[column]) for r in rows]
         if marker == "x":  # a line-drawn marker has no face to leave hollow (and max needs no samples)
@@ -79,9 +80,10 @@ def latency_plot(rows: list[dict], title: str, path: Path) -> Path:
     # Plain numbers at 1, 2 and 5 of each decade: matplotlib's own log labels (2×10¹, 3×10⁴) overlap.
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
-    ax.xaxis.set_minor_formatter(NullFormatter())
+    if rows:  # an operation that never completed has no axis to label
+        ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("latency, ms (emulator, log scale); hollow: too few operations for that percentile")
     ax.set_title(title)
     ax.grid(axis="x", which="both", alpha=0.3)
