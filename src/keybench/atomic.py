@@ -4,7 +4,6 @@ full disk, a read-only mount) is one KeybenchError with exit code 1."""
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 from keybench.errors import KeybenchError
@@ -25,14 +24,3 @@ def write_atomically(path: Path, content: str | bytes) -> Path:
         raise KeybenchError(f"cannot write {path}: {exc.strerror or exc}", exit_code=1) from None
     return path
 
-
-def figure_png(fig, **savefig_options) -> bytes:
-    """A matplotlib figure as PNG bytes."""
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", **savefig_options)
-    return buffer.getvalue()
-
-
-def save_figure(fig, path: Path, **savefig_options) -> Path:
-    """A matplotlib figure as a PNG file, written whole or not at all."""
-    return write_atomically(path, figure_png(fig, **savefig_options))

@@ -166,4 +166,11 @@ def test_the_page_stays_small_its_heatmaps_follow_the_verdict_table_and_a_chines
     assert [s for s in dict.fromkeys(order)] == [s for s in dict.fromkeys(table) if s in order]
     # timestamp_first quotes Spanner's best practice in Chinese: the English shows, the original on hover
     assert "(in English; hover for the original)" in page and 'title="架构设计最佳做法' in page
-    assert len(page.encode()) < 40 * 1024 * len(heatmaps) + 1_500_000
+    # Embedded as the model process drew them: nothing decoded or converted while the page is written.
+    for _, alt, data in embedded:
+        assert base64.b64decode(data) == (small_run / "heatmaps" / f"{alt}.png").read_bytes()
+    # The plots are SVG in the page, each mark naming its figure: the rest of the page is small.
+    assert page.count('<svg xmlns="http://www.w3.org/2000/svg" class="latency"') == 10
+    assert re.search(r"<title>timestamp_first \(n=\d+\): p50 [\d.]+ ms</title>", page)
+    without_heatmaps = len(page.encode()) - sum(len(data) for _, _, data in embedded)
+    assert without_heatmaps < 250_000, without_heatmaps

@@ -195,32 +195,6 @@ def test_a_recorded_stream_models_like_the_simulated_one(tmp_path):
     assert result.spaces[index].read_counts["time_window"] > 0
 
 
-def test_heatmap_counts_every_write_and_says_it_is_modelled(tmp_path):
-    from keybench.model.heatmap import PROVENANCE, intensity, render_heatmap
-    from keybench.model.simulate import simulate_stream
-
-    stream = simulate_stream(strategies.catalogue("spanner")["hash_shard"], 5000, reads_per_operation=10)
-    writes, _, _ = intensity(stream, TABLE_SPACE, "writes", buckets=100, time_bins=20)
-    assert writes.sum() == 5000 and writes.shape == (100, 20)
-    reads, _, _ = intensity(stream, TABLE_SPACE, "reads", buckets=100, time_bins=20)
-    assert reads.sum() == pytest.approx(sum(1 for _, _, iv in stream.reads(TABLE_SPACE) if iv))
-    path = render_heatmap(stream, TABLE_SPACE, "writes", tmp_path / "w.png", "spanner:hash_shard")
-    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert "modelled" in PROVENANCE
-
-
-def test_a_read_whose_intervals_share_a_heatmap_bucket_still_weighs_one():
-    from keybench.model.heatmap import intensity
-    from keybench.model.keystream import KeyStream
-
-    stream = KeyStream()
-    for i, letter in enumerate(b"abcdefgh"):
-        stream.add_write(TABLE_SPACE, float(i), bytes([letter]))
-    stream.add_read(3.0, [(b"b", b"c"), (b"e", b"f")])  # two ranges, one bucket
-    reads, _, _ = intensity(stream, TABLE_SPACE, "reads", buckets=1, time_bins=4)
-    assert reads.sum() == pytest.approx(1.0)
-
-
 @pytest.mark.slow
 def test_cli_simulate_prints_every_metric(capsys):
     assert main(["simulate", "--backend", "spanner", "--strategy", "hash_shard", "--rows", "5000", "--reads", "5"]) == 0

@@ -1,5 +1,5 @@
-"""`keybench report RUN`: one self-contained `report.html` in the run directory, with the
-PNGs it embeds written beside it. The answer comes first:
+"""`keybench report RUN`: one self-contained `report.html` in the run directory, with its plots
+also written beside it (report/*.svg). The answer comes first:
 
 - the verdicts: each design's expected distribution, its modelled verdict and whether they
   agree, with its insert rate and latency and what each read costs; then a grid of the write
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import base64
 import html
-import io
 import json
 import math
 import re
@@ -24,12 +23,12 @@ from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
-from keybench.atomic import save_figure, write_atomically
+from keybench.atomic import write_atomically
 from keybench.errors import KeybenchError
 from keybench.measure.console import VERDICT_TABLE_COLUMNS, verdict_rows
+from keybench.measure.plots import PERCENTILES, latency_svg, throughput_svg
 from keybench.measure.summary import read_results, read_summary, require_columns
 
-PERCENTILES = (("p50_ms", "p50", "o"), ("p90_ms", "p90", "s"), ("p99_ms", "p99", "^"), ("max_ms", "max", "x"))
 TABLE_COLUMNS = ("backend", "strategy", "dialect", "operation", "access", "requests", "failures", "rps", "p50_ms",
                  "p99_ms", "p50_intended_ms", "p99_intended_ms", "fanout", "rows_scanned_per_op", "wrong_rows",
                  "missing_rows", "integrity", "documented")
@@ -47,98 +46,23 @@ def _label(row: dict) -> str:
     return row["strategy"] + (f" [{row['dialect']}]" if row["dialect"] not in ("", "googlesql") else "")
 
 
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")  # no display: files only
-    import matplotlib.pyplot as plt
-
-    return plt
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+MAX_EMBEDDED_PNG_BYTES = 4 * 1024 * 1024  # a heatmap is tens of kilobytes: anything far larger is no heatmap of ours
 
 
-def latency_plot(rows: list[dict], title: str, path: Path) -> Path:
-    plt = _pyplot()
-    # The verdict table's order, the first design on top: every part of the page lists them alike.
-    rows = [r for r in rows if r["p50_ms"] != ""][::-1]
-    fig, ax = plt.subplots(figsize=(9, 1.8 + 0.28 * len(rows)))
-    ys = list(range(len(rows)))
-    # One line collection and one scatter per percentile: a call per point took most of the report's time.
-    if rows:
-        ax.hlines(ys, [float(r["p50_ms"]) for r in rows], [float(r["max_ms"] or r["p50_ms"]) for r in rows],
-                  color="0.75", zorder=1)
-    for column, name, marker in PERCENTILES if rows else ():
-        colour = {"p50": "tab:blue", "p90": "tab:green", "p99": "tab:orange", "max": "tab:red"}[name]
-        values = [float(r[column]) for r in rows]
-        if marker == "x":  # a line-drawn marker has no face to leave hollow (and max needs no samples)
-            ax.scatter(values, ys, marker=marker, label=name, zorder=2, color=colour)
-            continue
-        # hollow: a percentile of too few operations to mean anything (summary.csv's too_few_samples)
-        faces = ["none" if name in r.get("too_few_samples", "").split() else colour for r in rows]
-        ax.scatter(values, ys, marker=marker, label=name, zorder=2, edgecolors=colour, facecolors=faces)
-    ax.set_yticks(range(len(rows)), [f"{_label(r)} (n={r.get('requests', '?')})" for r in rows], fontsize=8)
-    ax.set_xscale("log")
-    # Plain numbers at 1, 2 and 5 of each decade: matplotlib's own log labels (2×10¹, 3×10⁴) overlap.
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-
-    if rows:  # an operation that never completed has no axis to label
-        ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
-        ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.set_xlabel("latency, ms (emulator, log scale); hollow: too few operations for that percentile")
-    ax.set_title(title)
-    ax.grid(axis="x", which="both", alpha=0.3)
-    if rows:
-        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
-    else:
-        ax.text(0.5, 0.5, "no operation completed", ha="center", va="center", transform=ax.transAxes)
-    # Margins from the longest label, not tight_layout: that measures every label by drawing the
-    # whole figure once more (a third of the report's time for the catalogue).
-    width_in, height_in = fig.get_size_inches()
-    longest = max((len(label.get_text()) for label in ax.get_yticklabels()), default=10)
-    fig.subplots_adjust(left=min(0.6, (0.15 + longest * 0.062) / width_in), right=0.88,
-                        bottom=0.6 / height_in, top=1 - 0.45 / height_in)
-    save_figure(fig, path, dpi=90)
-    plt.close(fig)
-    return path
-
-
-def throughput_plot(series: dict[str, list[tuple[int, int]]], title: str, path: Path) -> Path:
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(9, 4.5))
-    for label, points in sorted(series.items()):
-        points.sort()
-        ax.plot([p[0] for p in points], [p[1] for p in points], label=label, linewidth=1)
-    ax.set_xlabel("seconds into the stage")
-    ax.set_ylabel("operations per second (all operations)")
-    ax.set_title(title)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, ncol=2, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    fig.tight_layout()
-    save_figure(fig, path, dpi=90)
-    plt.close(fig)
-    return path
-
-
-PALETTE_COLOURS = 96  # a plot is lines, text and a colour map: 96 colours keep it, at a quarter of the bytes
-
-
-def _compact_png(path: Path, width: int | None = None) -> bytes:
-    """A PNG as the page embeds it: in a palette of PALETTE_COLOURS (and `width` px wide, if
-    given), so that the report of the whole catalogue stays about 2 MB, not 13."""
-    from PIL import Image
-
-    with Image.open(path) as image:
-        picture = image.convert("RGB")
-    if width is not None and picture.width > width:
-        picture = picture.resize((width, round(picture.height * width / picture.width)), Image.Resampling.LANCZOS)
-    buffer = io.BytesIO()
-    picture.quantize(PALETTE_COLOURS, method=Image.Quantize.MEDIANCUT).save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
-def _img(path: Path, css_class: str, alt: str, width: int | None = None, link: str | None = None) -> str:
-    data = base64.b64encode(_compact_png(path, width)).decode()
-    tag = f'<img class="{css_class}" alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
+def _img(path: Path, css_class: str, alt: str, link: str | None = None) -> str:
+    """A heatmap, embedded as the model process drew it (already in a palette: nothing to
+    decode or convert here), and linked to its file."""
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_EMBEDDED_PNG_BYTES + 1)
+    except OSError as exc:
+        raise KeybenchError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    if not data.startswith(PNG_SIGNATURE) or len(data) > MAX_EMBEDDED_PNG_BYTES:
+        raise KeybenchError(f"{path} is not a heatmap keybench drew (not a PNG, or larger than "
+                            f"{MAX_EMBEDDED_PNG_BYTES // 2**20} MiB)")
+    tag = (f'<img class="{css_class}" alt="{html.escape(alt)}" '
+           f'src="data:image/png;base64,{base64.b64encode(data).decode()}">')
     return f'<a href="{html.escape(link)}">{tag}</a>' if link else tag
 
 
@@ -275,10 +199,10 @@ def write_report(run_dir: Path, status: str | None = None) -> Path:
         by_operation[(r["backend"], r["operation"])].append(r)
     latency = []
     for (backend, operation), members in by_operation.items():
-        png = latency_plot(members, f"{backend} / {operation}: latency by key strategy",
-                           out / f"latency-{backend}-{operation}.png")
-        latency.append(f'<figure>{_img(png, "latency", f"{backend} {operation} latency")}'
-                       f"<figcaption>{html.escape(backend)} / {html.escape(operation)}</figcaption></figure>")
+        svg = latency_svg(members, f"{backend} / {operation}: latency by key strategy", _label)
+        write_atomically(out / f"latency-{backend}-{operation}.svg", svg)
+        latency.append(f"<figure>{svg}<figcaption>{html.escape(backend)} / {html.escape(operation)}</figcaption>"
+                       "</figure>")
 
     per_second: dict[tuple[str, str], dict[str, dict[int, int]]] = defaultdict(lambda: defaultdict(dict))
     for t in timeseries:
@@ -288,10 +212,10 @@ def write_report(run_dir: Path, status: str | None = None) -> Path:
     throughput = []
     for (backend, dialect), strategies in per_second.items():
         name = backend + (f"-{dialect}" if dialect else "")
-        png = throughput_plot({k: list(v.items()) for k, v in strategies.items()},
-                              f"{backend}{f' ({dialect})' if dialect else ''}: throughput over time",
-                              out / f"throughput-{name}.png")
-        throughput.append(f"<figure>{_img(png, 'throughput', f'{name} throughput')}</figure>")
+        svg = throughput_svg({k: list(v.items()) for k, v in strategies.items()},
+                             f"{backend}{f' ({dialect})' if dialect else ''}: throughput over time")
+        write_atomically(out / f"throughput-{name}.svg", svg)
+        throughput.append(f"<figure>{svg}</figure>")
 
     designs = verdict_rows(rows)
     pngs = sorted((run_dir / "heatmaps").glob("*.png"), key=_design_order(designs)) \
@@ -312,7 +236,7 @@ def write_report(run_dir: Path, status: str | None = None) -> Path:
 <style>
 body {{ font-family: sans-serif; margin: 1.5em; }}
 figure {{ margin: 1em 0; }}
-img {{ max-width: 100%; }}
+img, svg {{ max-width: 100%; height: auto; }}
 table {{ border-collapse: collapse; font-size: 12px; }}
 td, th {{ border: 1px solid #ccc; padding: 2px 6px; text-align: right; }}
 td:nth-child(-n+5) {{ text-align: left; }}

@@ -11,11 +11,12 @@ split data, so nothing here is a measurement of a database's key distribution.
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import numpy as np
 
-from keybench.atomic import figure_png, write_atomically
+from keybench.atomic import write_atomically
 from keybench.design.byteorder import TABLE_SPACE
 from keybench.model.keystream import KeyStream
 from keybench.model.placement import interval_ranks, range_span, rank_keys
@@ -24,11 +25,24 @@ WRITES, READS = "writes", "reads"
 PROVENANCE = "modelled from the recorded key stream"
 
 
+WRITES_PER_CELL = 8  # on average: an even design then reads as a band, not as salt and pepper
+MAX_BUCKETS, MAX_TIME_BINS = 250, 200  # about one pixel row per bucket, two columns per bin, at the drawn size
+
+
 def resolution(writes: int) -> tuple[int, int]:
-    """(key buckets, time bins) for a stream of `writes`: about 1,000 buckets and 200 time
-    bins at scale, fewer for a short emulator stage so a cell holds a few writes on average
-    and an even spread reads as a field rather than scattered dots."""
-    return min(1000, max(16, writes // 100)), min(200, max(20, writes // 40))
+    """(key buckets, time bins) for a stream of `writes`: about WRITES_PER_CELL writes in a cell
+    on average, with twice as many buckets as bins, and never finer than the picture can show
+    (a bucket finer than a pixel row would be skipped, hot or not)."""
+    cells = max(1, writes // WRITES_PER_CELL)
+    time_bins = min(MAX_TIME_BINS, max(10, round((cells / 2) ** 0.5)))
+    return min(MAX_BUCKETS, max(16, cells // time_bins)), time_bins
+
+
+# The colour scale every heatmap shares: steps of a bin's operations, as shares of it. Even
+# over 16 to 250 buckets is 6 % to 0.4 %, a dim band; a hotspot is 50 % to 100 %, bright; a
+# bucket nothing reached is black. Steps, not a gradient, so that a share reads off the bar.
+SHARE_STEPS = (0.0, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
+PALETTE_COLOURS = 64  # the steps, the text's greys and their edges: a palette of 64 keeps them all
 
 
 def bucket_edges(ranks: np.ndarray, buckets: int) -> np.ndarray:
@@ -82,27 +96,50 @@ def heatmap_png(stream: KeyStream, space: str, kind: str, title: str, buckets: i
 
     auto_buckets, auto_bins = resolution(stream.write_count(space))
     matrix, t0, t1 = intensity(stream, space, kind, buckets or auto_buckets, time_bins or auto_bins)
-    # Each time bin's operations as shares of it: every heatmap on one scale, 0 to 1, so that two
-    # side by side compare by eye (a hotspot is one bright bucket, an even design a dim band).
+    # Each time bin's operations as shares of it: every heatmap on one scale, so that two side by
+    # side compare by eye.
     totals = matrix.sum(axis=0)
     shares = matrix / np.where(totals > 0, totals, 1.0)
+    from matplotlib.colors import BoundaryNorm
+
+    colours = plt.get_cmap("inferno", len(SHARE_STEPS) - 1)
     # Drawn small with large type: the report shows a grid of them, each about 500 px wide.
     fig, ax = plt.subplots(figsize=(6.0, 3.6), dpi=100)
-    image = ax.imshow(shares, origin="lower", aspect="auto", cmap="inferno", interpolation="nearest", vmin=0.0,
-                      vmax=1.0, extent=(0.0, max(t1 - t0, 1e-9), 0, matrix.shape[0]))
-    ax.set_title(f"{title}\n{kind}, key space {space!r} ({PROVENANCE})", fontsize=10)
+    image = ax.imshow(shares, origin="lower", aspect="auto", cmap=colours, norm=BoundaryNorm(SHARE_STEPS, colours.N),
+                      interpolation="nearest", extent=(0.0, max(t1 - t0, 1e-9), 0, matrix.shape[0]))
+    # Centred on the figure and wrapped at its width: a long index's key space name would run off it.
+    heading = [*textwrap.wrap(title, 70), *textwrap.wrap(f"{kind}, key space {space!r} ({PROVENANCE})", 70)]
+    fig.suptitle("\n".join(heading), fontsize=10, y=0.99, va="top")
     ax.set_xlabel("seconds since the first operation", fontsize=9)
     ax.set_ylabel(f"keys: {matrix.shape[0]} buckets", fontsize=9)
     ax.tick_params(labelsize=8)
-    bar = fig.colorbar(image, ax=ax)
+    from matplotlib.ticker import MaxNLocator
+
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # buckets are whole
+    bar = fig.colorbar(image, ax=ax, ticks=SHARE_STEPS)
+    bar.ax.set_yticklabels([f"{step:.1%}".replace(".0%", "%") for step in SHARE_STEPS])
     bar.set_label(f"share of the bin's {kind}", fontsize=9)
     bar.ax.tick_params(labelsize=8)
-    # Fixed margins (room for the two-line title and the colorbar's label): tight_layout would
+    # Fixed margins (room for the title's lines and the colorbar's labels): tight_layout would
     # draw the whole figure once more, which doubled the time of every heatmap.
-    fig.subplots_adjust(left=0.11, right=0.98, top=0.84, bottom=0.14)
-    png = figure_png(fig)
+    fig.subplots_adjust(left=0.11, right=0.96, top=1 - (0.05 + 0.05 * len(heading)), bottom=0.14)
+    png = palette_png(fig, PALETTE_COLOURS)
     plt.close(fig)
     return png
+
+
+def palette_png(fig, colours: int) -> bytes:
+    """A matplotlib figure as a PNG in a palette of `colours`, as the report embeds it and the
+    heatmaps folder keeps it: a quarter of the bytes of full colour, and nothing to convert later."""
+    import io
+
+    from PIL import Image
+
+    fig.canvas.draw()
+    picture = Image.fromarray(np.asarray(fig.canvas.buffer_rgba())[..., :3])
+    buffer = io.BytesIO()
+    picture.quantize(colours, method=Image.Quantize.MEDIANCUT).save(buffer, format="PNG")
+    return buffer.getvalue()
 
 
 def render_heatmap(stream: KeyStream, space: str, kind: str, path: str | Path, title: str,
