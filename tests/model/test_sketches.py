@@ -71,6 +71,25 @@ def test_distinct_sample_is_exact_below_its_capacity():
     assert (sample.quantile_cuts(50) == distinct[quantile_positions(len(distinct), 50)]).all()
 
 
+def test_distinct_sample_quantiles_are_exact_after_every_window_merged_or_not():
+    # Small windows after a big one wait unmerged: a quantile must read them as if merged, and
+    # a window of wider keys (or one that repeats held keys) must change nothing of that.
+    rng = np.random.default_rng(3)
+    seen: set[bytes] = set()
+    sample = DistinctSample(capacity=100_000)
+    for i, (count, width) in enumerate([(4000, 6), *[(60, 6)] * 20, (50, 9), *[(40, 4)] * 10]):
+        block = _keys(rng, count, width=width)
+        if i % 3 == 0 and seen:
+            block = np.concatenate([block, np.array(sorted(seen)[:30], dtype=block.dtype)])
+        sample.add(block, key_hashes(block))
+        seen.update(block.tolist())
+        distinct = np.array(sorted(seen))
+        for pieces in (2, 17, 256):
+            assert (sample.quantile_cuts(pieces) == distinct[quantile_positions(len(distinct), pieces)]).all(), i
+        assert len(sample) == len(distinct)
+    assert (sample.keys == np.array(sorted(seen))).all()
+
+
 def test_distinct_sample_quantiles_stay_within_their_standard_error_once_thinned():
     rng = np.random.default_rng(2)
     keys = rng.integers(0, 256, size=(200_000, 12), dtype=np.uint8).view("S12").ravel()

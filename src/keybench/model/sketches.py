@@ -186,17 +186,35 @@ class DistinctSample(_HashThinned):
     distinct keys (the same key is always in or always out). Kept sorted, for quantiles.
 
     The hashes `add` takes are `key_hashes` of the keys (the same whatever the array's width):
-    a set of them tells a new key from one held, and thinning hashes the held keys again, so
-    one sorted array is all that is rebuilt per window."""
+    a set of them tells a new key from one held, and thinning hashes the held keys again.
+    The keys of recent windows wait in a small sorted array of their own, merged into the big
+    one once they are an eighth of it: a quantile reads the two as one, so the big array is
+    not copied for every window (the figures are those of one array)."""
+
+    MERGE_SHARE = 8  # the fresh keys are merged once they are 1/MERGE_SHARE of the others
 
     def __init__(self, capacity: int):
         self.capacity = capacity
         self.threshold = _ALL  # a key is kept when its hash is at or below it
-        self.keys = np.zeros(0, dtype="S1")
+        self._main = np.zeros(0, dtype="S1")  # sorted
+        self._fresh = np.zeros(0, dtype="S1")  # sorted; none of them in _main
+        self._fresh_at = np.zeros(0, dtype=np.int64)  # where each fresh key would go in _main
         self._held: set[int] = set()  # the hashes of the keys held
 
     def __len__(self) -> int:
-        return len(self.keys)
+        return len(self._main) + len(self._fresh)
+
+    @property
+    def keys(self) -> np.ndarray:
+        """Every key held, sorted."""
+        self._merge()
+        return self._main
+
+    def _merge(self) -> None:
+        if len(self._fresh):
+            main, fresh = same_width(self._main, self._fresh)
+            self._main = np.insert(main, self._fresh_at, fresh)
+            self._fresh, self._fresh_at = fresh[:0], self._fresh_at[:0]
 
     def add(self, keys: np.ndarray, hashes: np.ndarray) -> None:
         kept = np.flatnonzero(hashes <= self.threshold) if self.thinned else None
@@ -211,17 +229,36 @@ class DistinctSample(_HashThinned):
             return
         distinct, first = distinct[new], first[new]
         held.update(distinct.tolist())
-        held_keys, new_keys = same_width(self.keys, np.sort(keys[first]))
-        self.keys = np.insert(held_keys, np.searchsorted(held_keys, new_keys), new_keys)
-        while len(self.keys) > self.capacity:
+        new_keys = np.sort(keys[first])
+        if new_keys.dtype.itemsize > self._main.dtype.itemsize:  # the arrays must compare alike: widen them now
+            self._merge()
+            self._main, new_keys = same_width(self._main, new_keys)
+        width = self._main.dtype
+        fresh, new_keys = self._fresh.astype(width, copy=False), new_keys.astype(width, copy=False)
+        at = np.searchsorted(fresh, new_keys)
+        self._fresh = np.insert(fresh, at, new_keys)
+        self._fresh_at = np.insert(self._fresh_at, at, np.searchsorted(self._main, new_keys))
+        if len(self._fresh) * self.MERGE_SHARE > len(self._main):
+            self._merge()
+        while len(self) > self.capacity:
+            self._merge()
             self.threshold >>= np.uint64(1)
-            self.keys = self.keys[key_hashes(self.keys) <= self.threshold]
+            self._main = self._main[key_hashes(self._main) <= self.threshold]
             limit = int(self.threshold)
             self._held = held = {h for h in held if h <= limit}
 
     def quantile_cuts(self, pieces: int) -> np.ndarray:
         """Keys that cut the sample into `pieces` equal counts (fewer with fewer keys)."""
-        return self.keys[quantile_positions(len(self.keys), pieces)]
+        ranks = quantile_positions(len(self), pieces)
+        if not len(self._fresh):
+            return self._main[ranks]
+        main, fresh = self._main, self._fresh
+        # Where each fresh key stands among all the keys, as the merge would put it.
+        places = self._fresh_at + np.arange(len(fresh))
+        before = np.searchsorted(places, ranks)  # fresh keys ahead of each rank
+        is_fresh = (before < len(places)) & (places[np.minimum(before, len(places) - 1)] == ranks)
+        return np.where(is_fresh, fresh[np.minimum(before, len(fresh) - 1)],
+                        main[np.clip(ranks - before, 0, max(len(main) - 1, 0))])
 
 
 class RowSample(_HashThinned):
