@@ -40,15 +40,17 @@ def inputs() -> list[tuple[str, Path]]:
     return [("corpus", p) for p in corpus] + [("large", p) for p in sorted(LARGE.glob("*.sql"))]
 
 
-def check_once(path: Path, env: dict[str, str]) -> tuple[float, int | None]:
-    """(wall seconds, tables and indexes judged; None if the check refused the input)."""
+def check_once(path: Path, env: dict[str, str]) -> tuple[float, int | None, str]:
+    """(wall seconds, tables and indexes judged, why not): None and the check's last line of
+    stderr when it refused the input or failed."""
     started = time.perf_counter()
     done = subprocess.run([keybench(), "check", str(path)], env=env, capture_output=True, text=True)
     wall = time.perf_counter() - started
-    if done.returncode not in (0, 1):
-        return wall, None
-    found = HEADER.search(done.stdout)
-    return wall, (int(found.group(1)) + int(found.group(2))) if found else None
+    found = HEADER.search(done.stdout) if done.returncode in (0, 1) else None
+    if found is None:
+        lines = done.stderr.strip().splitlines()
+        return wall, None, f"exit {done.returncode}: {lines[-1] if lines else 'no message'}"
+    return wall, int(found.group(1)) + int(found.group(2)), ""
 
 
 def cold_env(base: dict[str, str]) -> dict[str, str]:
@@ -69,14 +71,19 @@ def run_benchmark(args: argparse.Namespace) -> int:
     warm: dict[Path, list[float]] = {p: [] for _, p in chosen}
     cold: dict[Path, list[float]] = {p: [] for _, p in chosen}
     objects: dict[Path, int | None] = {}
+    failures: dict[Path, list[str]] = {p: [] for _, p in chosen}  # a round that gave no verdicts: its reason
     try:
         for label, env, rounds, times in (("warm", warm_env, args.rounds, warm),
                                           ("cold", None, args.cold_rounds, cold)):
             for number in range(1, rounds + 1):
                 print(f"# {label} round {number} of {rounds}", file=sys.stderr, flush=True)
                 for _, path in chosen:
-                    wall, judged = check_once(path, env if env is not None else cold_env(dict(os.environ)))
-                    objects.setdefault(path, judged)
+                    wall, judged, why = check_once(path, env if env is not None else cold_env(dict(os.environ)))
+                    if judged is None:
+                        failures[path].append(f"{label} round {number}: {why}")
+                        print(f"  {path.stem}: {failures[path][-1]}", file=sys.stderr, flush=True)
+                        continue
+                    objects[path] = judged
                     times[path].append(wall)
     finally:
         emulator.stop()
@@ -86,20 +93,27 @@ def run_benchmark(args: argparse.Namespace) -> int:
     print("| input | set | tables + indexes | warm s | cold s | warm s per object |")
     print("|---|---|---|---|---|---|")
     for kind, path in chosen:
-        judged = objects[path]
-        if judged is None:
-            print(f"| {path.stem} | {kind} | refused | - | - | - |")
+        judged = objects.get(path)
+        if judged is None:  # every round: the emulator refuses the schema
+            print(f"| {path.stem} | {kind} | refused ({failures[path][0].split(': ', 1)[1][:80]}) | - | - | - |")
             continue
         w = warm[path]
         c = spread(cold[path], ".1f") if cold[path] else "-"
-        print(f"| {path.stem} | {kind} | {judged} | {spread(w, '.1f')} | {c} | {statistics.median(w) / judged:.2f} |")
+        per_object = f"{statistics.median(w) / judged:.2f}" if w else "-"
+        print(f"| {path.stem} | {kind} | {judged} | {spread(w, '.1f') if w else '-'} | {c} | {per_object} |")
     print()
-    checked = [p for _, p in chosen if objects[p] is not None]
-    corpus = [statistics.median(warm[p]) for kind, p in chosen if kind == "corpus" and objects[p] is not None]
+    failed = [(p, why) for p, whys in failures.items() if objects.get(p) is not None for why in whys]
+    if failed:
+        print("Rounds that gave no verdicts (left out of the figures):")
+        for path, why in failed:
+            print(f"- {path.stem}, {why}")
+        print()
+    checked = [p for _, p in chosen if objects.get(p) is not None and warm[p]]
+    corpus = [statistics.median(warm[p]) for kind, p in chosen if kind == "corpus" and p in checked]
     if corpus:
         print(f"corpus, warm: {len(corpus)} schemas, median {statistics.median(corpus):.1f} s, "
               f"max {max(corpus):.1f} s")
-    large = [p for p in checked if (objects[p] or 0) >= 20]
+    large = [p for p in checked if (objects.get(p) or 0) >= 20]
     for path in large:
         c = f", cold median {statistics.median(cold[path]):.1f} s" if cold[path] else ""
         print(f"{path.stem}: {objects[path]} tables and indexes, warm median {statistics.median(warm[path]):.1f} s{c}")

@@ -1,17 +1,15 @@
 """--target real, safely: the refusals, the dry run, drop-only-what-we-created, no
-instance ever created, no credentials printed; and two runs at once on one emulator."""
+credentials printed; and two runs at once on one emulator (the real path itself runs in
+test_real_path.py)."""
 
 import json
 import os
 import re
 import subprocess
 import sys
-from types import SimpleNamespace
 
 import pytest
-from google.api_core import exceptions as gexc
 
-from keybench.backends import spanner as spanner_backend
 from keybench.design import strategies
 from keybench.drive.settings import WorkloadSettings
 from keybench.errors import KeybenchError
@@ -79,7 +77,7 @@ def test_the_estimate_counts_inserts_parent_upserts_and_preloaded_rows():
 
 def test_the_target_record_names_the_instance_and_nothing_else():
     real = RunOptions(target="real", project="p", instance="i")
-    assert target.record(real) == {"kind": "real", "project": "p", "instance": "i"}
+    assert target.record(real) == {"kind": "real", "project": "p", "instance": "i", "endpoint": None}
     assert target.record(RunOptions())["kind"] == "emulator"
 
 
@@ -117,44 +115,6 @@ def test_only_what_this_stage_created_is_dropped():
     stage.teardown()
     stage.teardown()  # a second clean-up drops nothing more
     assert ours.dropped == 1
-
-
-class FakeInstanceAdmin:
-    """The instance admin API of a real project, as far as ensure_instance asks it."""
-
-    def __init__(self, exists):
-        self.exists, self.created = exists, False
-
-    def get_instance(self, name, timeout=None, retry=None):
-        if not self.exists:
-            raise gexc.NotFound(f"Instance not found: {name}")
-
-    def create_instance(self, **kwargs):
-        self.created = True
-        raise AssertionError("an instance must never be created on a real target")
-
-
-class FakeClient:
-    project = "acme-prod"
-    project_name = "projects/acme-prod"
-
-    def __init__(self, exists):
-        self.instance_admin_api = FakeInstanceAdmin(exists)
-
-    def instance(self, instance_id, **kwargs):
-        return SimpleNamespace(name=f"{self.project_name}/instances/{instance_id}", instance_id=instance_id)
-
-
-def test_a_real_spanner_instance_is_never_created(monkeypatch):
-    monkeypatch.delenv("SPANNER_EMULATOR_HOST", raising=False)
-    missing = FakeClient(exists=False)
-    with pytest.raises(KeybenchError, match="projects/acme-prod/instances/orders does not exist; keybench never "
-                                            "creates an instance on a real target"):
-        spanner_backend.ensure_instance(missing, spanner_backend.instance_of(missing, "orders"))
-    assert not missing.instance_admin_api.created
-    present = FakeClient(exists=True)
-    instance = spanner_backend.instance_of(present, "orders")
-    assert spanner_backend.ensure_instance(present, instance) is instance
 
 
 def test_two_runs_at_once_on_one_emulator_do_not_collide(emulator_hosts, tmp_path):

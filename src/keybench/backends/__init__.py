@@ -8,12 +8,14 @@ from keybench.design.strategies import Strategy
 
 
 def open_backend(strategy: Strategy, location: str, project: str, instance: str,
-                 payload_bytes: int = DEFAULT_PAYLOAD_BYTES, timeout_s: float = DEFAULT_TIMEOUT_S) -> Backend:
-    """The binding of the strategy's backend for one database (Spanner) or table (Bigtable)."""
+                 payload_bytes: int = DEFAULT_PAYLOAD_BYTES, timeout_s: float = DEFAULT_TIMEOUT_S,
+                 endpoint: str | None = None) -> Backend:
+    """The binding of the strategy's backend for one database (Spanner) or table (Bigtable);
+    `endpoint`: the service's HOST:PORT when not the default (`--endpoint`)."""
     if strategy.backend == "spanner":
         from keybench.backends.spanner import SpannerBackend
 
-        return SpannerBackend(strategy, location, project, instance, payload_bytes, timeout_s)
+        return SpannerBackend(strategy, location, project, instance, payload_bytes, timeout_s, endpoint)
     from keybench.backends.bigtable import BigtableBackend
 
-    return BigtableBackend(strategy, location, project, instance, payload_bytes, timeout_s)
+    return BigtableBackend(strategy, location, project, instance, payload_bytes, timeout_s, endpoint)

@@ -30,10 +30,11 @@ class Backend(ABC):
     enforces_deadline = False
 
     def __init__(self, strategy: Strategy, location: str, project: str, instance: str,
-                 payload_bytes: int = DEFAULT_PAYLOAD_BYTES):
+                 payload_bytes: int = DEFAULT_PAYLOAD_BYTES, endpoint: str | None = None):
         self.strategy = strategy
         self.location = location  # database id (Spanner) or table id (Bigtable)
         self.project, self.instance_id = project, instance
+        self.endpoint = endpoint  # the service's HOST:PORT (`--endpoint`); None: the default, or the emulator
         self.payload = "x" * payload_bytes
 
     @abstractmethod

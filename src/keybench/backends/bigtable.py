@@ -10,9 +10,8 @@ import os
 import warnings
 
 from google.api_core import exceptions as gexc
-from google.cloud import bigtable
 from google.cloud.bigtable import column_family
-from google.cloud.bigtable.data import BigtableDataClient, RowMutationEntry, SetCell
+from google.cloud.bigtable.data import RowMutationEntry, SetCell
 from google.cloud.bigtable.data.mutations import Mutation
 from google.cloud.bigtable.data.row_filters import (
     ColumnQualifierRegexFilter,
@@ -32,6 +31,8 @@ from keybench.backends.bigtable_calls import (
     EMULATOR_HOST,
     MutateRowCall,
     ReadRowsCall,
+    admin_client,
+    data_client,
     filter_message,
 )
 from keybench.backends.bigtable_readback import read_back, read_back_process
@@ -98,15 +99,15 @@ class BigtableBackend(Backend):
 
     def __init__(
         self, strategy: Strategy, location: str, project: str, instance: str,
-        payload_bytes: int = DEFAULT_PAYLOAD_BYTES, timeout_s: float = DEFAULT_TIMEOUT_S,
+        payload_bytes: int = DEFAULT_PAYLOAD_BYTES, timeout_s: float = DEFAULT_TIMEOUT_S, endpoint: str | None = None,
     ):
-        super().__init__(strategy, location, project, instance, payload_bytes)
+        super().__init__(strategy, location, project, instance, payload_bytes, endpoint)
         self.family = next(iter(strategy.column_families))
         self.nparts = len(strategy.parts)
         self.payload_value = self.payload.encode()
         self.payload_qualifier = strategy.payload_qualifier.encode()
-        self.admin = bigtable.Client(project=project, admin=True)
-        self.data = BigtableDataClient(project=project)
+        self.admin = admin_client(project, endpoint)
+        self.data = data_client(project, endpoint)
         self.emulator_host = os.environ.get(EMULATOR_HOST)  # the clients' emulator (None: a real instance)
         # One table, or one per tenant (`table_per = "tenant"`): the key's first part then names
         # the table, `<location>-<tenant>`, and the row key is made of the other parts.
@@ -280,7 +281,7 @@ class BigtableBackend(Backend):
         client in a process without gevent (see keybench.children): there it costs half the
         client CPU per row."""
         deadline = max(self.timeout_s, AUDIT_READ_TIMEOUT_S)
-        return read_back_process().call(read_back, self.emulator_host, self.project, self.instance_id,
+        return read_back_process().call(read_back, self.emulator_host, self.endpoint, self.project, self.instance_id,
                                         [t.table_id for t in self.tables.values()], self.family, qualifiers, deadline)
 
     def close(self) -> None:

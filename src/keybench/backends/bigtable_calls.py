@@ -16,9 +16,28 @@ from google.cloud.bigtable.data._sync_autogen._swappable_channel import Swappabl
 from google.cloud.bigtable_v2.types import bigtable as bigtable_types
 from google.cloud.bigtable_v2.types import data as data_types
 
+from keybench.backends.connection import client_settings
+
 T = TypeVar("T")
 # The variable the clients find the emulator by (the same as keybench.infra.emulators.ENV_VARS).
 EMULATOR_HOST = "BIGTABLE_EMULATOR_HOST"
+
+
+def admin_client(project: str, endpoint: str | None = None):
+    """The table admin client: of the emulator BIGTABLE_EMULATOR_HOST names, else of the
+    service at `endpoint` (`--endpoint`) or Google's own."""
+    from google.cloud import bigtable
+
+    settings = client_settings(endpoint)
+    return bigtable.Client(project=project, admin=True, admin_client_options=settings.get("client_options"),
+                           **settings)
+
+
+def data_client(project: str, endpoint: str | None = None):
+    """The data client, of the same service as `admin_client`."""
+    from google.cloud.bigtable.data import BigtableDataClient
+
+    return BigtableDataClient(project=project, **client_settings(endpoint))
 
 
 class RawRpc:

@@ -7,17 +7,17 @@ from __future__ import annotations
 import atexit
 import os
 
-from google.cloud.bigtable.data import BigtableDataClient
 from google.cloud.bigtable.data.row_filters import (
     ColumnRangeFilter,
     RowFilterUnion,
 )
 
-from keybench.backends.bigtable_calls import EMULATOR_HOST, ReadRowsCall, filter_message
+from keybench.backends.bigtable_calls import EMULATOR_HOST, ReadRowsCall, data_client, filter_message
 from keybench.children import PlainProcess
 
 
-def read_back(emulator_host: str | None, project: str, instance: str, table_ids: list[str], family: str,
+def read_back(emulator_host: str | None, endpoint: str | None, project: str, instance: str, table_ids: list[str],
+              family: str,
               qualifiers: tuple[bytes, ...], deadline: float) -> list[tuple[bytes, ...]]:
     """The values of `qualifiers` in every row the tables hold, one tuple per version (a row
     rewritten in place holds one per reading): the integrity audit's read-back. It runs in
@@ -29,7 +29,7 @@ def read_back(emulator_host: str | None, project: str, instance: str, table_ids:
         os.environ[EMULATOR_HOST] = emulator_host
     else:
         os.environ.pop(EMULATOR_HOST, None)
-    data = BigtableDataClient(project=project)
+    data = data_client(project, endpoint)
     # Each column by its exact name: the emulator matches a qualifier regex at about five
     # times the CPU per cell, and the audit runs while the model uses the other core.
     columns = [ColumnRangeFilter(family, q, q) for q in qualifiers]

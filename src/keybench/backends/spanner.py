@@ -25,6 +25,7 @@ from keybench.backends.base import (
     Backend,
     KeyCollision,
 )
+from keybench.backends.connection import client_settings
 from keybench.design.events import WriteEvent, timestamp, ts_us_of
 from keybench.design.keys import Part
 from keybench.design.plans import Span, StoredRow, row_columns
@@ -125,12 +126,12 @@ def retrying_aborts(attempt: Callable[[], T], timeout_s: float) -> T:
             pause = min(2 * pause, ABORT_BACKOFF_MAX_S)
 
 
-def client_for(project: str) -> spanner.Client:
+def client_for(project: str, endpoint: str | None = None) -> spanner.Client:
     # The emulator answers on an insecure channel without credentials; the client
     # switches to it when SPANNER_EMULATOR_HOST is set.
     if os.environ.get("SPANNER_EMULATOR_HOST"):
         return spanner.Client(project=project, credentials=AnonymousCredentials())
-    return spanner.Client(project=project)
+    return spanner.Client(project=project, **client_settings(endpoint))
 
 
 def _column(part: Part) -> str:
@@ -166,11 +167,11 @@ class SpannerBackend(Backend):
 
     def __init__(
         self, strategy: Strategy, location: str, project: str, instance: str,
-        payload_bytes: int = DEFAULT_PAYLOAD_BYTES, timeout_s: float = DEFAULT_TIMEOUT_S,
+        payload_bytes: int = DEFAULT_PAYLOAD_BYTES, timeout_s: float = DEFAULT_TIMEOUT_S, endpoint: str | None = None,
     ):
-        super().__init__(strategy, location, project, instance, payload_bytes)
+        super().__init__(strategy, location, project, instance, payload_bytes, endpoint)
         self.timeout_s = timeout_s  # a DML insert's deadline, its retries of ABORTED included
-        self.client = client_for(project)
+        self.client = client_for(project, endpoint)
         self.instance = instance_of(self.client, instance)  # made sure of by create(): no call before the set-up
         self.postgresql = strategy.dialect == "postgresql"
         self.database = self.instance.database(

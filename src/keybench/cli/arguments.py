@@ -149,6 +149,9 @@ def parser(settings: tuple[Path, dict] | None = None) -> argparse.ArgumentParser
                         "--project and --instance")
     r.add_argument("--project", help="Google Cloud project of the real instance (with --target real only)")
     r.add_argument("--instance", help="existing Spanner or Bigtable instance id (with --target real only)")
+    r.add_argument("--endpoint", metavar="HOST:PORT",
+                   help="the service's endpoint, when not Google's default (with --target real only): a regional "
+                        "or private endpoint; one on this machine is called without credentials")
     r.add_argument("--dry-run", action="store_true",
                    help="print the stages, the names they would create and the write estimate; contact nothing")
     r.add_argument("--batch-size", type=int, default=WorkloadSettings.batch_size,

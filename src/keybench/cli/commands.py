@@ -56,6 +56,7 @@ def run_command(args: argparse.Namespace) -> int:
         target=args.target,
         project=args.project,
         instance=args.instance,
+        endpoint=args.endpoint,
         dry_run=args.dry_run,
         fail_on_verdict=names(args.fail_on_verdict),
         verbose=args.verbose,

@@ -61,16 +61,18 @@ class StageDefinition:
     settings: dict  # WorkloadSettings as a dict: payload size and deadline included
     seed: int
     tag: str
+    endpoint: str | None = None  # the real service's HOST:PORT (`--endpoint`); None: its default, or the emulator
 
     @classmethod
     def of(cls, strategy: Strategy, settings: WorkloadSettings, seed: int, tag: str | None = None,
-           buckets: int | None = None, project: str = PROJECT, instance: str = INSTANCE) -> StageDefinition:
+           buckets: int | None = None, project: str = PROJECT, instance: str = INSTANCE,
+           endpoint: str | None = None) -> StageDefinition:
         tag = tag or run_tag()
         folder = strategy.directory.resolve()
         root = schemas_root().resolve()
         directory = str(folder.relative_to(root)) if folder.is_relative_to(root) else str(folder)
         return cls(strategy.backend, strategy.name, strategy.dialect, directory, buckets,
-                   location_name(tag, strategy), project, instance, dataclasses.asdict(settings), seed, tag)
+                   location_name(tag, strategy), project, instance, dataclasses.asdict(settings), seed, tag, endpoint)
 
     def running_operations(self) -> tuple[str, ...]:
         """The operations the stage's users run."""
@@ -80,7 +82,7 @@ class StageDefinition:
         strategy = load_strategy(schemas_root() / self.directory, self.backend, self.dialect, self.buckets)
         settings = WorkloadSettings(**self.settings)
         backend = open_backend(strategy, self.location, self.project, self.instance, settings.payload_bytes,
-                               settings.timeout_s)
+                               settings.timeout_s, self.endpoint)
         return Stage(strategy, backend, settings, self.seed, events=events, tag=self.tag, partition=partition)
 
 

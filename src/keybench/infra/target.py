@@ -19,14 +19,20 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import time
 import uuid
 
+from keybench.backends.connection import is_local
 from keybench.design.strategies import Strategy
 from keybench.errors import KeybenchError
 from keybench.infra import emulators
+from keybench.terminal import visible
 
 TARGETS = ("emulator", "real")
+# HOST:PORT: a DNS name or IPv4 address, or an IPv6 address in brackets; a port of 1 to 65535.
+ENDPOINT = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])"
+                      r":(?:6553[0-5]|655[0-2]\d|65[0-4]\d\d|6[0-4]\d{3}|[1-5]\d{4}|[1-9]\d{0,3})")
 PROJECT, INSTANCE = "keybench-local", "keybench"  # the emulator's project and instance
 REAL_ENDPOINTS = {"spanner": "spanner.googleapis.com", "bigtable": "bigtable.googleapis.com"}
 # Closed loop has no rate to multiply, so the estimate takes an upper bound per user: no user
@@ -42,10 +48,13 @@ def check(options) -> None:
     if options.target not in TARGETS:
         raise KeybenchError(f"unknown --target {options.target!r}; valid: {', '.join(TARGETS)}")
     if options.target == "emulator":
-        if options.project or options.instance:
-            raise KeybenchError("--project and --instance name a real instance, and keybench talks to one only "
-                                "with --target real; add it, or drop them to use the emulators")
+        if options.project or options.instance or options.endpoint:
+            raise KeybenchError("--project, --instance and --endpoint name a real instance, and keybench talks to "
+                                "one only with --target real; add it, or drop them to use the emulators")
         return
+    if options.endpoint is not None and not ENDPOINT.fullmatch(options.endpoint):
+        raise KeybenchError(f"--endpoint {visible(options.endpoint)!r} is not HOST:PORT (e.g. "
+                            "spanner.us-central1.rep.googleapis.com:443, or [::1]:9443)")
     missing = [f"--{name}" for name in ("project", "instance") if not getattr(options, name)]
     if missing:
         raise KeybenchError(f"--target real needs {' and '.join(missing)}: keybench never guesses which real "
@@ -60,21 +69,27 @@ def is_real(options) -> bool:
     return options.target == "real"
 
 
+def api_endpoint(options) -> str | None:
+    """The real service's HOST:PORT the clients are given (`--endpoint`); None: the libraries'
+    default endpoint, or the emulator."""
+    return options.endpoint if is_real(options) else None
+
+
 def endpoint(options, backend: str) -> emulators.Endpoint:
     """The emulator of a backend (found or started), or the real service with its instance."""
     if not is_real(options):
         return emulators.resolve(backend)
-    return emulators.Endpoint(backend, REAL_ENDPOINTS[backend], f"projects/{options.project}/instances/"
-                              f"{options.instance}", target="real", project=options.project,
-                              instance=options.instance)
+    return emulators.Endpoint(backend, options.endpoint or REAL_ENDPOINTS[backend],
+                              f"projects/{options.project}/instances/{options.instance}", target="real",
+                              project=options.project, instance=options.instance)
 
 
 def check_credentials(options) -> None:
     """A real target needs Google credentials: looked for before anything starts (no run
     directory, no stage), so their absence is one line and exit 2, not one failure per stage.
     The message never names the key file: its path may say whose it is."""
-    if not is_real(options):
-        return
+    if not is_real(options) or (options.endpoint and is_local(options.endpoint)):
+        return  # a local endpoint gets anonymous credentials (backends.base.client_settings)
     import google.auth
     from google.auth.exceptions import DefaultCredentialsError
 
@@ -112,7 +127,8 @@ def project_instance(ep: emulators.Endpoint) -> tuple[str, str]:
 def record(options) -> dict:
     """What run.json says about the target: which instance, never which credentials."""
     if is_real(options):
-        return {"kind": "real", "project": options.project, "instance": options.instance}
+        return {"kind": "real", "project": options.project, "instance": options.instance,
+                "endpoint": options.endpoint}
     return {"kind": "emulator", "project": PROJECT, "instance": INSTANCE}
 
 

@@ -64,6 +64,7 @@ class RunOptions:
     target: str = "emulator"  # or "real": an existing instance named by project and instance (see infra/target.py)
     project: str | None = None
     instance: str | None = None
+    endpoint: str | None = None  # the real service's HOST:PORT, when not the libraries' default (--target real)
     dry_run: bool = False  # print the plan and the write estimate, contact nothing
     fail_on_verdict: tuple[str, ...] = ()  # exit 1 when a design's modelled verdict is one of these
     verbose: bool = False  # print every column of the verdict and latency tables, however wide

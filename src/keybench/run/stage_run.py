@@ -42,7 +42,8 @@ def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, t
     table is set up, so that what ran beside the set-up ends before the load begins."""
     clock = clock or WallClock()
     project, instance = target.project_instance(ep)
-    spec = StageDefinition.of(strategy, options.workload, options.seed, tag, options.buckets, project, instance)
+    spec = StageDefinition.of(strategy, options.workload, options.seed, tag, options.buckets, project, instance,
+                              target.api_endpoint(options))
     assert options.users is not None and options.duration_s is not None  # RunOptions set the defaults
     plan = StageLoad(options.users, options.spawn_rate, options.duration_s, options.workers,
                      cover=spec.running_operations() if options.smoke else ())
