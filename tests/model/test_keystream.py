@@ -45,3 +45,27 @@ def test_recorded_reads_are_encoded_when_read_in_recording_order_with_direct_rea
     assert [iv for _, _, iv, _ in reads] == [encoder.read_intervals(scans[0])[1], [(b"a", b"b")],
                                              encoder.read_intervals(scans[1])[1]]
     assert len(list(KeyStream.from_bytes(stream.to_bytes()).reads())) == 3
+
+
+def test_encoding_a_slice_at_a_time_and_taking_the_writes_after_a_mark_add_up_to_the_whole_stream():
+    strategy = strategies.catalogue("spanner")["index_monotonic"]  # a table and an index: two spaces
+    encoder, generator = KeyEncoder(strategy), strategy.key_generator(1)
+    stream, copy, marks = KeyStream(), KeyStream(), {}
+    for round_ in range(4):
+        for i in range(round_ * 250, (round_ + 1) * 250):
+            event = WriteEvent(i % 7 + 1, 1_790_000_000_000_000 + i * 1000, f"w{i}", i + 1)
+            stream.record_insert(encoder, generator.key(event), event, float(i))
+        slices = 0
+        while stream.encode_some(100):  # 250 recorded: three slices, two of them with more left
+            slices += 1
+        assert slices == 2
+        for space, (times, keys, lengths, units) in stream.writes_after(marks).items():
+            copy.add_writes(space, times, keys, lengths, units)
+            marks[space] = marks.get(space, 0) + len(times)
+    assert sorted(copy.spaces()) == sorted(stream.spaces()) and len(stream.spaces()) >= 2
+    for space in stream.spaces():
+        for mine, theirs in zip(copy.writes(space), stream.writes(space), strict=True):
+            assert (mine == theirs).all()
+        assert (copy.unit_lengths(space) == stream.unit_lengths(space)).all()
+    assert set(stream.writes_after(marks)) == set(stream.spaces())
+    assert all(len(w[0]) == 0 for w in stream.writes_after(marks).values())  # nothing new

@@ -10,19 +10,28 @@ sections, all read live from the stage's collector:
 - model: the split model's verdict over the key stream so far (hot_node_share, ...);
 - write heatmap: writes per key-space bucket (rows, at quantiles of the keys written) over
   time (left to right), one block character per time bin, its height the bin's writes.
+
+The model and the heatmap sort every key written: they run in a process of their own
+(keybench.children), at most every MODEL_EVERY_S while someone watches, never in the process
+whose users make the load. That process keeps its own copy of the stage's keys; the load
+process encodes what its users recorded a slice at a time, letting them run in between, and
+sends only the writes since it last asked. The tab shows the latest answer and its age.
 """
 
 from __future__ import annotations
 
 import time
 
+import gevent
 import numpy as np
 from flask import request
 
+from keybench.children import PlainProcess, PlainProcessError
 from keybench.design.byteorder import TABLE_SPACE
 from keybench.measure.collector import Collector
 from keybench.measure.latency import latency_figures
 from keybench.model.heatmap import WRITES, intensity
+from keybench.model.keystream import KeyStream
 from keybench.model.splitmodel import SplitParams, model_stream
 from keybench.model.verdict import judge
 
@@ -32,6 +41,7 @@ SHADES = "▁▂▃▄▅▆▇█"  # block elements share one width, so the ro
 HEATMAP_BUCKETS = 8
 HEATMAP_BINS = 48
 MODEL_EVERY_S = 5.0  # the model sorts every key written: rerun it at most this often, not on every poll
+ENCODE_SLICE = 500  # recorded writes encoded at a time in the load process, its users running in between
 MIN_MODEL_WRITES = 50  # the tab's verdict is the run's (model/verdict.py), on the writes so far
 
 
@@ -69,12 +79,12 @@ def integrity_rows(collector: Collector) -> list[dict]:
     ]
 
 
-def model_rows(collector: Collector, params: SplitParams) -> list[dict]:
-    writes = collector.key_stream.write_count()
+def model_rows(stream: KeyStream, params: SplitParams) -> list[dict]:
+    writes = stream.write_count()
     if writes < MIN_MODEL_WRITES:
         return [{"section": "model", "series": "VERDICT", "figure": "waiting",
                  "detail": f"{writes} writes so far; the model needs {MIN_MODEL_WRITES}"}]
-    result = model_stream(collector.key_stream, params)
+    result = model_stream(stream, params)
     summary, verdict = result.summary(), judge(result)
     share = summary["hot_node_share"]
     return [
@@ -89,8 +99,7 @@ def model_rows(collector: Collector, params: SplitParams) -> list[dict]:
     ]
 
 
-def heatmap_rows(collector: Collector) -> list[dict]:
-    stream = collector.key_stream
+def heatmap_rows(stream: KeyStream) -> list[dict]:
     if stream.write_count(TABLE_SPACE) < HEATMAP_BUCKETS:
         return [{"section": "write heatmap", "series": "keys", "figure": "waiting", "detail": "no writes yet"}]
     matrix, t0, t1 = intensity(stream, TABLE_SPACE, WRITES, HEATMAP_BUCKETS, HEATMAP_BINS)
@@ -108,13 +117,37 @@ def heatmap_rows(collector: Collector) -> list[dict]:
     return rows
 
 
+_WATCHED: list[KeyStream] = []  # in the model process: its copy of the watched stage's keys
+
+
+def modelled_rows(fresh: bool, writes: dict, initial: dict, params: SplitParams) -> list[dict]:
+    """The model's and the heatmap's rows, in the model process, over its copy of the stage's
+    keys: a new copy when `fresh` (a new stage, or a new process), then `writes` added to it
+    (per space, the arrays KeyStream.add_writes takes; `initial`: the rows the table held)."""
+    if fresh or not _WATCHED:
+        _WATCHED[:] = [KeyStream()]
+        for space, (keys, lengths, units) in initial.items():
+            _WATCHED[0].add_initial(space, keys, lengths, units)
+    stream = _WATCHED[0]
+    for space, (times, keys, lengths, units) in writes.items():
+        if len(times):
+            stream.add_writes(space, times, keys, lengths, units)
+    return [*model_rows(stream, params), *heatmap_rows(stream)]
+
+
 class KeybenchTab:
-    """The tab's rows for one stage, the model rerun at most every MODEL_EVERY_S."""
+    """The tab's rows for one stage. The model's rows come from a process of its own, asked
+    again at most every MODEL_EVERY_S once its last answer is in; the latency and integrity
+    rows are read from the collector at every poll (they cost nothing to read)."""
 
     def __init__(self, stage_of, params: SplitParams | None = None):
         self.stage_of = stage_of  # () -> the running stage, or None
         self.params = params or SplitParams()
-        self._model: tuple[float, list[dict]] = (0.0, [])
+        self._helper: PlainProcess | None = None
+        self._asking: gevent.Greenlet | None = None
+        self._asked_at = -MODEL_EVERY_S
+        self._answer: tuple[object, float, list[dict]] | None = None  # (stage, when asked, rows)
+        self._sent: tuple[object, dict[str, int]] | None = None  # (stage, writes per space) the model process holds
 
     def rows(self) -> list[dict]:
         stage = self.stage_of()
@@ -122,9 +155,48 @@ class KeybenchTab:
             return [{"section": "keybench", "series": "", "figure": "no stage", "detail": "start a test"}]
         collector = stage.collector
         now = time.monotonic()
-        if now - self._model[0] >= MODEL_EVERY_S or not self._model[1]:
-            self._model = (now, model_rows(collector, self.params))
-        return [*self._model[1], *latency_rows(collector), *integrity_rows(collector), *heatmap_rows(collector)]
+        if (self._asking is None or self._asking.dead) and now - self._asked_at >= MODEL_EVERY_S:
+            self._asked_at = now
+            self._asking = gevent.spawn(self._ask, stage, now)
+        modelled = self._modelled(stage, now)
+        return [*(r for r in modelled if r["section"] == "model"), *latency_rows(collector),
+                *integrity_rows(collector), *(r for r in modelled if r["section"] != "model")]
+
+    def _modelled(self, stage, now: float) -> list[dict]:
+        if self._answer is None or self._answer[0] is not stage:
+            return [{"section": "model", "series": "VERDICT", "figure": "modelling",
+                     "detail": "the model of the keys written so far is on its way"}]
+        _, asked_at, rows = self._answer
+        age = f" (keys as of {now - asked_at:.0f} s ago)"
+        return [{**row, "detail": row["detail"] + age} if row["series"] == "VERDICT" else row for row in rows]
+
+    def _ask(self, stage, asked_at: float) -> None:
+        stream = stage.collector.key_stream
+        while stream.encode_some(ENCODE_SLICE):
+            gevent.sleep(0)  # the users run between slices
+        if self._helper is None or not self._helper.usable:
+            self._sent = None
+        fresh = self._sent is None or self._sent[0] is not stage
+        marks = {} if fresh or self._sent is None else self._sent[1]
+        writes = stream.writes_after(marks)
+        initial = {space: stream.initial(space) for space in stream.initial_spaces()} if fresh else {}
+        try:
+            if self._helper is None or not self._helper.usable:
+                self._helper = PlainProcess()
+            rows = self._helper.call(modelled_rows, fresh, writes, initial, self.params)
+            self._sent = stage, {space: marks.get(space, 0) + len(w[0]) for space, w in writes.items()}
+        except PlainProcessError as exc:
+            self._helper, self._sent = None, None
+            rows = [{"section": "model", "series": "VERDICT", "figure": "unavailable",
+                     "detail": f"the model process failed ({exc}); asked again in {MODEL_EVERY_S:.0f} s"}]
+        self._answer = (stage, asked_at, rows)
+
+    def close(self) -> None:
+        if self._asking is not None:
+            self._asking.kill()
+        if self._helper is not None:
+            self._helper.close()
+            self._helper = None
 
 
 def attach(environment, stage_of) -> None:
@@ -133,6 +205,7 @@ def attach(environment, stage_of) -> None:
     if web_ui is None:
         return
     tab = KeybenchTab(stage_of)
+    environment.events.quitting.add_listener(lambda **_: tab.close())
     # template_args is what Locust renders index.html with; its own update merges into it.
     web_ui.template_args.update(
         extended_tabs=[{"title": "keybench", "key": TAB_KEY}],

@@ -79,13 +79,30 @@ class _Chunks:
         self.flush()
         self.blocks.append(_block(times, keys, lengths, units))
 
+    def after(self, start: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The writes after the first `start`, copying only those."""
+        self.flush()
+        parts, offset = [], 0
+        for block in self.blocks:
+            end = offset + len(block[0])
+            if end > start:
+                parts.append(tuple(a[max(0, start - offset):] for a in block))
+            offset = end
+        if len(parts) == 1:
+            return parts[0]  # type: ignore[return-value]  # four arrays, as every block
+        return _Chunks.joined(parts) if parts else _Chunks().arrays()
+
+    @staticmethod
+    def joined(parts) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        times, keys, lengths, units = (np.concatenate(c) for c in zip(*parts, strict=True))
+        return times, keys, lengths, units
+
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         self.flush()
         if not self.blocks:
             return np.zeros(0, np.float64), np.zeros(0, "S1"), np.zeros(0, np.uint16), np.zeros(0, np.uint16)
         if len(self.blocks) > 1:
-            times, keys, lengths, units = (np.concatenate(c) for c in zip(*self.blocks, strict=True))
-            self.blocks = [(times, keys, lengths, units)]
+            self.blocks = [_Chunks.joined(self.blocks)]
         return self.blocks[0]
 
 
@@ -110,18 +127,38 @@ class KeyStream:
         self._read_operations: list[str] = []
 
     # recording
-    def _encode_recorded(self) -> None:
-        """Encode the inserts and reads recorded so far, each in the order they were recorded."""
+    def _encode_recorded(self, limit: int | None = None) -> None:
+        """Encode the inserts and reads recorded so far, each in the order they were recorded:
+        all of them, or at most `limit` inserts and then, once every insert is encoded, at most
+        `limit` reads."""
         if self._unencoded:
-            recorded, self._unencoded = self._unencoded, []
+            recorded = self._unencoded[:limit] if limit is not None else self._unencoded
             for encoder, key, event, time_s in recorded:
                 for space, encoded, unit_length in encoder.write_keys(key, event):
                     self._add_write(space, time_s, encoded, unit_length)
+            del self._unencoded[:len(recorded)]
+            if limit is not None:
+                return
         if self._unencoded_reads:
-            reads, self._unencoded_reads = self._unencoded_reads, []
+            reads = self._unencoded_reads[:limit] if limit is not None else self._unencoded_reads
             for encoder, request, time_s, operation in reads:
                 space, intervals = encoder.read_intervals(request)
                 self._add_read(time_s, intervals, space, operation)
+            del self._unencoded_reads[:len(reads)]
+
+    def encode_some(self, limit: int) -> bool:
+        """Encode at most `limit` of what was recorded and not yet encoded; True while some is
+        left. A caller inside the load process encodes a slice at a time and lets the users
+        run between slices."""
+        self._encode_recorded(limit)
+        return bool(self._unencoded or self._unencoded_reads)
+
+    def writes_after(self, marks: dict[str, int]) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+        """Per space, the writes after its first `marks[space]` (all of a space not in `marks`):
+        (times, keys, key lengths, split-unit lengths), as `add_writes` takes them. Only the
+        new writes are copied: a watcher of a long load takes what came since it last looked."""
+        self._encode_recorded()
+        return {space: chunks.after(marks.get(space, 0)) for space, chunks in self._writes.items()}
 
     def add_write(self, space: str, time_s: float, key: bytes, unit_length: int | None = None) -> None:
         """One write; `unit_length` is its split unit's length (None: the whole key)."""
