@@ -25,7 +25,7 @@ from keybench.backends.base import (
     Backend,
     KeyCollision,
 )
-from keybench.backends.connection import client_settings
+from keybench.backends.connection import client_settings, is_local
 from keybench.design.events import WriteEvent, timestamp, ts_us_of
 from keybench.design.keys import Part
 from keybench.design.plans import Span, StoredRow, row_columns
@@ -131,7 +131,10 @@ def client_for(project: str, endpoint: str | None = None) -> spanner.Client:
     # switches to it when SPANNER_EMULATOR_HOST is set.
     if os.environ.get("SPANNER_EMULATOR_HOST"):
         return spanner.Client(project=project, credentials=AnonymousCredentials())
-    return spanner.Client(project=project, **client_settings(endpoint))
+    # A local endpoint (a test's server, an emulator behind a proxy) has no Cloud Monitoring to
+    # export the client's built-in metrics to: the exporter would hold the process's exit ~30 s.
+    return spanner.Client(project=project, disable_builtin_metrics=bool(endpoint and is_local(endpoint)),
+                          **client_settings(endpoint))
 
 
 def _column(part: Part) -> str:

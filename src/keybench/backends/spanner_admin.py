@@ -126,3 +126,17 @@ def ddl_of(client: spanner.Client, database: Database) -> list[str]:
     """The database's schema, as the DDL statements that would create it."""
     return list(client.database_admin_api.get_database_ddl(database=database.name, timeout=ADMIN_CALL_TIMEOUT_S,
                                                            retry=_retry()).statements)
+
+
+@_bounded
+def dialect_of(client: spanner.Client, database: Database) -> str:
+    """The database's dialect, googlesql or postgresql (GetDatabase: spanner.databases.get)."""
+    found = client.database_admin_api.get_database(name=database.name, timeout=ADMIN_CALL_TIMEOUT_S, retry=_retry())
+    if found.database_dialect != DatabaseDialect.DATABASE_DIALECT_UNSPECIFIED:
+        return "postgresql" if found.database_dialect == DatabaseDialect.POSTGRESQL else "googlesql"
+    # The emulator leaves it unset. A PostgreSQL database has the `public` schema, a GoogleSQL one
+    # none; the query reads the same in both (PostgreSQL folds the unquoted names).
+    with database.snapshot() as snapshot:
+        schemas = {row[0] for row in snapshot.execute_sql("SELECT SCHEMA_NAME FROM INFORMATION_SCHEMA.SCHEMATA",
+                                                          timeout=ADMIN_CALL_TIMEOUT_S)}
+    return "postgresql" if "public" in schemas else "googlesql"

@@ -11,7 +11,7 @@ from pathlib import Path
 from keybench.check.check_result import CheckResult, spanner_result
 from keybench.check.check_text import check_lines, failure_lines
 from keybench.check.columns_file import check_destination, next_step, write_columns
-from keybench.check.fixes import Fix, fixed_statements, follows_root, propose
+from keybench.check.fixes import fixed_statements, propose_all
 from keybench.check.inference import Distribution, infer, read_columns_file
 from keybench.check.keyspaces import check_schema
 from keybench.check.request import AUTO_DIALECT, MAX_CHECK_ROWS, MAX_DEVICE_RATE, CheckRequest
@@ -22,7 +22,6 @@ from keybench.design.ddl import split_ddl_lines
 from keybench.design.folders import StrategyDraft, check_save_folder, save_strategies
 from keybench.design.strategies import DIALECTS
 from keybench.errors import KeybenchError, check_range
-from keybench.infra.signals import interrupt_point
 from keybench.model.params import MAX_NODES
 from keybench.model.verdict import VERDICTS
 from keybench.textfiles import read_text
@@ -164,19 +163,9 @@ def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraf
         ddl_text = read_text(path, "DDL file") if labels is None else "".join(f"{s};\n" for s in statements)
         drafts = [spanner_draft(schema, t, ddl_text, path, lambda t, c: infer(schema, t, c, stated, request.strict))
                    for t in schema.tables] if request.drafts_wanted else []
-        fixes: dict[str, Fix] = {}
-        changed: list = []
-        superseded: set = set()
-        fixed_schema = schema
-        for space in checks:
-            interrupt_point()
-            hot = space.verdict.verdict in ("hotspot", "hot_row")
-            if hot and not space.managed and not follows_root(space, fixes, schema):
-                fix = propose(space, fixed_schema, request.nodes, request.shards)
-                if fix is not None:
-                    fixes[space.name] = fix
-                    fixed_schema, changed = fix.schema, changed + list(fix.changed)
-                    superseded |= set(fix.superseded) | {s.split(".", 1)[1] for s in fix.superseded}
+        proposed = propose_all(checks, schema, request.nodes, request.shards)
+        fixes, fixed_schema, changed, superseded = (proposed.by_space, proposed.schema, list(proposed.changed),
+                                                    proposed.superseded)
         fixed_checks = None
         applied: list[str] = []
         if fixes:

@@ -31,6 +31,7 @@ from keybench.check.schema import (
     uuid_default,
 )
 from keybench.design.ddl import INDEX_KIND, SEQUENCE_KIND, TABLE_KIND, creates
+from keybench.infra.signals import interrupt_point
 
 # A leading column with at least this many values per node spreads the monotonic one behind it.
 SPREADING_VALUES_PER_NODE = 4
@@ -71,6 +72,35 @@ class Fix:
         new = [s for s in rewritten if s not in original and not s.startswith("ALTER TABLE")]
         indexes = [i.ddl(dialect) for i in self.schema.indexes_of(table.name) if not i.managed]
         return new + [i for i in indexes if i not in new] + table.constraint_ddl(dialect)
+
+
+@dataclass(frozen=True)
+class Fixes:
+    """The fixes of a schema's hot key spaces, each proposed on the schema the earlier ones left."""
+
+    by_space: dict[str, Fix]  # by SpaceCheck.name
+    schema: Schema  # with every fix applied
+    changed: tuple[str, ...]  # what the fixes add or rewrite, in order
+    superseded: frozenset[str]  # column statements the fixes make wrong, Table.Column and Column
+
+
+def propose_all(checks: list[SpaceCheck], schema: Schema, nodes: int, shards: int = DEFAULT_SHARDS) -> Fixes:
+    """A fix for every hot key space the user can change, except one that a fix of its
+    interleaving root already spreads."""
+    by_space: dict[str, Fix] = {}
+    changed: list[str] = []
+    superseded: set[str] = set()
+    fixed = schema
+    for space in checks:
+        interrupt_point()
+        hot = space.verdict.verdict in ("hotspot", "hot_row")
+        if hot and not space.managed and not follows_root(space, by_space, schema):
+            fix = propose(space, fixed, nodes, shards)
+            if fix is not None:
+                by_space[space.name] = fix
+                fixed, changed = fix.schema, changed + list(fix.changed)
+                superseded |= set(fix.superseded) | {s.split(".", 1)[1] for s in fix.superseded}
+    return Fixes(by_space, fixed, tuple(changed), frozenset(superseded))
 
 
 def cause(check: SpaceCheck) -> tuple[str, Distribution] | None:

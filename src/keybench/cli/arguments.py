@@ -10,6 +10,7 @@ from keybench import __version__
 from keybench.backends.base import DEFAULT_PAYLOAD_BYTES, DEFAULT_TIMEOUT_S
 from keybench.cli import commands, settings_file
 from keybench.cli.check_arguments import add_check
+from keybench.cli.observe_arguments import add_observe
 from keybench.design import strategies
 from keybench.design.distributions import UNIFORM
 from keybench.design.keys import DEFAULT_POPULATION
@@ -221,6 +222,7 @@ def parser(settings: tuple[Path, dict] | None = None) -> argparse.ArgumentParser
     m.set_defaults(func=commands.simulate_command)
 
     add_check(sub)
+    add_observe(sub)
     applied = settings_file.apply(sub.choices, *settings) if settings else []
     p.set_defaults(settings_file=str(settings[0]) if settings else None, settings_applied=applied)
     return p

@@ -4,6 +4,7 @@ prints what it returns. Defaults and validation live with the options they belon
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -199,6 +200,33 @@ def check_command(args: argparse.Namespace) -> int:
     from keybench.run.userload import load_strategies
 
     return max(report.exit_code, load_strategies(report.drafts, request.load_s, Path(args.results_dir)))
+
+
+def observe_command(args: argparse.Namespace) -> int:
+    """What a real database or cluster reported of its hot key ranges, beside the model (read only)."""
+    import datetime as dt
+
+    from keybench.infra.signals import interruptible
+    from keybench.observe.command import ObserveRequest, observe
+
+    end = None
+    if args.end is not None:
+        try:
+            end = dt.datetime.fromisoformat(args.end.replace("Z", "+00:00"))
+        except ValueError:
+            raise KeybenchError(f"--end {args.end!r} is not an ISO 8601 time (e.g. 2026-11-26T21:30:00Z)") from None
+        end = end if end.tzinfo else end.replace(tzinfo=dt.UTC)
+    request = ObserveRequest(
+        backend=args.backend, project=args.project, instance=args.instance, database=args.database,
+        cluster=args.cluster, tables=tuple(args.table), template=args.template, since_s=parse_duration(args.since),
+        end=end, endpoint=args.endpoint, nodes=args.nodes, fail_on=names(args.fail_on_observed))
+    with interruptible():
+        report = observe(request)
+    if args.format == "json":
+        print(json.dumps(report.document(), indent=2, allow_nan=False))
+    else:
+        print_verdicts_coloured("\n".join(wrapped(report.lines, shutil.get_terminal_size().columns)))
+    return report.exit_code
 
 
 def model_params(args: argparse.Namespace) -> SplitParams:

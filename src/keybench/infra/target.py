@@ -88,15 +88,21 @@ def check_credentials(options) -> None:
     """A real target needs Google credentials: looked for before anything starts (no run
     directory, no stage), so their absence is one line and exit 2, not one failure per stage.
     The message never names the key file: its path may say whose it is."""
-    if not is_real(options) or (options.endpoint and is_local(options.endpoint)):
-        return  # a local endpoint gets anonymous credentials (backends.base.client_settings)
+    if is_real(options):
+        need_credentials(options.endpoint, "--target real")
+
+
+def need_credentials(endpoint: str | None, what: str) -> None:
+    """Refuse in one line when Google's credentials are needed for `endpoint` and none are found."""
+    if endpoint and is_local(endpoint):
+        return  # a local endpoint gets anonymous credentials (backends.connection.client_settings)
     import google.auth
     from google.auth.exceptions import DefaultCredentialsError
 
     try:
         google.auth.default()
     except DefaultCredentialsError:
-        raise KeybenchError("--target real: no usable Google credentials (set GOOGLE_APPLICATION_CREDENTIALS to a "
+        raise KeybenchError(f"{what}: no usable Google credentials (set GOOGLE_APPLICATION_CREDENTIALS to a "
                             "key file, or run `gcloud auth application-default login`)") from None
 
 

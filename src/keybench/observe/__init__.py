@@ -1,0 +1,1 @@
+"""`keybench observe`: what a live database or cluster reported of its own hot key ranges, beside the model."""
