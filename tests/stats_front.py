@@ -15,6 +15,7 @@ have not been checked against a live instance."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from concurrent import futures
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,6 +58,11 @@ class StatsFront:
 
     def __init__(self, upstream: str | None = None, tls_dir: Path | None = None):
         self.split_rows: list[SplitRow] = []
+        # Or per database (its id): rows built from what a run wrote there, when it asks.
+        self.split_rows_for: Callable[[str], list[SplitRow]] | None = None
+        # How far the statistics reach (TXN_STATS_TOTAL_MINUTE's newest INTERVAL_END), per database
+        # id; None: up to now.
+        self.statistics_until: Callable[[str], dt.datetime | None] | None = None
         self.hot_tablets: list[TabletRow] = []
         self.refuse: tuple[grpc.StatusCode, str] | None = None  # answer the statistics calls with this error
         self.statistics_requests: list[object] = []  # each statistics request, decoded
@@ -83,34 +89,40 @@ class StatsFront:
 
     # ---- the statistics, as the real API's messages
     def split_stats(self, request_bytes: bytes, streaming: bool, context) -> object:
-        from google.cloud.spanner_v1 import (
-            ExecuteSqlRequest,
-            PartialResultSet,
-            ResultSet,
-            ResultSetMetadata,
-            StructType,
-            Type,
-            TypeCode,
-        )
+        from google.cloud.spanner_v1 import ExecuteSqlRequest
 
-        self.statistics_requests.append(ExecuteSqlRequest.deserialize(request_bytes))
+        request = ExecuteSqlRequest.deserialize(request_bytes)
+        self.statistics_requests.append(request)
         if self.refuse is not None:
             context.abort(*self.refuse)
+        database = request.session.split("/databases/", 1)[-1].split("/", 1)[0]
+        if "TXN_STATS_TOTAL_MINUTE" in request.sql.upper():
+            until = self.statistics_until(database) if self.statistics_until else dt.datetime.now(dt.UTC)
+            return self._answer([("MAX", "TIMESTAMP")], [[until]], streaming)
+        rows = self.split_rows_for(database) if self.split_rows_for else self.split_rows
+        return self._answer(SPLIT_COLUMNS, [[r.interval_end, r.start, r.limit, r.score, r.affected, r.reasons]
+                                            for r in rows], streaming)
+
+    def _answer(self, columns, values: list[list], streaming: bool):
+        """A result set of `columns` ((name, type code)) and rows of plain values, as the API's bytes."""
+        from google.cloud.spanner_v1 import PartialResultSet, ResultSet, ResultSetMetadata, StructType, Type, TypeCode
+
         string_array = Type(code=TypeCode.ARRAY, array_element_type=Type(code=TypeCode.STRING))
         fields = [StructType.Field(name=name, type_=string_array if code == "ARRAY" else Type(code=TypeCode[code]))
-                  for name, code in SPLIT_COLUMNS]
+                  for name, code in columns]
         metadata = ResultSetMetadata(row_type=StructType(fields=fields))
         from google.protobuf import struct_pb2
 
         def value(v) -> struct_pb2.Value:
+            if v is None:
+                return struct_pb2.Value(null_value=struct_pb2.NULL_VALUE)
             if isinstance(v, list):
                 return struct_pb2.Value(list_value=struct_pb2.ListValue(values=[value(x) for x in v]))
             if isinstance(v, dt.datetime):
                 return struct_pb2.Value(string_value=v.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
             return struct_pb2.Value(string_value=str(v))
 
-        rows = [[value(r.interval_end), value(r.start), value(r.limit), value(r.score), value(r.affected),
-                 value(r.reasons)] for r in self.split_rows]
+        rows = [[value(v) for v in row] for row in values]
         # The raw protobuf messages: proto-plus takes no list of Values for a repeated Value field.
         if streaming:
             partial = PartialResultSet.pb()(last=True)
@@ -136,10 +148,12 @@ class StatsFront:
         return ListHotTabletsResponse.serialize(ListHotTabletsResponse(hot_tablets=tablets))
 
 
-def _is_split_stats(request_bytes: bytes) -> bool:
+def _is_statistics(request_bytes: bytes) -> bool:
+    """A query of the statistics tables the emulator lacks (SPLIT_STATS, TXN_STATS)."""
     from google.cloud.spanner_v1 import ExecuteSqlRequest
 
-    return "SPLIT_STATS" in ExecuteSqlRequest.deserialize(request_bytes).sql.upper()
+    sql = ExecuteSqlRequest.deserialize(request_bytes).sql.upper()
+    return "SPLIT_STATS_TOP_MINUTE" in sql or "TXN_STATS_TOTAL_MINUTE" in sql
 
 
 class _Handler(grpc.GenericRpcHandler):
@@ -157,7 +171,7 @@ class _Handler(grpc.GenericRpcHandler):
             return None  # UNIMPLEMENTED, as a server without the method answers
         if name in STREAMING:
             def stream(request: bytes, context):
-                if statistics and _is_split_stats(request):
+                if statistics and _is_statistics(request):
                     yield from front.split_stats(request, True, context)
                     return
                 front.forwarded.append(method)
@@ -170,7 +184,7 @@ class _Handler(grpc.GenericRpcHandler):
             return grpc.unary_stream_rpc_method_handler(stream)
 
         def unary(request: bytes, context):
-            if statistics and _is_split_stats(request):
+            if statistics and _is_statistics(request):
                 return front.split_stats(request, False, context)
             front.forwarded.append(method)
             try:

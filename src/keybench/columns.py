@@ -12,6 +12,9 @@ MODEL_COLUMNS = ("model_space", "model_nodes", "hot_node_share", "effective_node
                  "hot_row_share", "rewrite_share", "max_row_writes", "row_mb_per_hour", "read_ranges_touched",
                  "mean_key_bytes", "model_windows", "verdict_reason")
 VERDICT_COLUMNS = ("verdict", "agrees")
+# Observed, not modelled: what a real service reported of the stage's own keys (--target real).
+OBSERVED_COLUMNS = ("observed", "observed_score", "observed_space", "observed_where", "observed_range",
+                    "observed_write_share", "observed_agrees")
 
 
 SCHEMA_VERSION = 5  # 2 added p50_intended_ms, p99_intended_ms and the split model's columns;
@@ -38,6 +41,7 @@ VERDICTS_FILE_COLUMNS = (
     "expected", "documented",
     # modelled, not measured: the split model over the stage's recorded key stream
     *(c for c in MODEL_COLUMNS if c != "read_ranges_touched"),
+    *OBSERVED_COLUMNS,  # observed by a real service (--target real), beside the modelled columns
     "note", "source", "advice",
 )
 # A summary row as keybench holds it before writing: the operation's figures and its design's.
@@ -256,6 +260,17 @@ SUMMARY_DESCRIPTIONS = {
     "mean_key_bytes": "modelled: mean encoded key size in the table's space",
     "model_windows": "modelled: how many windows of the key stream the figures average",
     "verdict_reason": "modelled: the figure and bound that decided the verdict, with the hot share's standard error",
+    "observed": "observed (--target real): what the service's own statistics say of the stage's table and indexes: "
+                "`hotspot` (a split at CPU_USAGE_SCORE 100), `warm` (above 50), `none`, or `unknown` (no statistics "
+                "in --observe-wait, with the reason in observed_where); empty on an emulator",
+    "observed_score": "observed: the hottest split's CPU_USAGE_SCORE, a percentage",
+    "observed_space": "observed: the table or index the hottest split is in",
+    "observed_where": "observed: where in that key the hottest split lies, in words (the newest LastAccess values)",
+    "observed_range": "observed: the hottest split's start and limit, as the service wrote them",
+    "observed_write_share": "observed against recorded: the share of the space's recorded writes whose keys fall in "
+                            "the hottest split (empty when its bounds do not read in the key's types)",
+    "observed_agrees": "`yes` when the service saw a warm or hot split for a modelled hotspot or hot row, or none "
+                       "for a modelled spread; `no` otherwise; `n/a` for an inconclusive model",
     "expected": (
         "the key distribution the strategy expects, documented or not: `hotspot` (writes pile up at one end "
         "of the key space), `hot_row` (writes pile onto a few rows: rewritten at every write, or one row tree "

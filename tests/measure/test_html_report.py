@@ -174,3 +174,27 @@ def test_the_page_stays_small_its_heatmaps_follow_the_verdict_table_and_a_chines
     assert re.search(r"<title>timestamp_first \(n=\d+\): p50 [\d.]+ ms</title>", page)
     without_heatmaps = len(page.encode()) - sum(len(data) for _, _, data in embedded)
     assert without_heatmaps < 250_000, without_heatmaps
+
+
+def test_a_real_runs_observations_are_a_table_of_their_own_labelled_observed(small_run, tmp_path):
+    import csv
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(small_run, copy)
+    with open(copy / "verdicts.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert "observed" in rows[0] and not any(r["observed"] for r in rows)  # an emulator run observes nothing
+    assert "Observed by the service" not in (small_run / "report.html").read_text()
+    rows[0] |= {"observed": "hotspot", "observed_score": "100", "observed_space": "AccessLog",
+                "observed_where": "the newest <b>LastAccess</b> values", "observed_agrees": "yes"}
+    with open(copy / "verdicts.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    done = keybench("report", str(copy))
+    assert done.returncode == 0, done.stderr
+    page = (copy / "report.html").read_text()
+    section = page.split("Observed by the service, beside the model", 1)[1].split("</table>", 1)[0]
+    assert "the newest &lt;b&gt;LastAccess&lt;/b&gt; values" in section  # the service's text, escaped
+    assert section.count("<tr>") == 2  # the header and the one design observed

@@ -3,6 +3,7 @@ collector times calls from outside, so every backend is measured the same way.""
 
 from __future__ import annotations
 
+import datetime as dt
 from abc import ABC, abstractmethod
 
 from keybench.design.events import WriteEvent
@@ -72,6 +73,16 @@ class Backend(ABC):
         and the caller filters again either way. `index`: the spans are over that secondary
         index (Spanner); `join`: read the rows' columns back from the table; `parent`: read
         the parent row of the spans' user too (Spanner, interleaved)."""
+
+    def statistics_until(self) -> dt.datetime | None:
+        """The end of the newest minute the service's own statistics cover; None: it keeps none
+        (an emulator), or none yet."""
+        return None
+
+    def hot_ranges(self, start: dt.datetime, end: dt.datetime) -> list[tuple]:
+        """The service's own report of this stage's hot key ranges in (start, end]: Spanner's
+        split rows (backends.service_stats.SplitRow)."""
+        raise NotImplementedError(f"{self.name} reads no hot ranges of its service")
 
     def delete_prefix(self, values: tuple) -> None:
         """Delete every row whose key starts with `values` (Bigtable: drop a row range)."""

@@ -66,6 +66,27 @@ def spanner_hot_splits(database, dialect: str, start: dt.datetime, end: dt.datet
     return splits, False
 
 
+STATISTICS_UNTIL = {
+    GOOGLESQL: "SELECT MAX(INTERVAL_END) FROM SPANNER_SYS.TXN_STATS_TOTAL_MINUTE",
+    POSTGRESQL: "SELECT MAX(interval_end) FROM spanner_sys.txn_stats_total_minute",
+}
+
+
+def spanner_statistics_until(database, dialect: str) -> dt.datetime | None:
+    """The end of the newest minute the database's statistics cover: TXN_STATS_TOTAL_MINUTE has a
+    row for every minute with a commit, so a stage's writes mark it (SPLIT_STATS has rows only
+    for warm and hot splits, and cannot tell "none" from "not yet")."""
+    try:
+        with database.snapshot() as snapshot:
+            rows = list(snapshot.execute_sql(STATISTICS_UNTIL[dialect], timeout=ADMIN_CALL_TIMEOUT_S))
+    except gexc.PermissionDenied as exc:
+        raise KeybenchError(f"permission denied reading SPANNER_SYS ({exc.message}); it needs "
+                            f"{SPANNER_PERMISSIONS}") from None
+    except (gexc.GoogleAPICallError, gexc.RetryError) as exc:
+        raise KeybenchError(f"cannot read SPANNER_SYS.TXN_STATS_TOTAL_MINUTE: {_first_line(exc)}") from None
+    return rows[0][0] if rows and rows[0] else None
+
+
 def bigtable_hot_tablets(project: str, instance: str, cluster: str, start: dt.datetime, end: dt.datetime,
                          endpoint: str | None = None) -> list[TabletRow]:
     """The hot tablets of `cluster` listed for (start, end], every page of them: table id, start

@@ -279,6 +279,16 @@ class SpannerBackend(Backend):
                 f"schema fixture {fixture}: table {self.strategy.table} lacks column(s) {', '.join(missing)}"
             )
 
+    def statistics_until(self):
+        from keybench.backends.service_stats import spanner_statistics_until
+
+        return spanner_statistics_until(self.database, self.strategy.dialect or "googlesql")
+
+    def hot_ranges(self, start, end) -> list[tuple]:
+        from keybench.backends.service_stats import spanner_hot_splits
+
+        return spanner_hot_splits(self.database, self.strategy.dialect or "googlesql", start, end)[0]
+
     def drop(self) -> None:
         admin.drop_database(self.client, self.database)
 

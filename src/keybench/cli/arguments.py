@@ -153,6 +153,10 @@ def parser(settings: tuple[Path, dict] | None = None) -> argparse.ArgumentParser
     r.add_argument("--endpoint", metavar="HOST:PORT",
                    help="the service's endpoint, when not Google's default (with --target real only): a regional "
                         "or private endpoint; one on this machine is called without credentials")
+    r.add_argument("--observe-wait", default=f"{RunOptions.observe_wait_s:g}s", metavar="DURATION",
+                   help="with --target real: after each stage, wait at most this long for the service's own "
+                        "statistics of its minutes and show its hot splits beside the model (default "
+                        f"{RunOptions.observe_wait_s:g}s; 0 does not read them)")
     r.add_argument("--dry-run", action="store_true",
                    help="print the stages, the names they would create and the write estimate; contact nothing")
     r.add_argument("--batch-size", type=int, default=WorkloadSettings.batch_size,

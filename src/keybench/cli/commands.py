@@ -59,6 +59,7 @@ def run_command(args: argparse.Namespace) -> int:
         instance=args.instance,
         endpoint=args.endpoint,
         dry_run=args.dry_run,
+        observe_wait_s=parse_duration(args.observe_wait, zero=True),
         fail_on_verdict=names(args.fail_on_verdict),
         verbose=args.verbose,
         format=args.format,

@@ -87,3 +87,39 @@ def split_ddl_lines(text: str) -> list[tuple[str, int]]:
         i += 1
     finish()
     return statements
+
+
+_COLUMN = re.compile(r"^\s*[`\"]?(\w+)[`\"]?\s+([A-Za-z]\w*)")
+_NOT_COLUMN = re.compile(r"^\s*(PRIMARY\s+KEY|CONSTRAINT|FOREIGN\s+KEY|CHECK|UNIQUE)\b", re.I)
+
+
+def column_types(statements: tuple[str, ...] | list[str]) -> dict[tuple[str, str], str]:
+    """(table, column) -> the column's type word, upper case (`TIMESTAMP`, `STRING`, `BIGINT`,
+    `TIMESTAMPTZ`...), of every CREATE TABLE among `statements`; names in lower case, as
+    PostgreSQL folds them. Enough to read a key value written as text in the right type."""
+    found: dict[tuple[str, str], str] = {}
+    table_pattern = creates(TABLE_KIND)
+    for statement in statements:
+        named = table_pattern.match(statement)
+        opened = statement.find("(", named.end()) if named else -1
+        if named is None or opened < 0:
+            continue
+        depth, item, items = 0, list[str](), list[str]()
+        for ch in statement[opened + 1:]:
+            if ch == "(":
+                depth += 1
+            elif ch == ")":
+                if depth == 0:
+                    break
+                depth -= 1
+            if ch == "," and depth == 0:
+                items.append("".join(item))
+                item = []
+            else:
+                item.append(ch)
+        items.append("".join(item))
+        for text in items:
+            column = _COLUMN.match(text)
+            if column and not _NOT_COLUMN.match(text):
+                found[(named.group(1).lower(), column.group(1).lower())] = column.group(2).upper()
+    return found

@@ -325,7 +325,7 @@ class Stage:
 
     def result(self, *, seconds: float, integrity: Integrity, tenant_drop: TenantDrop | None, fresh: bool,
                started_epoch_s: float, ended_early: str | None = None, interrupted: bool = False,
-               per_worker: dict[int, int] | None = None) -> StageResult:
+               per_worker: dict[int, int] | None = None, observed: dict[str, str] | None = None) -> StageResult:
         """The stage's plain record, once its load and audit are over."""
         c = self.collector
         return StageResult(
@@ -334,6 +334,7 @@ class Stage:
             tenant_drop=tenant_drop, fresh=fresh, batch_size=self.settings.batch_size,
             counts_aborts=self.backend.counts_aborts, emulator_bound_inserts=self.backend.emulator_bound_inserts,
             ended_early=ended_early, interrupted=interrupted, per_worker=dict(per_worker or {}),
+            observed=dict(observed or {}),
         )
 
     def teardown(self, drop: bool = True) -> None:

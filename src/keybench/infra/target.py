@@ -181,6 +181,11 @@ def plan_lines(options, stages: list[Strategy], tag: str) -> list[str]:
             suffix = f" (repetition {repetition})" if options.repeat > 1 else ""
             lines.append(f"  {strategy.label}: would create {kind} {name}{suffix}")
     lines.append(estimate_line(options, stages, tag))
+    observed = sum(1 for s in stages if s.backend == "spanner") * options.repeat
+    if is_real(options) and observed and options.observe_wait_s > 0:
+        lines.append(f"after each of the {observed} Spanner stage(s): wait at most {options.observe_wait_s:g} s for "
+                     "the service's statistics of its minutes, then read its hot splits before the drop "
+                     "(--observe-wait 0: do not)")
     return lines
 
 

@@ -10,6 +10,7 @@ import math
 import textwrap
 from functools import partial
 
+from keybench.columns import OBSERVED_COLUMNS
 from keybench.design.plans import strategy_plans
 from keybench.measure.samples import MIN_SAMPLES, too_few
 from keybench.model.params import ROW_LIMIT_MB, ROW_RECOMMENDED_MB
@@ -236,7 +237,7 @@ def verdict_rows(rows: list[dict]) -> list[dict]:
                 for r in members if r["operation"] != "insert") or "-",
             "widest_read": _widest_read(members),
             "nodes": first.get("model_nodes", ""), "reason": first.get("verdict_reason", ""),
-        })
+        } | ({c: first.get(c, "") for c in OBSERVED_COLUMNS} if first.get("observed") else {}))
     return out
 
 
@@ -254,6 +255,7 @@ def verdict_table(rows: list[dict]) -> str:
         lines.append(f"\n{backend} / verdict")
         lines.append("  ".join(c.ljust(widths[c]) for c in cols).rstrip())
         lines.extend("  ".join(str(m[c]).ljust(widths[c]) for c in cols).rstrip() for m in members)
+        lines.extend(observed_text(m) for m in members if m.get("observed"))
     return "\n".join(lines)
 
 
@@ -305,7 +307,27 @@ def brief_verdicts(rows: list[dict], width: int) -> str:
             if m["agrees"] == "no":
                 lines += textwrap.wrap(f"{m['strategy']}: expected {m['expected']}, modelled {m['verdict']}: "
                                        f"{m['reason']}", width, subsequent_indent="  ")
+        observed = [m for m in members if m.get("observed")]
+        if observed:  # a real instance's own statistics, beside the model
+            lines += ["", *textwrap.wrap("observed: the service's own statistics of each stage's minutes "
+                                         "(SPANNER_SYS.SPLIT_STATS_TOP_MINUTE), beside the modelled verdict", width)]
+            lines += [line for m in observed for line in textwrap.wrap(observed_text(m), width,
+                                                                        subsequent_indent="  ")]
     return "\n".join(lines)
+
+
+def observed_text(row: dict) -> str:
+    """One design's observation beside its model: `timestamp_first: observed hotspot (...),
+    modelled hotspot: they agree`."""
+    facts = [f"CPU_USAGE_SCORE {row['observed_score']}" if row.get("observed_score") else "",
+             f"{row['observed_space']}: {row['observed_where']}" if row.get("observed_space") else
+             row.get("observed_where", ""),
+             f"{float(row['observed_write_share']):.0%} of its recorded writes" if row.get("observed_write_share")
+             else ""]
+    detail = "; ".join(f for f in facts if f)
+    agrees = {"yes": "they agree", "no": "they DISAGREE"}.get(row.get("observed_agrees", ""), "nothing to compare")
+    return (f"{row['strategy']}: observed {row['observed']}" + (f" ({detail})" if detail else "")
+            + f", modelled {row['verdict']}: {agrees}")
 
 
 def _widest_read(members: list[dict]) -> str:

@@ -88,6 +88,22 @@ def _table(rows: list[dict], columns=TABLE_COLUMNS, css_class: str = "summary") 
             "</table></div>")
 
 
+OBSERVED_TABLE_COLUMNS = ("backend", "strategy", "observed", "verdict", "observed_agrees", "observed_score",
+                          "observed_space", "observed_where", "observed_write_share", "observed_range")
+
+
+def _observed(designs: list[dict]) -> str:
+    """A real run's observations beside the model, labelled so: what the service reported of each
+    stage's minutes, and the modelled verdict it is held against. Nothing on an emulator run."""
+    observed = [d for d in designs if d.get("observed")]
+    if not observed:
+        return ""
+    return ("<h3>Observed by the service, beside the model</h3><p>What Cloud Spanner's own statistics "
+            "(SPANNER_SYS.SPLIT_STATS_TOP_MINUTE) reported of each stage's minutes: <b>observed</b>, not modelled; "
+            "<code>verdict</code> is the <b>modelled</b> one it is held against.</p>"
+            + _table(observed, OBSERVED_TABLE_COLUMNS, "verdicts"))
+
+
 def _design_order(designs: list[dict]):
     """A heatmap file's place: its design's place in the verdict table, so that every part of
     the page lists the designs in the same order (then its key space, writes before reads)."""
@@ -256,6 +272,7 @@ ul.links {{ columns: 3 20em; font-size: 12px; }}
 <p>Each design's verdict (hotspot, hot_row, spread or inconclusive) from the split model over the keys its stage
 wrote, and whether it agrees with what the design is expected to do; then what it cost on the emulator.</p>
 {_table(designs, ("backend", *VERDICT_TABLE_COLUMNS), "verdicts")}
+{_observed(designs)}
 <div class="grid">{''.join(grid)}</div>
 </section>
 <p>{html.escape(str(meta.get('started', '')))} to {html.escape(str(meta.get('finished', '')))};

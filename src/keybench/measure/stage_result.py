@@ -30,6 +30,7 @@ class StageResult:
     ended_early: str | None = None  # why the stage stopped before its time
     interrupted: bool = False  # Ctrl-C
     per_worker: dict[int, int] = field(default_factory=dict)  # worker index -> operations (distributed)
+    observed: dict[str, str] = field(default_factory=dict)  # a real service's own report (columns.OBSERVED_COLUMNS)
 
     @property
     def operations(self) -> int:

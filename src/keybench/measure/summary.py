@@ -12,6 +12,7 @@ from pathlib import Path
 
 from keybench.columns import (
     MODEL_COLUMNS,
+    OBSERVED_COLUMNS,
     REPETITION_COLUMNS,
     ROW_COLUMNS,
     SCHEMA_VERSION,
@@ -82,8 +83,8 @@ def summary_row(
         "documented": provenance["documented"],
         "note": note,
     } | _spread(1, h, n) | {"batch_size": "" if batch_size is None else batch_size} | {
-        c: "" for c in (*VERDICT_COLUMNS,
-                        *MODEL_COLUMNS)} | provenance  # the split model fills its columns in per stage
+        c: "" for c in (*VERDICT_COLUMNS, *MODEL_COLUMNS,
+                        *OBSERVED_COLUMNS)} | provenance  # the split model fills its columns in per stage
     return {c: row[c] for c in ROW_COLUMNS}
 
 
@@ -208,6 +209,11 @@ def variant_summary(results: list[StageResult]) -> VariantSummary:
             values = [float(m[f"{q}_ms"]) for m in mine if m[f"{q}_ms"] != ""]
             row[f"{q}_min_ms"] = f"{min(values):.3f}" if values else ""
             row[f"{q}_max_ms"] = f"{max(values):.3f}" if values else ""
+    observed = [r.observed for r in results if r.observed]
+    if observed:  # the hottest repetition's, as the service saw it
+        hottest = max(observed, key=lambda o: float(o.get("observed_score") or 0))
+        for row in rows:
+            row.update({c: hottest.get(c, "") for c in OBSERVED_COLUMNS})
     ended_early = next((r.ended_early for r in results if r.ended_early), None)
     repetitions = [{column: row.get(column, "") for column in REPETITION_COLUMNS} | {"repetition": number}
                    for number, rep in enumerate(per_rep, start=1) for row in rep]

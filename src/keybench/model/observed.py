@@ -26,8 +26,9 @@ OBSERVED = (OBSERVED_HOTSPOT, OBSERVED_WARM, OBSERVED_NONE)
 EDGES = {"<begin>": "begin", "<end>": "end"}
 # The words for a key's two ends, by what its leading column holds: a key's end is where
 # ascending values grow, so a descending column reads the other way round.
-TIME_TYPES = ("TIMESTAMP", "DATE")
-NUMBER_TYPES = ("INT64", "FLOAT64", "FLOAT32", "NUMERIC")
+TIME_TYPES = ("TIMESTAMP", "TIMESTAMPTZ", "DATE")
+NUMBER_TYPES = ("INT64", "BIGINT", "INT8", "INTEGER", "FLOAT64", "FLOAT32", "FLOAT8", "FLOAT4", "DOUBLE", "REAL",
+                "NUMERIC", "DECIMAL")
 ENDS = {"time": ("oldest", "newest"), "number": ("lowest", "highest"), "text": ("first", "last")}
 MAX_SHOWN_VALUE = 60  # characters of one key value in a sentence
 
@@ -167,6 +168,14 @@ class Observation:
             else "n/a"
 
 
+def agreement(observed: str, modelled: str) -> str:
+    """observed_agrees: Observation.agreement for the run's columns; `n/a` when what the service
+    saw is unknown, "" when nothing was asked of it (an emulator)."""
+    if not observed:
+        return ""
+    return Observation("", observed).agreement(modelled) if observed in OBSERVED else "n/a"
+
+
 def observed_level(score: float) -> str:
     return OBSERVED_HOTSPOT if score >= HOT_SCORE else OBSERVED_WARM if score > WARM_SCORE else OBSERVED_NONE
 
@@ -249,3 +258,86 @@ def tablet_place(tablet: HotTablet, segments: list[str] | None, separator: bytes
 def row_key_text(key: bytes) -> str:
     """A row key as text a terminal shows safely: printable ASCII as it is, anything else escaped."""
     return "".join(chr(b) if 0x20 <= b < 0x7F and b != 0x5C else f"\\x{b:02x}" for b in key)
+
+
+# ---- a stage of `keybench run` on a real instance: its recorded writes against the service's splits
+
+def typed_value(text: str, type_word: str):
+    """A key value as a split key writes it, in its column's type (`type_word`, ddl.column_types);
+    None if it does not read as one: then no share of the writes is claimed."""
+    word = type_word.upper()
+    try:
+        if word in ("TIMESTAMP", "TIMESTAMPTZ"):
+            moment = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+            return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
+        if word == "DATE":
+            return dt.date.fromisoformat(text)
+        if word in ("INT64", "BIGINT", "INT8", "INTEGER"):
+            return int(text)
+        if word in ("FLOAT64", "FLOAT32", "FLOAT8", "FLOAT4", "DOUBLE", "REAL", "NUMERIC", "DECIMAL"):
+            return float(text)
+        if word in ("BOOL", "BOOLEAN"):
+            return {"true": True, "false": False}[text.lower()]
+        if word in ("STRING", "VARCHAR", "TEXT", "CHARACTER", "JSON", "JSONB"):
+            return text
+    except (ValueError, KeyError):
+        return None
+    return None  # BYTES: how a split key writes bytes is not documented
+
+
+def write_share(split: HotSplit, name: str, parts, types: list[str], keys: list[bytes]) -> float | None:
+    """The share of `keys` (a space's recorded writes, in the database's byte order) that fall in
+    the split, start included and limit not: a bound in another object leaves this one's start or
+    end open. None when a bound's values do not read in their columns' types."""
+    from keybench.design.byteorder import spanner_key_bytes
+
+    def bound(key: SplitKey) -> bytes:
+        values = [typed_value(v, t) for v, t in zip(key.values, types, strict=False)]
+        if any(v is None for v in values) or len(key.values) > len(types):
+            raise ValueError(key.text)
+        return spanner_key_bytes(parts, tuple(values))
+
+    try:
+        low = bound(split.start) if (split.start.object or "").lower() == name.lower() else b""
+        high = bound(split.limit) if (split.limit.object or "").lower() == name.lower() else None
+    except ValueError:
+        return None
+    if not keys:
+        return None
+    held = sum(1 for k in keys if low <= k and (high is None or k < high))
+    return held / len(keys)
+
+
+def stage_observation(strategy, splits: list[HotSplit], stream) -> dict:
+    """The observed columns of one stage: its table's and indexes' hottest split, where it lies,
+    and the share of the space's recorded writes it held."""
+    from keybench.design.byteorder import TABLE_SPACE, KeyEncoder
+    from keybench.design.ddl import column_types
+
+    encoder = KeyEncoder(strategy)
+    types = column_types(strategy.ddl)
+    best: tuple | None = None
+    for space in encoder.spaces:
+        name = strategy.table if space == TABLE_SPACE else space
+        parts = encoder.parts_of(space)
+        words = [types.get((strategy.table.lower(), (p.column or "").lower()), "") for p in parts]
+        key = [KeyColumnText(p.column or p.name, column_kind(w), p.descending) for p, w in zip(parts, words,
+                                                                                                 strict=True)]
+        indexes = tuple(i.name for i in strategy.indexes) if space == TABLE_SPACE else ()
+        seen = observe_split_object(name, key, splits, indexes)
+        if best is None or (seen.score or 0) > (best[1].score or 0):
+            best = (space, seen, name, parts, words)
+    if best is None:
+        return {}
+    space, seen, name, parts, words = best
+    share = None
+    if seen.observed != OBSERVED_NONE:
+        hottest = max((s for s in splits if s.touches(name) and s.score > WARM_SCORE),
+                      key=lambda s: (s.score, s.interval_end))
+        times, raw, lengths = stream.writes(space)
+        keys = [bytes(k).ljust(int(n), b"\x00") for k, n in zip(raw, lengths, strict=True)]
+        share = write_share(hottest, name, parts, words, keys)
+    return {"observed": seen.observed, "observed_score": "" if seen.score is None else f"{seen.score:g}",
+            "observed_space": name if seen.observed != OBSERVED_NONE else "",
+            "observed_where": seen.where, "observed_range": seen.key_range,
+            "observed_write_share": "" if share is None else f"{share:.3f}"}

@@ -19,6 +19,7 @@ from keybench.infra.progress import progress
 from keybench.measure.rundir import RunDirectory
 from keybench.model.keystream import KeyStream
 from keybench.model.model_result import ModelResult
+from keybench.model.observed import agreement
 from keybench.model.rows import model_columns
 from keybench.model.shape import KeyShape, key_shape
 from keybench.model.splitmodel import SplitParams, model_stream
@@ -129,8 +130,10 @@ class Modeller:
             output = self.models[name]
             for file_name, png in output.heatmaps.items():
                 self.run_dir.write(f"heatmaps/{file_name}", png)
-            out.extend({**row, **model_columns(output.model, row["operation"], variant.strategy.claim,
-                                               variant.cell_bytes)} for row in rows)
+            for row in rows:
+                modelled = {**row, **model_columns(output.model, row["operation"], variant.strategy.claim,
+                                                   variant.cell_bytes)}
+                out.append(modelled | {"observed_agrees": agreement(row.get("observed", ""), modelled["verdict"])})
         return out
 
     def close(self) -> None:

@@ -27,13 +27,16 @@ MIN_DURATION_S, MAX_DURATION_S = 0.1, 7 * 86_400.0
 MAX_SPAWN_RATE = 100_000.0
 RUN_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")  # one safe path component
 
+DEFAULT_OBSERVE_WAIT_S = 300.0  # a minute's statistics appear a few minutes after it ends
+MAX_OBSERVE_WAIT_S = 3600.0
 
-def parse_duration(text: str) -> float:
+def parse_duration(text: str, zero: bool = False) -> float:
+    """`30s`, `2m`, `1h`, `250ms` or plain seconds; `zero`: 0 is allowed (a wait that is skipped)."""
     m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*", str(text))
     if not m:
         raise KeybenchError(f"cannot parse duration {text!r}; use e.g. 30s, 2m, 1h")
     value = float(m.group(1)) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600, None: 1}[m.group(2)]
-    if value <= 0:
+    if value < 0 or (value == 0 and not zero):
         raise KeybenchError(f"duration must be positive, got {text!r}")
     return value
 
@@ -66,6 +69,9 @@ class RunOptions:
     instance: str | None = None
     endpoint: str | None = None  # the real service's HOST:PORT, when not the libraries' default (--target real)
     dry_run: bool = False  # print the plan and the write estimate, contact nothing
+    # --target real: after each stage's load, wait at most this long for the service's own
+    # statistics of its minutes, and read its hot splits beside the model; 0: do not.
+    observe_wait_s: float = DEFAULT_OBSERVE_WAIT_S
     fail_on_verdict: tuple[str, ...] = ()  # exit 1 when a design's modelled verdict is one of these
     verbose: bool = False  # print every column of the verdict and latency tables, however wide
     format: str = "text"  # what goes to stdout at the end: "text" (the tables) or "json" (one document)
@@ -121,4 +127,5 @@ class RunOptions:
             raise KeybenchError(f"--fail-on-verdict: unknown verdict {', '.join(map(repr, unknown))}; "
                                 f"valid: {', '.join(VERDICTS)}")
         check_range("--buckets", self.buckets, 1, MAX_BUCKETS)
+        check_range("--observe-wait", self.observe_wait_s, 0, MAX_OBSERVE_WAIT_S)
         target.check(self)

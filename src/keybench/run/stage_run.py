@@ -17,6 +17,7 @@ from keybench.infra.progress import progress
 from keybench.infra.watchdog import Cancelled, Unanswered, watched
 from keybench.measure.stage_result import StageResult
 from keybench.model.keystream import KeyStream
+from keybench.run.observation import observe_stage
 from keybench.run.options import RunOptions
 from keybench.run.timing import WallClock
 
@@ -31,6 +32,12 @@ class StageOutcome:
 
     result: StageResult
     locust_csvs: dict[str, str]
+
+
+def observes(options: RunOptions, strategy: Strategy) -> bool:
+    """Whether a stage reads its service's own statistics after its load: on a real Spanner
+    instance, unless --observe-wait is 0 (Bigtable's hot tablets are read by `keybench observe`)."""
+    return target.is_real(options) and options.observe_wait_s > 0 and strategy.backend == "spanner"
 
 
 def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, tag: str, label: str,
@@ -48,7 +55,7 @@ def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, t
     plan = StageLoad(options.users, options.spawn_rate, options.duration_s, options.workers,
                      cover=spec.running_operations() if options.smoke else ())
     started = time.time()
-    driven, silent = None, False
+    driven, silent, observed = None, False, {}
     with clock.phase("setup"):
         try:
             locust_stage = StageEnvironment(spec)  # its clients: the backend's, opened here (no call yet)
@@ -70,8 +77,9 @@ def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, t
         if before_load is not None:
             with clock.phase("model"):
                 before_load()
-        driving = time.monotonic()
+        driving, load_start_s = time.monotonic(), time.time()
         driven = locust_stage.drive(plan, label, ep)
+        load_end_s = time.time()
         clock.add_load(driven.seconds - driven.stopping_s, time.monotonic() - driving)
         if after_load is not None:
             after_load(stage.collector.key_stream)
@@ -86,6 +94,10 @@ def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, t
             except Exception as exc:
                 integrity = stage.unverifiable(one_line(exc))
                 silent = True
+        if observes(options, strategy) and not silent and not driven.ended_early:
+            # Before the drop: a database's statistics go with it.
+            with clock.phase("observe"):
+                observed = observe_stage(stage, load_start_s, load_end_s, options.observe_wait_s, label)
     finally:
         # What this stage created goes, even when it failed before its load; a database that
         # went away or fell silent cannot be asked (keybench's own emulator restarts anyway).
@@ -100,7 +112,7 @@ def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, t
             progress(f"  {label}  could not drop {spec.location}: {one_line(exc)}")
     result = stage.result(seconds=driven.seconds, integrity=integrity, tenant_drop=tenant_drop, fresh=ep.restartable,
                           started_epoch_s=started, ended_early=driven.ended_early, interrupted=driven.interrupted,
-                          per_worker=driven.per_worker)
+                          per_worker=driven.per_worker, observed=observed)
     progress(f"  {label}  done: ops {result.operations:,} (inserts {result.ops_per_s(result.inserts):,.0f}/s, "
              f"reads {result.ops_per_s(result.reads):,.1f}/s)  failures {result.failures}  "
              f"integrity {integrity.describe()}")

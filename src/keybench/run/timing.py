@@ -9,7 +9,7 @@ import time
 from contextlib import contextmanager
 
 # The phases outside the load, in the order a stage meets them.
-PHASES = ("emulator_restart", "setup", "start_and_stop", "audit", "drop", "write", "model", "report")
+PHASES = ("emulator_restart", "setup", "start_and_stop", "audit", "observe", "drop", "write", "model", "report")
 
 
 class WallClock:
