@@ -24,6 +24,7 @@ import grpc
 
 SPANNER = "/google.spanner.v1.Spanner/"
 LIST_HOT_TABLETS = "/google.bigtable.admin.v2.BigtableInstanceAdmin/ListHotTablets"
+LIST_CLUSTERS = "/google.bigtable.admin.v2.BigtableInstanceAdmin/ListClusters"
 # The server-streaming methods of the APIs forwarded; every other method is unary.
 STREAMING = {"ExecuteStreamingSql", "StreamingRead", "BatchWrite", "ReadRows", "SampleRowKeys", "MutateRows",
              "ReadChangeStream", "GenerateInitialChangeStreamPartitions", "ExecuteQuery"}
@@ -64,6 +65,8 @@ class StatsFront:
         # id; None: up to now.
         self.statistics_until: Callable[[str], dt.datetime | None] | None = None
         self.hot_tablets: list[TabletRow] = []
+        self.hot_tablets_for: Callable[[], list[TabletRow]] | None = None  # or built when asked
+        self.clusters = ["c1"]  # the instance's clusters, as ListClusters answers
         self.refuse: tuple[grpc.StatusCode, str] | None = None  # answer the statistics calls with this error
         self.statistics_requests: list[object] = []  # each statistics request, decoded
         self.forwarded: list[str] = []  # each forwarded method
@@ -142,10 +145,18 @@ class StatsFront:
         if self.refuse is not None:
             context.abort(*self.refuse)
         instance = request.parent.rsplit("/clusters/", 1)[0]
+        listed = self.hot_tablets_for() if self.hot_tablets_for else self.hot_tablets
         tablets = [HotTablet(name=f"{request.parent}/hotTablets/t{n}", table_name=f"{instance}/tables/{t.table}",
                              start_time=t.start_time, end_time=t.end_time, start_key=t.start_key, end_key=t.end_key,
-                             node_cpu_usage_percent=t.cpu) for n, t in enumerate(self.hot_tablets)]
+                             node_cpu_usage_percent=t.cpu) for n, t in enumerate(listed)]
         return ListHotTabletsResponse.serialize(ListHotTabletsResponse(hot_tablets=tablets))
+
+    def list_clusters(self, request_bytes: bytes, context) -> bytes:
+        from google.cloud.bigtable_admin_v2.types import Cluster, ListClustersRequest, ListClustersResponse
+
+        request = ListClustersRequest.deserialize(request_bytes)
+        return ListClustersResponse.serialize(ListClustersResponse(
+            clusters=[Cluster(name=f"{request.parent}/clusters/{c}") for c in self.clusters]))
 
 
 def _is_statistics(request_bytes: bytes) -> bool:
@@ -166,6 +177,8 @@ class _Handler(grpc.GenericRpcHandler):
         front = self.front
         if method == LIST_HOT_TABLETS:
             return grpc.unary_unary_rpc_method_handler(front.list_hot_tablets)
+        if method == LIST_CLUSTERS:
+            return grpc.unary_unary_rpc_method_handler(front.list_clusters)
         statistics = method in (SPANNER + "ExecuteStreamingSql", SPANNER + "ExecuteSql")
         if front.channel is None and not statistics:
             return None  # UNIMPLEMENTED, as a server without the method answers

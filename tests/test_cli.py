@@ -133,7 +133,7 @@ def test_run_takes_the_singular_option_names_simulate_and_check_use():
     assert (singular.strategies, singular.dialects) == (plural.strategies, plural.dialects) == ("salted", "postgresql")
 
 
-def test_a_real_target_with_an_emulator_variable_set_is_ambiguous(tmp_path):
+def test_a_real_target_with_an_emulator_variable_set_is_ambiguous(tmp_path, no_emulator_env):
     result = keybench("run", "--target", "real", "--project", "p", "--instance", "i", "--dry-run",
                       "--results-dir", str(tmp_path), env={"BIGTABLE_EMULATOR_HOST": "127.0.0.1:1"}, timeout=60)
     assert result.returncode == 2 and result.stdout == ""

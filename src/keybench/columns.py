@@ -261,10 +261,12 @@ SUMMARY_DESCRIPTIONS = {
     "model_windows": "modelled: how many windows of the key stream the figures average",
     "verdict_reason": "modelled: the figure and bound that decided the verdict, with the hot share's standard error",
     "observed": "observed (--target real): what the service's own statistics say of the stage's table and indexes: "
-                "`hotspot` (a split at CPU_USAGE_SCORE 100), `warm` (above 50), `none`, or `unknown` (no statistics "
-                "in --observe-wait, with the reason in observed_where); empty on an emulator",
-    "observed_score": "observed: the hottest split's CPU_USAGE_SCORE, a percentage",
-    "observed_space": "observed: the table or index the hottest split is in",
+                "`hotspot` (a Spanner split at CPU_USAGE_SCORE 100, or a Bigtable hot tablet), `warm` (a split above "
+                "50), `none`, or `unknown` (no statistics in --observe-wait, the reason in observed_where); empty on "
+                "an emulator",
+    "observed_score": "observed: the hottest split's CPU_USAGE_SCORE (Spanner) or hot tablet's node CPU (Bigtable), "
+                      "a percentage",
+    "observed_space": "observed: the table or index the hottest split or tablet is in",
     "observed_where": "observed: where in that key the hottest split lies, in words (the newest LastAccess values)",
     "observed_range": "observed: the hottest split's start and limit, as the service wrote them",
     "observed_write_share": "observed against recorded: the share of the space's recorded writes whose keys fall in "

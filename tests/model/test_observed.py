@@ -122,3 +122,63 @@ def test_a_value_from_the_service_reaches_the_terminal_escaped():
                                                 ("NUMERIC", "number"), ("STRING(36)", "text"), ("BYTES(MAX)", "text")])
 def test_a_columns_type_says_how_its_ends_are_named(spanner_type, kind):
     assert column_kind(spanner_type) == kind
+
+
+def _decoded_int64(encoded: bytes) -> int:
+    return int.from_bytes(encoded[:8], "big") - 2**63
+
+
+@pytest.mark.parametrize("dialect", ["googlesql", "postgresql"])
+def test_a_hot_split_is_mapped_back_onto_the_recorded_writes_it_held(dialect):
+    """A split built from a simulated stream's own keys, written as the service writes them,
+    holds exactly the writes from its start on: the bounds are read in the key's types and
+    encoded in the database's byte order."""
+    from keybench.design.byteorder import TABLE_SPACE
+    from keybench.design.strategies import catalogue
+    from keybench.model.observed import stage_observation
+    from keybench.model.simulate import simulate_stream
+
+    strategy = catalogue("spanner", dialect)["timestamp_first"]
+    stream = simulate_stream(strategy, 2_000)
+    _, raw, lengths = stream.writes(TABLE_SPACE)
+    keys = sorted(bytes(k).ljust(int(n), b"\x00") for k, n in zip(raw, lengths, strict=True))
+    start = keys[1_800]
+    moment = dt.datetime.fromtimestamp(_decoded_int64(start) / 1e6, dt.UTC)
+    user = _decoded_int64(start[8:])
+    table = strategy.table
+    row = (T0, f'{table}("{moment.isoformat().replace("+00:00", "Z")}", {user})', "<end>", 100, (table,), ())
+    observed = stage_observation(strategy, [row], stream)
+    assert observed["observed"] == "hotspot" and observed["observed_space"] == table
+    assert float(observed["observed_write_share"]) == pytest.approx(200 / 2_000, abs=0.0005)
+    assert observed["observed_where"].startswith(f"the newest {strategy.parts[0].column} values (from ")
+    assert stage_observation(strategy, [], stream)["observed"] == "none"
+
+
+def test_a_hot_tablet_is_mapped_back_onto_the_recorded_row_keys_between_its_ends():
+    from keybench.design.byteorder import TABLE_SPACE
+    from keybench.design.strategies import catalogue
+    from keybench.model.observed import stage_observation
+    from keybench.model.simulate import simulate_stream
+
+    strategy = catalogue("bigtable")["timestamp_first"]
+    stream = simulate_stream(strategy, 1_000)
+    _, raw, lengths = stream.writes(TABLE_SPACE)
+    keys = sorted(bytes(k).ljust(int(n), b"\x00") for k, n in zip(raw, lengths, strict=True))
+    middle = ("t", keys[400], keys[599], T0, T0, 88.0)  # inclusive at both ends
+    observed = stage_observation(strategy, [middle], stream)
+    assert observed["observed"] == "hotspot" and observed["observed_score"] == "88"
+    assert float(observed["observed_write_share"]) == pytest.approx(0.2, abs=0.001)
+    assert observed["observed_where"].startswith(f"from {strategy.parts[0].name}=")
+
+
+@pytest.mark.parametrize("text, type_word, value", [
+    ("2026-11-26T21:00:00.5Z", "TIMESTAMP", dt.datetime(2026, 11, 26, 21, 0, 0, 500000, tzinfo=dt.UTC)),
+    ("2026-11-26T21:00:00Z", "TIMESTAMPTZ", dt.datetime(2026, 11, 26, 21, 0, tzinfo=dt.UTC)),
+    ("42", "INT64", 42), ("-7", "BIGINT", -7), ("1.5", "FLOAT64", 1.5), ("abc", "STRING", "abc"),
+    ("true", "BOOL", True), ("2026-11-26", "DATE", dt.date(2026, 11, 26)),
+    ("not a number", "INT64", None), ("QUJD", "BYTES", None), ("x", "", None),
+])
+def test_a_split_keys_value_is_read_in_its_columns_type_or_not_at_all(text, type_word, value):
+    from keybench.model.observed import typed_value
+
+    assert typed_value(text, type_word) == value

@@ -239,3 +239,17 @@ def test_bad_input_is_one_line(tablets):
         done = _observe(tablets, *args)
         assert done.returncode == 2 and message in done.stderr, (args, done.stderr)
         assert done.stderr.count("\n") == 1
+
+
+def test_an_emulator_has_no_statistics_and_says_so_in_one_line(shop, emulator_hosts):
+    database, _ = shop["googlesql"]
+    done = subprocess.run([sys.executable, "-m", "keybench.cli", "observe", "--project", PROJECT, "--instance",
+                           INSTANCE, "--database", database], cwd=REPO, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "SPANNER_EMULATOR_HOST": emulator_hosts["spanner"], "COLUMNS": "1000"})
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.count("\n") == 1 and "an emulator keeps no split statistics" in done.stderr
+    both = subprocess.run([sys.executable, "-m", "keybench.cli", "observe", "--project", PROJECT, "--instance",
+                           INSTANCE, "--database", database, "--endpoint", "127.0.0.1:1"], cwd=REPO,
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "SPANNER_EMULATOR_HOST": emulator_hosts["spanner"]})
+    assert both.returncode == 2 and "ambiguous" in both.stderr and both.stderr.count("\n") == 1

@@ -18,7 +18,7 @@ from google.auth.credentials import AnonymousCredentials
 
 from keybench.infra import emulators
 from tests.conftest import REPO
-from tests.stats_front import SplitRow, StatsFront
+from tests.stats_front import SplitRow, StatsFront, TabletRow
 
 PROJECT = "kb-observed"
 INSTANCE = "observed"
@@ -118,14 +118,53 @@ def test_statistics_that_never_come_are_unknown_with_the_reason_and_the_run_stan
     assert row["observed_agrees"] == "n/a" and row["verdict"] == "spread"
 
 
-def test_only_a_real_spanner_stage_with_a_wait_observes():
-    from keybench.design.strategies import catalogue
+def test_only_a_real_stage_with_a_wait_observes():
     from keybench.run.options import RunOptions
     from keybench.run.stage_run import observes
 
-    spanner, bigtable = catalogue("spanner")["timestamp_first"], catalogue("bigtable")["timestamp_first"]
     real = {"target": "real", "project": "p", "instance": "i"}
-    assert not observes(RunOptions(), spanner)  # an emulator keeps no statistics
-    assert not observes(RunOptions(**real, observe_wait_s=0), spanner)
-    assert observes(RunOptions(**real), spanner)
-    assert not observes(RunOptions(**real), bigtable)  # its hot tablets: keybench observe
+    assert not observes(RunOptions())  # an emulator keeps no statistics
+    assert not observes(RunOptions(**real, observe_wait_s=0))
+    assert observes(RunOptions(**real))
+
+
+def test_a_real_bigtable_run_shows_its_hot_tablets_beside_the_model(emulator_hosts, tmp_path):
+    """The Bigtable emulator through the front, over TLS as Google's endpoint: the hot tablet it
+    lists is the newest tenth of the row keys the run wrote into its timestamp-first table. A
+    stage waits until the minute after its last has passed (HOT_TABLETS_SETTLE_S): up to 2 min."""
+    from google.cloud import bigtable
+
+    front = StatsFront(emulator_hosts["bigtable"], tls_dir=tmp_path)
+    written: dict[str, int] = {}
+
+    def newest_tablet() -> list[TabletRow]:
+        client = bigtable.Client(project=PROJECT, admin=True)  # through BIGTABLE_EMULATOR_HOST
+        now = dt.datetime.now(dt.UTC)
+        out = []
+        for table in client.instance(INSTANCE).list_tables():
+            if "timestamp-first" in table.table_id:
+                keys = sorted(row.row_key for row in table.read_rows())
+                written[table.table_id] = len(keys)
+                out.append(TabletRow(table.table_id, keys[int(len(keys) * 0.9)].decode(), "", 97.0,
+                                     now - dt.timedelta(minutes=3), now))
+        return out
+
+    front.hot_tablets_for = newest_tablet
+    clean = {k: v for k, v in os.environ.items() if k not in emulators.ENV_VARS.values()}
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "keybench.cli", "run", "--target", "real", "--endpoint", front.endpoint,
+             "--project", PROJECT, "--instance", INSTANCE, "--backend", "bigtable", "--strategies",
+             "timestamp_first", "--duration", "3s", "--users", "2", "--no-report", "--run-id", "r", "--results-dir",
+             str(tmp_path / "results"), "--observe-wait", "150s"],
+            cwd=REPO, capture_output=True, text=True, timeout=600,
+            env={**clean, "COLUMNS": "1000", "GRPC_DEFAULT_SSL_ROOTS_FILE_PATH": str(front.certificate)})
+    finally:
+        front.close()
+    assert done.returncode == 0, done.stderr[-3000:]
+    row = _verdicts(tmp_path / "results")["timestamp_first"]
+    assert (row["observed"], row["verdict"], row["observed_agrees"]) == ("hotspot", "hotspot", "yes")
+    assert row["observed_where"].startswith("the table's last rows (from ts=")
+    ((total,),) = [tuple(written.values())]
+    assert float(row["observed_write_share"]) == pytest.approx((total - int(total * 0.9)) / total, abs=0.001)
+    assert "timestamp_first: observed hotspot (node CPU 97 %" in done.stdout

@@ -50,6 +50,7 @@ _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
 # same every time, and building its messages costs more of the client's CPU than checking
 # the answer. Full scans (a time window, a number range) differ each time and are not kept.
 SPAN_REQUESTS_CACHED = 4096
+HOT_TABLETS_SETTLE_S = 60.0  # a minute's hot tablets are listed once the minute after it has passed
 # Reads fetch the three cells a StoredRow needs, not the payload.
 READ_CELLS = ColumnQualifierRegexFilter(b"^[utwn]$")
 # Cells that hold a row's fields, fixed-width so that text order is number order for
@@ -144,6 +145,19 @@ class BigtableBackend(Backend):
             raise KeybenchError(
                 f"schema fixture {self.strategy.directory / 'table.toml'} was refused by Bigtable: {exc.message}"
             ) from None
+
+    def statistics_until(self):
+        # No table says how far the hot tablets reach; they are computed a minute at a time, so
+        # a minute is taken as listed once the one after it has passed.
+        return dt.datetime.now(dt.UTC) - dt.timedelta(seconds=HOT_TABLETS_SETTLE_S)
+
+    def hot_ranges(self, start, end) -> list[tuple]:
+        from keybench.backends.service_stats import bigtable_clusters, bigtable_hot_tablets
+
+        mine = {t.table_id for t in self.admin_tables.values()}
+        return [row for cluster in bigtable_clusters(self.project, self.instance_id, self.endpoint)
+                for row in bigtable_hot_tablets(self.project, self.instance_id, cluster, start, end, self.endpoint)
+                if row[0] in mine]
 
     def drop(self) -> None:
         for admin_table in self.admin_tables.values():

@@ -87,6 +87,26 @@ def spanner_statistics_until(database, dialect: str) -> dt.datetime | None:
     return rows[0][0] if rows and rows[0] else None
 
 
+def bigtable_clusters(project: str, instance: str, endpoint: str | None = None) -> list[str]:
+    """The ids of the instance's clusters (ListHotTablets answers per cluster)."""
+    from google.cloud.bigtable_admin_v2 import BigtableInstanceAdminClient
+
+    from keybench.backends.connection import client_settings
+
+    client = BigtableInstanceAdminClient(**client_settings(endpoint))
+    parent = f"projects/{project}/instances/{instance}"
+    try:
+        found = client.list_clusters(request={"parent": parent}, timeout=ADMIN_CALL_TIMEOUT_S)
+        return [c.name.rsplit("/", 1)[-1] for c in found.clusters]
+    except gexc.PermissionDenied as exc:
+        raise KeybenchError(f"permission denied listing the clusters of {parent} ({exc.message}); it needs "
+                            "bigtable.clusters.list (roles/bigtable.viewer)") from None
+    except (gexc.GoogleAPICallError, gexc.RetryError) as exc:
+        raise KeybenchError(f"cannot list the clusters of {parent}: {_first_line(exc)}") from None
+    finally:
+        client.transport.close()
+
+
 def bigtable_hot_tablets(project: str, instance: str, cluster: str, start: dt.datetime, end: dt.datetime,
                          endpoint: str | None = None) -> list[TabletRow]:
     """The hot tablets of `cluster` listed for (start, end], every page of them: table id, start

@@ -61,7 +61,8 @@ def check(options) -> None:
                             "instance to write to")
     set_vars = [var for var in emulators.ENV_VARS.values() if os.environ.get(var)]
     if set_vars:
-        raise KeybenchError(f"--target real, but {' and '.join(set_vars)} is set: ambiguous, the clients would go "
+        raise KeybenchError(f"--target real, but {' and '.join(set_vars)} {'is' if len(set_vars) == 1 else 'are'} "
+                            "set: ambiguous, the clients would go "
                             "to that emulator; unset it for a real instance, or drop --target real")
 
 
@@ -181,11 +182,9 @@ def plan_lines(options, stages: list[Strategy], tag: str) -> list[str]:
             suffix = f" (repetition {repetition})" if options.repeat > 1 else ""
             lines.append(f"  {strategy.label}: would create {kind} {name}{suffix}")
     lines.append(estimate_line(options, stages, tag))
-    observed = sum(1 for s in stages if s.backend == "spanner") * options.repeat
-    if is_real(options) and observed and options.observe_wait_s > 0:
-        lines.append(f"after each of the {observed} Spanner stage(s): wait at most {options.observe_wait_s:g} s for "
-                     "the service's statistics of its minutes, then read its hot splits before the drop "
-                     "(--observe-wait 0: do not)")
+    if is_real(options) and options.observe_wait_s > 0:
+        lines.append(f"after each stage: wait at most {options.observe_wait_s:g} s for the service's statistics of "
+                     "its minutes, then read its hot splits or tablets before the drop (--observe-wait 0: do not)")
     return lines
 
 

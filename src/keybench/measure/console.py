@@ -310,16 +310,20 @@ def brief_verdicts(rows: list[dict], width: int) -> str:
         observed = [m for m in members if m.get("observed")]
         if observed:  # a real instance's own statistics, beside the model
             lines += ["", *textwrap.wrap("observed: the service's own statistics of each stage's minutes "
-                                         "(SPANNER_SYS.SPLIT_STATS_TOP_MINUTE), beside the modelled verdict", width)]
+                                         f"({OBSERVED_SOURCE[backend]}), beside the modelled verdict", width)]
             lines += [line for m in observed for line in textwrap.wrap(observed_text(m), width,
                                                                         subsequent_indent="  ")]
     return "\n".join(lines)
 
 
+OBSERVED_SOURCE = {"spanner": "SPANNER_SYS.SPLIT_STATS_TOP_MINUTE", "bigtable": "ListHotTablets"}
+
+
 def observed_text(row: dict) -> str:
     """One design's observation beside its model: `timestamp_first: observed hotspot (...),
     modelled hotspot: they agree`."""
-    facts = [f"CPU_USAGE_SCORE {row['observed_score']}" if row.get("observed_score") else "",
+    measure = "CPU_USAGE_SCORE {}" if row.get("backend") != "bigtable" else "node CPU {} %"
+    facts = [measure.format(row["observed_score"]) if row.get("observed_score") else "",
              f"{row['observed_space']}: {row['observed_where']}" if row.get("observed_space") else
              row.get("observed_where", ""),
              f"{float(row['observed_write_share']):.0%} of its recorded writes" if row.get("observed_write_share")

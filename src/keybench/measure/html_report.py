@@ -98,8 +98,9 @@ def _observed(designs: list[dict]) -> str:
     observed = [d for d in designs if d.get("observed")]
     if not observed:
         return ""
-    return ("<h3>Observed by the service, beside the model</h3><p>What Cloud Spanner's own statistics "
-            "(SPANNER_SYS.SPLIT_STATS_TOP_MINUTE) reported of each stage's minutes: <b>observed</b>, not modelled; "
+    return ("<h3>Observed by the service, beside the model</h3><p>What the service's own statistics "
+            "(Spanner: SPANNER_SYS.SPLIT_STATS_TOP_MINUTE; Bigtable: ListHotTablets) reported of each stage's "
+            "minutes: <b>observed</b>, not modelled; "
             "<code>verdict</code> is the <b>modelled</b> one it is held against.</p>"
             + _table(observed, OBSERVED_TABLE_COLUMNS, "verdicts"))
 

@@ -308,9 +308,30 @@ def write_share(split: HotSplit, name: str, parts, types: list[str], keys: list[
     return held / len(keys)
 
 
-def stage_observation(strategy, splits: list[HotSplit], stream) -> dict:
-    """The observed columns of one stage: its table's and indexes' hottest split, where it lies,
-    and the share of the space's recorded writes it held."""
+def stage_observation(strategy, rows: list[tuple], stream) -> dict:
+    """The observed columns of one stage from its service's rows: Spanner's split rows
+    (HotSplit.of) or Bigtable's hot tablets (HotTablet fields, in order)."""
+    if strategy.backend == "bigtable":
+        return _tablet_observation(strategy, [HotTablet(*row) for row in rows], stream)
+    return _split_observation(strategy, [HotSplit.of(row) for row in rows], stream)
+
+
+def _columns(seen: Observation, name: str, share: float | None) -> dict:
+    return {"observed": seen.observed, "observed_score": "" if seen.score is None else f"{seen.score:g}",
+            "observed_space": name if seen.observed != OBSERVED_NONE else "",
+            "observed_where": seen.where, "observed_range": seen.key_range,
+            "observed_write_share": "" if share is None else f"{share:.3f}"}
+
+
+def _recorded_keys(stream, space: str) -> list[bytes]:
+    """A space's recorded write keys, whole (the stream keeps them in a fixed-width array)."""
+    _, raw, lengths = stream.writes(space)
+    return [bytes(k).ljust(int(n), b"\x00") for k, n in zip(raw, lengths, strict=True)]
+
+
+def _split_observation(strategy, splits: list[HotSplit], stream) -> dict:
+    """A Spanner stage: its table's and indexes' hottest split, where it lies, and the share of
+    that space's recorded writes it held."""
     from keybench.design.byteorder import TABLE_SPACE, KeyEncoder
     from keybench.design.ddl import column_types
 
@@ -334,10 +355,23 @@ def stage_observation(strategy, splits: list[HotSplit], stream) -> dict:
     if seen.observed != OBSERVED_NONE:
         hottest = max((s for s in splits if s.touches(name) and s.score > WARM_SCORE),
                       key=lambda s: (s.score, s.interval_end))
-        times, raw, lengths = stream.writes(space)
-        keys = [bytes(k).ljust(int(n), b"\x00") for k, n in zip(raw, lengths, strict=True)]
-        share = write_share(hottest, name, parts, words, keys)
-    return {"observed": seen.observed, "observed_score": "" if seen.score is None else f"{seen.score:g}",
-            "observed_space": name if seen.observed != OBSERVED_NONE else "",
-            "observed_where": seen.where, "observed_range": seen.key_range,
-            "observed_write_share": "" if share is None else f"{share:.3f}"}
+        share = write_share(hottest, name, parts, words, _recorded_keys(stream, space))
+    return _columns(seen, name, share)
+
+
+def _tablet_observation(strategy, tablets: list[HotTablet], stream) -> dict:
+    """A Bigtable stage: its table's hottest tablet, its row keys named by the design's parts, and
+    the share of the recorded writes between its first and last keys (inclusive)."""
+    from keybench.design.byteorder import TABLE_SPACE
+
+    tables = sorted({t.table for t in tablets})
+    segments = [p.name for p in strategy.parts]
+    seen_all = [observe_tablets(table, tablets, segments) for table in tables]
+    seen = max(seen_all, key=lambda o: o.score or 0) if seen_all else Observation(strategy.table, OBSERVED_NONE)
+    share = None
+    if seen.observed != OBSERVED_NONE and not strategy.table_per_tenant:  # one table: its stream is its rows
+        hottest = max((t for t in tablets if t.table == seen.name), key=lambda t: (t.cpu_percent, t.end_time))
+        keys = _recorded_keys(stream, TABLE_SPACE)
+        held = sum(1 for k in keys if hottest.start_key <= k and (not hottest.end_key or k <= hottest.end_key))
+        share = held / len(keys) if keys else None
+    return _columns(seen, seen.name, share)

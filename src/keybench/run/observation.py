@@ -1,6 +1,7 @@
 """After a stage's load on a real instance: the service's own statistics of its minutes, read
 beside the model. Cloud Spanner reports each minute's warm and hot splits a few minutes after
-the minute ends ("Hot split statistics"). keybench waits for them, at most --observe-wait and
+the minute ends ("Hot split statistics"); Bigtable lists hot tablets a minute at a time.
+keybench waits for them, at most --observe-wait and
 saying so, reads the splits of the stage's database before it drops it, and maps the hottest
 onto the design's key and onto the share of the stage's recorded writes it held
 (model.observed.stage_observation). A refusal or a wait that runs out is `unknown`, with its
@@ -14,7 +15,7 @@ import time
 from keybench.errors import KeybenchError
 from keybench.infra.interrupt import INTERRUPT
 from keybench.infra.progress import progress
-from keybench.model.observed import HotSplit, stage_observation
+from keybench.model.observed import stage_observation
 
 POLL_S = 10.0  # between two looks at how far the statistics reach
 SAY_EVERY_S = 30.0  # a progress line while waiting
@@ -50,11 +51,11 @@ def observe_stage(stage, load_start_s: float, load_end_s: float, wait_s: float, 
                 progress(f"  {label}  still waiting for the statistics of {last:%H:%M} UTC ({reach}; "
                          f"{said - waited:.0f} s)")
             time.sleep(min(POLL_S, left))
-        splits = [HotSplit.of(row) for row in backend.hot_ranges(first, last)]
+        rows = backend.hot_ranges(first, last)
     except KeybenchError as exc:
         progress(f"  {label}  cannot read the service's statistics: {exc}")
         return {"observed": "unknown", "observed_where": str(exc)}
-    observed = stage_observation(stage.strategy, splits, stage.collector.key_stream)
+    observed = stage_observation(stage.strategy, rows, stage.collector.key_stream)
     progress(f"  {label}  observed {observed.get('observed', 'none')}"
              + (f" ({observed['observed_where']})" if observed.get("observed_where") else ""))
     return observed

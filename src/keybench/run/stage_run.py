@@ -34,10 +34,10 @@ class StageOutcome:
     locust_csvs: dict[str, str]
 
 
-def observes(options: RunOptions, strategy: Strategy) -> bool:
-    """Whether a stage reads its service's own statistics after its load: on a real Spanner
-    instance, unless --observe-wait is 0 (Bigtable's hot tablets are read by `keybench observe`)."""
-    return target.is_real(options) and options.observe_wait_s > 0 and strategy.backend == "spanner"
+def observes(options: RunOptions) -> bool:
+    """Whether a stage reads its service's own statistics after its load: on a real instance,
+    unless --observe-wait is 0."""
+    return target.is_real(options) and options.observe_wait_s > 0
 
 
 def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, tag: str, label: str,
@@ -94,7 +94,7 @@ def run_stage(strategy: Strategy, ep: emulators.Endpoint, options: RunOptions, t
             except Exception as exc:
                 integrity = stage.unverifiable(one_line(exc))
                 silent = True
-        if observes(options, strategy) and not silent and not driven.ended_early:
+        if observes(options) and not silent and not driven.ended_early:
             # Before the drop: a database's statistics go with it.
             with clock.phase("observe"):
                 observed = observe_stage(stage, load_start_s, load_end_s, options.observe_wait_s, label)
