@@ -157,6 +157,7 @@ class Observation:
     where: str = ""  # where in its key the hottest range lies, in words
     key_range: str = ""  # that range as the service wrote it
     reasons: tuple[str, ...] = ()
+    hottest: HotSplit | HotTablet | None = None  # the range the figures are of
 
     def agreement(self, modelled: str) -> str:
         """`yes` when the service saw what the model says (a hot or warm range for a hotspot or a
@@ -191,7 +192,7 @@ def observe_split_object(name: str, key: list[KeyColumnText], splits: list[HotSp
     hottest = max(mine, key=lambda s: (s.score, s.interval_end))
     return Observation(name, observed_level(hottest.score), hottest.score, len({s.interval_end for s in mine}),
                        split_place(hottest, name, key), f"{hottest.start.text} to {hottest.limit.text}",
-                       hottest.reasons)
+                       hottest.reasons, hottest)
 
 
 def split_place(split: HotSplit, name: str, key: list[KeyColumnText]) -> str:
@@ -234,7 +235,7 @@ def observe_tablets(table: str, tablets: list[HotTablet], segments: list[str] | 
     hottest = max(mine, key=lambda t: (t.cpu_percent, t.end_time))
     key_range = f"{row_key_text(hottest.start_key) or '(first row)'} to {row_key_text(hottest.end_key) or '(last row)'}"
     return Observation(table, OBSERVED_HOTSPOT, hottest.cpu_percent, len(mine), tablet_place(hottest, segments),
-                       key_range)
+                       key_range, hottest=hottest)
 
 
 def tablet_place(tablet: HotTablet, segments: list[str] | None, separator: bytes = b"#") -> str:
@@ -352,10 +353,8 @@ def _split_observation(strategy, splits: list[HotSplit], stream) -> dict:
         return {}
     space, seen, name, parts, words = best
     share = None
-    if seen.observed != OBSERVED_NONE:
-        hottest = max((s for s in splits if s.touches(name) and s.score > WARM_SCORE),
-                      key=lambda s: (s.score, s.interval_end))
-        share = write_share(hottest, name, parts, words, _recorded_keys(stream, space))
+    if isinstance(seen.hottest, HotSplit):
+        share = write_share(seen.hottest, name, parts, words, _recorded_keys(stream, space))
     return _columns(seen, name, share)
 
 
@@ -369,8 +368,8 @@ def _tablet_observation(strategy, tablets: list[HotTablet], stream) -> dict:
     seen_all = [observe_tablets(table, tablets, segments) for table in tables]
     seen = max(seen_all, key=lambda o: o.score or 0) if seen_all else Observation(strategy.table, OBSERVED_NONE)
     share = None
-    if seen.observed != OBSERVED_NONE and not strategy.table_per_tenant:  # one table: its stream is its rows
-        hottest = max((t for t in tablets if t.table == seen.name), key=lambda t: (t.cpu_percent, t.end_time))
+    hottest = seen.hottest
+    if isinstance(hottest, HotTablet) and not strategy.table_per_tenant:  # one table: its stream is its rows
         keys = _recorded_keys(stream, TABLE_SPACE)
         held = sum(1 for k in keys if hottest.start_key <= k and (not hottest.end_key or k <= hottest.end_key))
         share = held / len(keys) if keys else None

@@ -23,6 +23,7 @@ from keybench.infra import emulators
 from keybench.infra.target import ENDPOINT, need_credentials
 from keybench.model.observed import (
     OBSERVED,
+    WARM_SCORE,
     HotSplit,
     HotTablet,
     KeyColumnText,
@@ -163,7 +164,7 @@ def _spanner(request: ObserveRequest, start: dt.datetime, end: dt.datetime) -> O
         indexes = () if check.index else tuple(i.name for i in schema.indexes_of(check.table))
         seen.append((check, observe_split_object(check.index or check.table, key, splits, indexes)))
     known = {(c.index or c.table).lower() for c, _ in seen}
-    others = sorted({a for s in splits if s.score > 50 for a in s.affected if a.lower() not in known}
+    others = sorted({a for s in splits if s.score > WARM_SCORE for a in s.affected if a.lower() not in known}
                     if not wanted else set())
     lines, notes = spanner_lines(database.name, dialect, (start, end), splits, cut, seen, fixes, statements,
                                  request.rows, request.nodes, others)

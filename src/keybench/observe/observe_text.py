@@ -60,7 +60,7 @@ def spanner_lines(database: str, dialect: str, window: tuple[dt.datetime, dt.dat
         notes.append(f"also warm or hot in the statistics, and no table or index of the schema read: "
                      f"{', '.join(others)}")
     if cut:
-        notes.append("the statistics were cut at 100,000 rows: choose a shorter --since")
+        notes.append(f"the statistics were cut at {len(splits):,} rows: choose a shorter --since")
     notes.append("a minute's statistics appear a few minutes after it ends; SPLIT_STATS_TOP_MINUTE keeps 24 hours")
     return lines + [""] + [f"note: {n}" for n in notes], notes
 
