@@ -51,3 +51,50 @@ def test_an_entitys_rows_are_found_by_acknowledgement_time_whether_or_not_they_c
     assert written.of_entity(3, 100) == set()  # never written
     written.add(StoredRow(1, 99_000, "a0", 99), acked_ns=15)  # entity 1 now out of order too
     assert written.of_entity(1, 20) == {"a1", "a2", "a3", "a0"}
+
+
+def ask_every_question(written, kept, rng, seq):
+    """Each question, once, against the answer the rows kept give."""
+    # a read that began the moment an early row was acknowledged: that row is expected
+    before, index, entity = rng.choice(kept[:seq // 2])[1], rng.choice([None, "Idx"]), rng.randint(1, 9)
+    t0, lo = rng.randint(0, 9_000), rng.randint(1, seq)
+
+    def expected(pick):
+        return {r.write_id for r, a, u in kept if pick(r) and a <= before and index not in u}
+
+    assert written.of_entity(entity, before, index) == expected(lambda r: r.entity == entity)
+    assert written.in_time_window(t0, t0 + 1000, before, index) == expected(lambda r: t0 <= r.ts_us <= t0 + 1000)
+    assert written.in_number_range(lo, lo + 30, before, index) == expected(lambda r: lo <= r.seq <= lo + 30)
+    answer = [r for r, a, u in kept if r.entity == entity][-3:]
+    oldest = min((r.ts_us for r in answer), default=0)
+    assert written.newest_of_entity(entity, before, answer, 3, index) == expected(
+        lambda r: r.entity == entity and (len(answer) < 3 or r.ts_us >= oldest))
+
+
+def test_rows_moved_to_disk_a_slice_at_a_time_answer_every_question_as_rows_kept_in_memory(monkeypatch):
+    """A long stage's oldest rows go to disk while it runs: before, during and after a move,
+    every question gets the answer the rows themselves give."""
+    import random
+
+    from keybench.design import truth
+
+    monkeypatch.setattr(truth, "MEMORY_ROWS", 50)
+    rng = random.Random(7)
+    written, kept = WrittenRows(), []
+    for seq in range(1, 401):
+        row = StoredRow(rng.randint(1, 9), rng.randint(0, 10_000), f"kb-t-1.1-{seq}", seq)
+        acked = seq * 10 + rng.randint(-15, 15)  # mostly in order, some not
+        unindexed = frozenset({"Idx"}) if rng.random() < 0.3 else frozenset()
+        written.add(row, acked, unindexed)
+        kept.append((row, acked, unindexed))
+        if rng.random() < 0.2:
+            written.move_some(rng.randint(1, 20))
+        if seq % 37 == 0:
+            ask_every_question(written, kept, rng, seq)
+    assert len(written) == 400 and written.in_memory() < 400  # some went to disk
+    while written.move_some(7):
+        pass
+    third = {r.write_id for r, _, _ in kept if r.entity == 3}
+    assert written.in_memory() < 100 and written.of_entity(3, 10**9) == third
+    written.close()
+    assert len(written) == 0 and written.of_entity(3, 10**9) == set()

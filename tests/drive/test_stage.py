@@ -378,3 +378,37 @@ def test_a_silent_database_ends_an_insert_at_the_backstop_unless_the_backend_enf
     else:
         assert took < answer_after_s and stats.failures == 1 and len(stage.collector.ledger.failed) == 1
         assert list(stats.errors) == ["OperationDeadline: no answer within --op-timeout 0.1s"]
+
+
+def test_a_long_stage_encodes_its_keys_and_moves_its_oldest_rows_to_disk_as_it_goes_and_reads_stay_right(
+        stage_of, monkeypatch):
+    """Past its backlog a stage encodes its key stream and moves its oldest acknowledged rows
+    to disk while its users run (here with thresholds of a few dozen): the backlog stays
+    bounded, and every read still expects exactly the rows the database holds."""
+    import gevent
+
+    from keybench.design import truth
+    from keybench.drive import stage as stage_module
+
+    monkeypatch.setattr(stage_module, "BACKLOG", 40)
+    monkeypatch.setattr(stage_module, "BACKLOG_SLICE", 8)
+    monkeypatch.setattr(truth, "MEMORY_ROWS", 60)
+    stage = stage_of("reverse_timestamp", population=6)
+    backlog = []
+
+    def writer():
+        user = stage.new_user()
+        for _ in range(75):
+            stage.insert(user)
+            backlog.append(stage.collector.key_stream.backlog())
+
+    gevent.joinall([gevent.spawn(writer) for _ in range(4)], raise_error=True)
+    assert stage.collector.totals() == (300, 0)
+    assert max(backlog) <= 2 * 40 + 4 and stage.written.in_memory() < 300
+    assert stage.collector.key_stream.write_count() == 300  # every key, encoded or not yet
+    stored = stage.backend.read(None)
+    for entity in range(1, 7):
+        expected = stage.written.of_entity(entity, time.monotonic_ns())
+        assert expected == {r.write_id for r in stored if r.entity == entity}
+    integrity, _ = stage.finish()
+    assert integrity.ok and (integrity.acknowledged, integrity.stored) == (300, 300)

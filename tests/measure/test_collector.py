@@ -197,4 +197,27 @@ def test_operations_land_in_the_second_they_ended_in_per_series_even_when_series
     ops = {(second, series.operation): s.ops for (second, series), s in c.seconds.items()}
     assert ops == {(1000, "insert"): 2, (1000, "point_read"): 1, (1001, "point_read"): 1, (1001, "insert"): 1,
                    (1002, "insert"): 1, (1002, "point_read"): 1}
-    assert sum(s.histogram.get_total_count() for s in c.seconds.values()) == 7
+    assert sum(s.histogram().get_total_count() for s in c.seconds.values()) == 7
+
+
+def test_a_second_that_is_over_is_kept_encoded_and_a_late_operation_still_counts(monkeypatch):
+    """A long run keeps one open histogram per series: a second the series has left is sealed
+    to a few hundred bytes, and an operation recorded for it later is added all the same."""
+    from keybench.measure.collector import SecondStats
+
+    c = Collector()
+    c.register(SERIES, "write")
+    now = [2_000.1]
+    monkeypatch.setattr(time, "time", lambda: now[0])
+    for at in (2_000.1, 2_000.5, 2_001.2, 2_002.3):
+        now[0] = at
+        with c.timed(SERIES):
+            pass
+    sealed = c.seconds[(2_000, SERIES)]
+    assert len(sealed.encoded()) < 1_000 and sealed.histogram().get_total_count() == 2
+    late = SecondStats()
+    late.record(250_000)
+    sealed.add(late.encoded())
+    sealed.seal()
+    assert sealed.histogram().get_total_count() == 3 and sealed.histogram().get_max_value() >= 249_000
+    assert [s.ops for _, s in sorted(c.seconds.items(), key=lambda kv: kv[0][0])] == [2, 1, 1]

@@ -26,7 +26,6 @@ keybench.drive.worker`); across machines, `locust -f loadtests/<backend>_locustf
 from __future__ import annotations
 
 import dataclasses
-import gc
 import logging
 import os
 import sys
@@ -35,6 +34,7 @@ from collections.abc import Callable
 
 import gevent
 
+from keybench.drive import heap
 from keybench.drive.partition import Partition
 from keybench.drive.stage import Stage, StageDefinition
 from keybench.drive.users import CurrentStage
@@ -137,7 +137,7 @@ def attach_worker(environment, slot: CurrentStage) -> None:
         stage = StageDefinition(**msg.data["spec"]).build(Partition(index, count), environment.events)
         state.update(stage=stage, index=index)
         slot.put(stage)
-        gc.freeze()  # what exists now outlives the load (see StageEnvironment.drive); a worker exits after its stage
+        heap.freeze()  # what exists now outlives the load (drive.heap); a worker exits after its stage
         environment.runner.send_message(JOINED_MESSAGE, {"index": index, "pid": os.getpid()})
 
     def on_flush(environment, **_kw) -> None:
@@ -155,7 +155,6 @@ def attach_worker(environment, slot: CurrentStage) -> None:
         if stage is None:
             return
         final = environment.runner.user_count == 0
-        gc.freeze()  # what the load kept since the last report, as StageEnvironment.drive does each second
         data["keybench"] = {
             "index": state["index"],
             "final": final,

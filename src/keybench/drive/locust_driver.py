@@ -5,7 +5,6 @@ Ctrl-C; either way the users stop and the collector keeps what they did."""
 from __future__ import annotations
 
 import csv
-import gc
 import io
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from locust.runners import Runner
 from locust.stats import PERCENTILES_TO_REPORT, StatsCSV
 
 from keybench.children import die_with_parent, how_it_ended
+from keybench.drive import heap
 from keybench.drive.distributed import MasterSide
 from keybench.drive.stage import Stage, StageDefinition
 from keybench.drive.users import CurrentStage, user_class
@@ -119,14 +119,7 @@ class StageEnvironment:
             runner = env.create_local_runner()
         lifeline, ended_early, interrupted = Lifeline(ep), None, False
         try:
-            # Everything alive now (the imported libraries, the stage, the prefill) outlives the
-            # load: kept out of the garbage collector's full passes, which would otherwise walk it
-            # again and again while the load runs (about 80 ms each, several per stage). So does
-            # what the load keeps (its ledger, the rows it wrote, their keys): frozen again each
-            # second below, so that a pass walks only the last second's objects, not every row
-            # written so far (3-7 % of the client's CPU per Bigtable insert in harness_vs_bare).
-            # Cycles that become garbage stay until the stage ends.
-            gc.freeze()
+            heap.freeze()  # the libraries, the stage, the prefill: none of it is walked during the load
             started = time.monotonic()
             runner.start(plan.users, spawn_rate=plan.spawn_rate or plan.users)
             progress(f"  {label}  load: {plan.users} user(s) for {plan.duration_s:g}s"
@@ -159,7 +152,6 @@ class StageEnvironment:
                     nap = max(0.05, min(1.0, next_report - now, left if left > 0 else 1.0))
                     due = now + nap
                     gevent.sleep(nap)
-                    gc.freeze()
                     if INTERRUPT.requested:
                         raise KeyboardInterrupt
                     ended_early = lifeline.gone()
@@ -189,7 +181,7 @@ class StageEnvironment:
             stage.collector.settle()  # a backstop: each user's on_stop settles, even when it is killed
             runner.quit()
         finally:
-            gc.unfreeze()  # collectable again, cycles included
+            heap.thaw()
             if workers:
                 workers.close()
         return Driven(elapsed, per_worker, locust_csvs(env), ended_early, interrupted,

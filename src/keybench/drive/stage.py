@@ -34,6 +34,12 @@ from keybench.measure.collector import Collector, Series
 from keybench.measure.stage_result import StageResult
 
 RECENT_ROWS = 4096  # acknowledged rows that point and entity reads pick from
+# A long stage's memory: recorded inserts and reads wait to be encoded into the key stream (as
+# Python objects, about 330 bytes each) and the oldest acknowledged rows wait to go to disk
+# (design.truth). Past this backlog, the stage does that work in the moments its load waits;
+# past twice this, a slice at every insert. A shorter stage does it all after its load.
+BACKLOG = 8_192
+BACKLOG_SLICE = 64  # inserts, reads or rows handled at a time: about a millisecond
 ROWS_WAIT_S = 0.05  # a reader's poll for the first row the writers acknowledge
 DEADLINE_GRACE_S = 0.5  # past --op-timeout: lets a client's own deadline error arrive first
 NO_INDEXES: frozenset[str] = frozenset()
@@ -105,6 +111,7 @@ class Stage:
         self.encoder = KeyEncoder(strategy)  # keys as the database orders them, for the split model
         self.recent: collections.deque[tuple[tuple, StoredRow]] = collections.deque(maxlen=RECENT_ROWS)
         self.written = WrittenRows()
+        self._housekeeping: gevent.Greenlet | None = None
         self._seq = partition.insert_numbers()
         self.users = 0
         self.local_roles = settings.local_roles(strategy.backend, partition)
@@ -213,6 +220,24 @@ class Stage:
                 self.written.add(row, acked, self.unindexed(e))
                 self.collector.key_stream.record_insert(self.encoder, key, e, now)
                 self.recent.append((key, row))
+            self._bound_backlog()
+
+    def _bound_backlog(self) -> None:
+        """Keep a long stage's memory bounded (see BACKLOG)."""
+        stream = self.collector.key_stream
+        if stream.backlog() < BACKLOG and not self.written.moving:
+            return
+        if stream.backlog() >= 2 * BACKLOG:
+            stream.encode_some(BACKLOG_SLICE)  # the load never waits: no moment to wait for
+        if self._housekeeping is None or self._housekeeping.dead:
+            self._housekeeping = gevent.spawn(self._housekeep)
+
+    def _housekeep(self) -> None:
+        stream = self.collector.key_stream
+        while stream.backlog() > BACKLOG // 2 or self.written.moving:
+            gevent.idle()  # until nothing else is ready to run: the users all wait for the database
+            if not self.written.move_some(BACKLOG_SLICE):
+                stream.encode_some(BACKLOG_SLICE)
 
     def unindexed(self, event: WriteEvent) -> frozenset[str]:
         """The NULL_FILTERED indexes that hold no entry for the row `event` writes: a read
@@ -274,6 +299,7 @@ class Stage:
         if m.error is None:
             self.collector.key_stream.record_read(self.encoder, request, time.time(), op)
             self.collector.add_missing(self.series[op], len(expected(rows) - {r.write_id for r in rows}))
+            self._bound_backlog()
 
     def finish(self, lost_workers: dict[int, str] | None = None) -> tuple[Integrity, TenantDrop | None]:
         """After the load: the integrity audit, then the strategy's own checks. The writes of
@@ -345,4 +371,7 @@ class Stage:
                 self.backend.drop()
                 self.created = False
         finally:
+            if self._housekeeping is not None:
+                self._housekeeping.kill(block=False)
             self.backend.close()
+            self.written.close()

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from keybench.measure.collector import Ledger
+from keybench.measure.writeids import WriteIdSet
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ class Integrity:
 
     @classmethod
     def unverifiable(cls, ledger: Ledger, cause: str) -> Integrity:
-        unknown = len(ledger.failed | ledger.attempted)
+        unknown = len(ledger.failed) + sum(1 for w in ledger.attempted if w not in ledger.failed)
         return cls(len(ledger.acknowledged), 0, 0, 0, 0, unknown, 0, verified=False, cause=cause)
 
     @property
@@ -80,18 +81,20 @@ def audit(stored: list[str], ledger: Ledger, set_aside: Callable[[str], bool] | 
     with `cause`; the rest is audited in full."""
     if set_aside is not None:
         kept = [w for w in stored if not set_aside(w)]
-        keep = lambda ids: {w for w in ids if not set_aside(w)}  # noqa: E731
-        ledger = Ledger(keep(ledger.attempted), keep(ledger.acknowledged), keep(ledger.failed))
+        ledger = Ledger({w for w in ledger.attempted if not set_aside(w)},
+                        WriteIdSet(w for w in ledger.acknowledged if not set_aside(w)),
+                        {w for w in ledger.failed if not set_aside(w)})
         return dataclasses.replace(audit(kept, ledger), verified=False, cause=cause, set_aside=len(stored) - len(kept))
     counts = collections.Counter(stored)
-    unknown = ledger.failed | ledger.attempted
-    known = ledger.acknowledged | unknown
+    # The ledger's sets are walked, never joined: a join would hold every id as a string.
+    attempted_only = [w for w in ledger.attempted if w not in ledger.failed]  # in flight: few
     return Integrity(
         acknowledged=len(ledger.acknowledged),
         stored=len(stored),
         lost=sum(1 for w in ledger.acknowledged if w not in counts),
         duplicates=sum(c - 1 for c in counts.values() if c > 1),
-        unexpected=sum(1 for w in counts if w not in known),
-        unknown=len(unknown),
-        unknown_stored=sum(1 for w in unknown if w in counts),
+        unexpected=sum(1 for w in counts
+                       if w not in ledger.acknowledged and w not in ledger.failed and w not in ledger.attempted),
+        unknown=len(ledger.failed) + len(attempted_only),
+        unknown_stored=sum(1 for w in ledger.failed if w in counts) + sum(1 for w in attempted_only if w in counts),
     )

@@ -253,7 +253,7 @@ def timeseries_rows(result: StageResult) -> list[dict]:
     started_epoch_s = result.started_epoch_s
     rows = []
     for (second, series), s in sorted(result.per_second.items(), key=lambda kv: (kv[0][0], order[kv[0][1]])):
-        figures = latency_figures(s.histogram)
+        figures = latency_figures(s.histogram())
         rows.append({
             "schema_version": SCHEMA_VERSION,
             "second": dt.datetime.fromtimestamp(second, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),

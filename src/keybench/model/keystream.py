@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import io
+import tempfile
 import zipfile
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 
@@ -21,6 +23,8 @@ from keybench.design.byteorder import TABLE_SPACE, KeyEncoder
 from keybench.design.events import WriteEvent
 from keybench.design.plans import ReadRequest
 from keybench.errors import KeybenchError
+
+BLOCK_WRITES = 65_536  # writes of a space kept as Python objects before they become a block on disk
 
 
 def _check_values(name: str, array: np.ndarray) -> None:
@@ -60,20 +64,42 @@ def _block(times, keys, lengths=None, units=None) -> tuple[np.ndarray, np.ndarra
 
 class _Chunks:
     """Arrays appended in pieces and joined on first use: one add per write stays cheap.
-    A block is (times, keys, key lengths, split-unit lengths)."""
+    A block is (times, keys, key lengths, split-unit lengths).
+
+    Writes added one at a time become a block every `BLOCK_WRITES`, and that block goes to a
+    temporary file, mapped back into memory: a long stage's keys are on disk, not in its
+    process (the system keeps in memory what it has room for, and drops it under pressure)."""
 
     def __init__(self) -> None:
         self.times: list[float] = []
         self.keys: list[bytes] = []
         self.units: list[int] = []
         self.blocks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        self._spill: IO[bytes] | None = None  # unlinked at once: it goes when the process goes
 
-    def flush(self) -> None:
+    def add_one(self, time_s: float, key: bytes, unit_length: int) -> None:
+        self.times.append(time_s)
+        self.keys.append(key)
+        self.units.append(unit_length)
+        if len(self.keys) >= BLOCK_WRITES:
+            self.flush(spill=True)
+
+    def flush(self, spill: bool = False) -> None:
         if self.keys:
             keys, lengths = _as_key_array(self.keys)
-            self.blocks.append((np.array(self.times, dtype=np.float64), keys, lengths,
-                                np.array(self.units, dtype=np.uint16)))
+            block = (np.array(self.times, dtype=np.float64), keys, lengths, np.array(self.units, dtype=np.uint16))
+            self.blocks.append(tuple(self._spilled(a) for a in block) if spill else block)  # type: ignore[arg-type]
             self.times, self.keys, self.units = [], [], []
+
+    def _spilled(self, array: np.ndarray) -> np.ndarray:
+        """`array` written to the spill file and mapped back, read only."""
+        if self._spill is None:
+            self._spill = tempfile.TemporaryFile(prefix="keybench-keys-")
+        spill = self._spill
+        offset = spill.seek(0, io.SEEK_END)
+        spill.write(array.tobytes())
+        spill.flush()
+        return np.memmap(spill, dtype=array.dtype, mode="r", offset=offset, shape=array.shape)
 
     def add(self, times, keys, lengths=None, units=None) -> None:
         self.flush()
@@ -146,6 +172,11 @@ class KeyStream:
                 self._add_read(time_s, intervals, space, operation)
             del self._unencoded_reads[:len(reads)]
 
+    def backlog(self) -> int:
+        """Inserts and reads recorded and not yet encoded: each holds its key and row as
+        Python objects until it is."""
+        return len(self._unencoded) + len(self._unencoded_reads)
+
     def encode_some(self, limit: int) -> bool:
         """Encode at most `limit` of what was recorded and not yet encoded; True while some is
         left. A caller inside the load process encodes a slice at a time and lets the users
@@ -166,10 +197,10 @@ class KeyStream:
         self._add_write(space, time_s, key, unit_length)
 
     def _add_write(self, space: str, time_s: float, key: bytes, unit_length: int | None) -> None:
-        chunks = self._writes.setdefault(space, _Chunks())
-        chunks.times.append(float(time_s))
-        chunks.keys.append(bytes(key))
-        chunks.units.append(len(key) if unit_length is None else unit_length)
+        chunks = self._writes.get(space)
+        if chunks is None:
+            chunks = self._writes[space] = _Chunks()
+        chunks.add_one(float(time_s), bytes(key), len(key) if unit_length is None else unit_length)
 
     def add_writes(self, space: str, times: np.ndarray, keys: np.ndarray, lengths: np.ndarray | None = None,
                    units: np.ndarray | None = None) -> None:
