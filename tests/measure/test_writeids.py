@@ -1,5 +1,6 @@
 """The ledger's set of WriteIds: a Python set's answers, at about a bit per id."""
 
+import json
 import random
 import tracemalloc
 
@@ -42,3 +43,23 @@ def test_acknowledged_ids_take_about_a_bit_each():
         tracemalloc.stop()
     assert len(ledger) == 64 * 2_000
     assert held < 100_000, held  # as strings in a set: about 14 MB
+
+
+def test_a_workers_report_carries_the_set_whole_and_a_master_joins_them_as_sets_join():
+    rng = random.Random(11)
+    parts = []
+    for worker in range(3):
+        ids = {f"kb-r-{worker * 1000 + rng.randint(0, 2)}.1-{rng.randint(1, 3000)}" for _ in range(800)}
+        ids |= {f"kb-r-pre-{rng.randint(0, 50)}" for _ in range(20)} | {f"z-{rng.randint(10**7, 10**8)}"}
+        parts.append(ids)
+    master, expected = WriteIdSet({"z-12", "kb-r-pre-5000000"}), {"z-12", "kb-r-pre-5000000"}
+    for ids in parts:
+        shipped = WriteIdSet.from_plain(json.loads(json.dumps(WriteIdSet(ids).to_plain())))
+        assert shipped == ids
+        master.update(shipped)
+        expected |= ids
+    assert master == expected and len(master) == len(expected)
+    # an id kept as it was in one set and as a bit in another is counted once
+    sparse = WriteIdSet(["p-900000"])
+    sparse.update(WriteIdSet(f"p-{n}" for n in range(0, 900_001, 1000)))  # p-900000 among them, as a bit
+    assert len(sparse) == 901 and "p-900000" in sparse and "p-900001" not in sparse

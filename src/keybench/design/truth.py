@@ -195,7 +195,7 @@ class WrittenRows:
                 self.move_some(len(self._to_move))  # the load never waited: move the rest now
             self._old, self._young = self._young, _Memory()
             self._to_move = self._old.written()
-            self._to_move.reverse()  # moved from the end: each slice is a cheap pop
+            self._to_move.reverse()  # moved from the end: each slice is a cheap cut
 
     @property
     def moving(self) -> bool:
@@ -209,8 +209,11 @@ class WrittenRows:
             return False
         if self._disk is None:
             self._disk = _Disk()
-        batch = [self._to_move.pop() for _ in range(min(limit, len(self._to_move)))]
+        if limit <= 0:
+            return True
+        batch = self._to_move[-limit:]
         self._disk.add(batch)
+        del self._to_move[-limit:]  # only once they are on disk: a failed insert loses none
         if not self._to_move:
             self._old = None
         return self._old is not None

@@ -227,8 +227,8 @@ class Stage:
         stream = self.collector.key_stream
         if stream.backlog() < BACKLOG and not self.written.moving:
             return
-        if stream.backlog() >= 2 * BACKLOG:
-            stream.encode_some(BACKLOG_SLICE)  # the load never waits: no moment to wait for
+        if stream.backlog() >= 2 * BACKLOG:  # the load never waits: no moment to wait for
+            stream.encode_some(max(BACKLOG_SLICE, stream.backlog() - 2 * BACKLOG))  # an insert may be a batch
         if self._housekeeping is None or self._housekeeping.dead:
             self._housekeeping = gevent.spawn(self._housekeep)
 

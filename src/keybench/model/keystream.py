@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import io
-import tempfile
 import zipfile
 from pathlib import Path
-from typing import IO
 
 import numpy as np
 
@@ -23,113 +21,7 @@ from keybench.design.byteorder import TABLE_SPACE, KeyEncoder
 from keybench.design.events import WriteEvent
 from keybench.design.plans import ReadRequest
 from keybench.errors import KeybenchError
-
-BLOCK_WRITES = 65_536  # writes of a space kept as Python objects before they become a block on disk
-
-
-def _check_values(name: str, array: np.ndarray) -> None:
-    """Times must be finite, counts and indexes not negative (ValueError naming the array)."""
-    if array.dtype.kind == "f" and not np.isfinite(array).all():
-        raise ValueError(f"array {name!r} holds a non-finite number")
-    if array.dtype.kind == "i" and len(array) and array.min() < 0:
-        raise ValueError(f"array {name!r} holds a negative number")
-
-
-def _check_lengths(names, keys, widths) -> None:
-    """A key's true length is at most its array's width."""
-    if any(len(w) and w.max() > keys.dtype.itemsize for w in widths):
-        raise ValueError(f"arrays {', '.join(names)}: a length exceeds the key width")
-
-
-def _as_key_array(keys) -> tuple[np.ndarray, np.ndarray]:
-    """Fixed-width bytes array and true lengths: numpy drops trailing NUL bytes when it
-    hands an item back, so the lengths keep what the width cannot."""
-    if isinstance(keys, np.ndarray) and keys.dtype.kind == "S":
-        # Without lengths, a key is taken to end at its last non-NUL byte.
-        return keys, np.char.str_len(keys).astype(np.uint16)
-    keys = list(keys)
-    lengths = np.fromiter((len(k) for k in keys), dtype=np.uint16, count=len(keys))
-    return np.array(keys, dtype=f"S{max(1, int(lengths.max(initial=1)))}"), lengths
-
-
-def _block(times, keys, lengths=None, units=None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """A block of writes as the model takes them: (times, keys, key lengths, split-unit
-    lengths); without lengths a key ends at its last non-NUL byte, without units every
-    key is its own unit."""
-    keys, default_lengths = _as_key_array(keys)
-    lengths = default_lengths if lengths is None else np.asarray(lengths, dtype=np.uint16)
-    return np.asarray(times, dtype=np.float64), keys, lengths, lengths if units is None else np.asarray(units,
-                                                                                                        dtype=np.uint16)
-
-
-class _Chunks:
-    """Arrays appended in pieces and joined on first use: one add per write stays cheap.
-    A block is (times, keys, key lengths, split-unit lengths).
-
-    Writes added one at a time become a block every `BLOCK_WRITES`, and that block goes to a
-    temporary file, mapped back into memory: a long stage's keys are on disk, not in its
-    process (the system keeps in memory what it has room for, and drops it under pressure)."""
-
-    def __init__(self) -> None:
-        self.times: list[float] = []
-        self.keys: list[bytes] = []
-        self.units: list[int] = []
-        self.blocks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-        self._spill: IO[bytes] | None = None  # unlinked at once: it goes when the process goes
-
-    def add_one(self, time_s: float, key: bytes, unit_length: int) -> None:
-        self.times.append(time_s)
-        self.keys.append(key)
-        self.units.append(unit_length)
-        if len(self.keys) >= BLOCK_WRITES:
-            self.flush(spill=True)
-
-    def flush(self, spill: bool = False) -> None:
-        if self.keys:
-            keys, lengths = _as_key_array(self.keys)
-            block = (np.array(self.times, dtype=np.float64), keys, lengths, np.array(self.units, dtype=np.uint16))
-            self.blocks.append(tuple(self._spilled(a) for a in block) if spill else block)  # type: ignore[arg-type]
-            self.times, self.keys, self.units = [], [], []
-
-    def _spilled(self, array: np.ndarray) -> np.ndarray:
-        """`array` written to the spill file and mapped back, read only."""
-        if self._spill is None:
-            self._spill = tempfile.TemporaryFile(prefix="keybench-keys-")
-        spill = self._spill
-        offset = spill.seek(0, io.SEEK_END)
-        spill.write(array.tobytes())
-        spill.flush()
-        return np.memmap(spill, dtype=array.dtype, mode="r", offset=offset, shape=array.shape)
-
-    def add(self, times, keys, lengths=None, units=None) -> None:
-        self.flush()
-        self.blocks.append(_block(times, keys, lengths, units))
-
-    def after(self, start: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The writes after the first `start`, copying only those."""
-        self.flush()
-        parts, offset = [], 0
-        for block in self.blocks:
-            end = offset + len(block[0])
-            if end > start:
-                parts.append(tuple(a[max(0, start - offset):] for a in block))
-            offset = end
-        if len(parts) == 1:
-            return parts[0]  # type: ignore[return-value]  # four arrays, as every block
-        return _Chunks.joined(parts) if parts else _Chunks().arrays()
-
-    @staticmethod
-    def joined(parts) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        times, keys, lengths, units = (np.concatenate(c) for c in zip(*parts, strict=True))
-        return times, keys, lengths, units
-
-    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        self.flush()
-        if not self.blocks:
-            return np.zeros(0, np.float64), np.zeros(0, "S1"), np.zeros(0, np.uint16), np.zeros(0, np.uint16)
-        if len(self.blocks) > 1:
-            self.blocks = [_Chunks.joined(self.blocks)]
-        return self.blocks[0]
+from keybench.model.writeblocks import WriteBlocks, as_key_array, check_lengths, check_values
 
 
 class KeyStream:
@@ -143,13 +35,13 @@ class KeyStream:
     """
 
     def __init__(self) -> None:
-        self._writes: dict[str, _Chunks] = {}
+        self._writes: dict[str, WriteBlocks] = {}
         self._unencoded: list[tuple[KeyEncoder, tuple, WriteEvent, float]] = []
         self._unencoded_reads: list[tuple[KeyEncoder, ReadRequest, float, str]] = []
-        self._initial: dict[str, _Chunks] = {}
+        self._initial: dict[str, WriteBlocks] = {}
         self._read_times: list[float] = []
         self._read_spaces: list[str] = []
-        self._intervals: list[list[tuple[bytes, bytes]]] = []
+        self._intervals: list[tuple[tuple[bytes, bytes], ...]] = []
         self._read_operations: list[str] = []
 
     # recording
@@ -199,7 +91,7 @@ class KeyStream:
     def _add_write(self, space: str, time_s: float, key: bytes, unit_length: int | None) -> None:
         chunks = self._writes.get(space)
         if chunks is None:
-            chunks = self._writes[space] = _Chunks()
+            chunks = self._writes[space] = WriteBlocks()
         chunks.add_one(float(time_s), bytes(key), len(key) if unit_length is None else unit_length)
 
     def add_writes(self, space: str, times: np.ndarray, keys: np.ndarray, lengths: np.ndarray | None = None,
@@ -207,13 +99,13 @@ class KeyStream:
         """Many writes at once: `keys` a numpy 'S' array (or a list of bytes); `units` their
         split units' lengths (None: whole keys)."""
         self._encode_recorded()
-        self._writes.setdefault(space, _Chunks()).add(times, keys, lengths, units)
+        self._writes.setdefault(space, WriteBlocks()).add(times, keys, lengths, units)
 
     def add_initial(self, space: str, keys, lengths: np.ndarray | None = None, units: np.ndarray | None = None) -> None:
         """Rows the table held before the load (a migration's source): initial data, not load."""
         keys = list(keys) if not isinstance(keys, np.ndarray) else keys
         if len(keys):
-            self._initial.setdefault(space, _Chunks()).add(np.zeros(len(keys)), keys, lengths, units)
+            self._initial.setdefault(space, WriteBlocks()).add(np.zeros(len(keys)), keys, lengths, units)
 
     def add_read(self, time_s: float, intervals: list[tuple[bytes, bytes]], space: str = TABLE_SPACE,
                  operation: str = "") -> None:
@@ -224,7 +116,9 @@ class KeyStream:
     def _add_read(self, time_s: float, intervals: list[tuple[bytes, bytes]], space: str, operation: str) -> None:
         self._read_times.append(float(time_s))
         self._read_spaces.append(space)
-        self._intervals.append([(bytes(a), bytes(b)) for a, b in intervals])
+        # a tuple of bytes: the garbage collector stops tracking it, so a long stage's reads add
+        # nothing to its full passes
+        self._intervals.append(tuple((bytes(a), bytes(b)) for a, b in intervals))
         self._read_operations.append(operation)
 
     def record_insert(self, encoder: KeyEncoder, key: tuple, event: WriteEvent, time_s: float) -> None:
@@ -271,13 +165,13 @@ class KeyStream:
         """(times, keys 'S' array, true key lengths) of a space, in recording order."""
         self._encode_recorded()
         chunks = self._writes.get(space)
-        return (chunks.arrays() if chunks else _Chunks().arrays())[:3]
+        return (chunks.arrays() if chunks else WriteBlocks().arrays())[:3]
 
     def unit_lengths(self, space: str) -> np.ndarray:
         """Each write's split-unit length, aligned with `writes(space)`."""
         self._encode_recorded()
         chunks = self._writes.get(space)
-        return (chunks.arrays() if chunks else _Chunks().arrays())[3]
+        return (chunks.arrays() if chunks else WriteBlocks().arrays())[3]
 
     def initial_spaces(self) -> list[str]:
         return list(self._initial)
@@ -285,11 +179,12 @@ class KeyStream:
     def initial(self, space: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(keys, key lengths, split-unit lengths) of the rows a space held before the load."""
         chunks = self._initial.get(space)
-        return (chunks.arrays() if chunks else _Chunks().arrays())[1:]
+        return (chunks.arrays() if chunks else WriteBlocks().arrays())[1:]
 
     def write_count(self, space: str | None = None) -> int:
-        names = self.spaces() if space is None else [space]
-        return sum(len(self.writes(s)[0]) for s in names)
+        self._encode_recorded()
+        names = list(self._writes) if space is None else [space]
+        return sum(len(self._writes[s]) for s in names if s in self._writes)
 
     def key_at(self, space: str, i: int) -> bytes:
         _, keys, lengths = self.writes(space)
@@ -313,7 +208,7 @@ class KeyStream:
         out = {"spaces": np.array(spaces, dtype=str)}
         for i, space in enumerate(spaces):
             out[f"w{i}_t"], out[f"w{i}_k"], out[f"w{i}_n"], out[f"w{i}_u"] = (
-                self._writes[space].arrays() if space in self._writes else _Chunks().arrays())
+                self._writes[space].arrays() if space in self._writes else WriteBlocks().arrays())
         initial = self.initial_spaces()
         out["initial_spaces"] = np.array(initial, dtype=str)
         for i, space in enumerate(initial):
@@ -325,8 +220,8 @@ class KeyStream:
         out["r_space"] = np.array([spaces.index(s) for s in self._read_spaces], dtype=np.int32)
         out["r_op"] = np.array(self._read_operations, dtype=str)
         out["iv_read"] = owner
-        out["iv_start"], out["iv_start_n"] = _as_key_array(starts)
-        out["iv_end"], out["iv_end_n"] = _as_key_array(ends)
+        out["iv_start"], out["iv_start_n"] = as_key_array(starts)
+        out["iv_end"], out["iv_end_n"] = as_key_array(ends)
         return out
 
     @staticmethod
@@ -343,7 +238,7 @@ class KeyStream:
             if len(array.shape) != 1 or array.dtype.kind not in kinds:
                 raise ValueError(f"array {name!r} is {array.dtype} of shape {array.shape}")
             if isinstance(array, np.ndarray):  # a streamed array's values are checked a block at a time
-                _check_values(name, array)
+                check_values(name, array)
             return array
 
         def group(*names: str, kinds: str, optional: bool = False) -> int:
@@ -354,7 +249,7 @@ class KeyStream:
             keys = [a for a in arrays if a is not None and a.dtype.kind == "S"]
             widths = [a for a in arrays if isinstance(a, np.ndarray) and a.dtype.kind in "iu"]
             if len(keys) == 1:
-                _check_lengths(names, keys[0], widths)
+                check_lengths(names, keys[0], widths)
             return sizes.pop() if sizes else 0
 
         spaces = need("spaces", "U")

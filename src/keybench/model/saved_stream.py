@@ -11,13 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from keybench.model.keystream import (
-    KeyStream,
-    _block,
-    _check_lengths,
-    _check_values,
-    reading,
-)
+from keybench.model.keystream import KeyStream, reading
+from keybench.model.writeblocks import check_lengths, check_values, write_block
 
 _WRITE_ARRAY = re.compile(r"w\d+_[tknu]")  # the arrays that grow with the writes: read a block at a time
 SAVED_BLOCK = 1 << 20  # writes read from a saved stream at a time
@@ -104,11 +99,11 @@ class SavedKeyStream:
         with reading(self.path):
             for arrays in zip(*(self.data[name].blocks(self.block) for name in names), strict=True):
                 for name, array in zip(names, arrays, strict=True):
-                    _check_values(name, array)
-                _check_lengths(names[:3], arrays[1], arrays[2:3])
+                    check_values(name, array)
+                check_lengths(names[:3], arrays[1], arrays[2:3])
                 if len(arrays) > 3:
-                    _check_lengths([names[1], names[3]], arrays[1], arrays[3:])
-                yield _block(*arrays)
+                    check_lengths([names[1], names[3]], arrays[1], arrays[3:])
+                yield write_block(*arrays)
 
     def writes_in_time_order(self, i: int):
         """Space i's writes in time order, writes at the same time in the file's order (a
@@ -120,7 +115,7 @@ class SavedKeyStream:
         minima, in_order, last = [], True, -math.inf
         with reading(self.path):
             for block in times.blocks(self.block):
-                _check_values(f"w{i}_t", block)
+                check_values(f"w{i}_t", block)
                 minima.append(float(block.min()))
                 in_order = in_order and block[0] >= last and bool((np.diff(block) >= 0).all())
                 last = float(block[-1])
