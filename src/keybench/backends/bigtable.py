@@ -7,7 +7,6 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import os
-import warnings
 
 from google.api_core import exceptions as gexc
 from google.cloud.bigtable import column_family
@@ -56,8 +55,6 @@ READ_CELLS = ColumnQualifierRegexFilter(b"^[utwn]$")
 # Cells that hold a row's fields, fixed-width so that text order is number order for
 # server-side range filters: entity, time (16-digit microseconds), insert number.
 FIELD_CELLS = {"entity": (b"u", 10), "ts_us": (b"t", 16), "seq": (b"n", 12)}
-# Both clients warn "Connecting to Bigtable emulator at ..." on every construction.
-warnings.filterwarnings("ignore", message="Connecting to Bigtable emulator", category=RuntimeWarning)
 
 
 def gc_rule(spec: dict):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import time
+import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -21,6 +22,9 @@ from keybench.backends.connection import client_settings
 T = TypeVar("T")
 # The variable the clients find the emulator by (the same as keybench.infra.emulators.ENV_VARS).
 EMULATOR_HOST = "BIGTABLE_EMULATOR_HOST"
+# Both clients warn "Connecting to Bigtable emulator at ..." on every construction: here, where
+# every process that makes one (keybench's own, the audit's read-back child) imports them.
+warnings.filterwarnings("ignore", message="Connecting to Bigtable emulator", category=RuntimeWarning)
 
 
 def admin_client(project: str, endpoint: str | None = None):
