@@ -480,3 +480,26 @@ def test_a_suspended_keybench_says_so_and_leaves_the_gap_out_of_the_load(own_emu
     rows = read_summary(own_emulators / "suspend" / "summary.csv")
     insert = next(r for r in rows if r["operation"] == "insert")
     assert insert["integrity"] == "ok" and insert["lost"] == "0" and insert["failures"] == "0", insert
+
+
+def test_a_worker_that_stalls_past_locusts_three_missed_heartbeats_is_not_lost(own_emulators):
+    """SIGSTOP of one of `--workers 2` for 5 s, as a machine loaded beyond its cores can stall
+    it: Locust marks it missing after 3 s, it heals when it runs again, and the stage keeps it:
+    every write of both workers is audited and the run exits 0."""
+    run = Run("--backend", "bigtable", "--strategies", "salted", "--users", "4", "--workers", "2", "--duration", "12s",
+              "--results-dir", str(own_emulators), "--run-id", "stalled", "--no-report")
+    run.load_started("[1/1] bigtable:salted")
+    time.sleep(2)
+    workers = children(run.proc.pid, "keybench.drive.worker")
+    assert len(workers) == 2, workers
+    os.kill(workers[0], signal.SIGSTOP)
+    try:
+        time.sleep(5)
+    finally:
+        os.kill(workers[0], signal.SIGCONT)
+    run.wait_for("[1/1] bigtable:salted  done", timeout=90)
+    code, _ = run.finish()
+    assert code == 0 and "died" not in run.stderr, run.stderr[-2000:]
+    stage = json.loads((own_emulators / "stalled" / "run.json").read_text())["stages"][0]
+    assert stage["integrity"]["verified"] and stage["integrity"]["lost"] == 0, stage["integrity"]
+    assert sorted(stage["operations_per_worker"]) == ["0", "1"], stage["operations_per_worker"]

@@ -44,6 +44,10 @@ FINAL_REPORT_TIMEOUT_S = 30.0
 # A master silent this long is gone: it heartbeats every second, so this is a stall of ten
 # heartbeats, which even a loaded machine does not make.
 MASTER_SILENCE_S = 10.0
+# A worker is lost once Locust has marked it missing this long, the same stall of ten
+# heartbeats: Locust marks it after three, which a machine loaded beyond its cores makes,
+# and the worker heals on its next heartbeat.
+WORKER_SILENCE_S = MASTER_SILENCE_S
 log = logging.getLogger("keybench")
 
 
@@ -62,6 +66,7 @@ class MasterSide:
         self.index_of: dict[str, int] = {}  # client id -> its partition index
         self.pid_of: dict[int, int] = {}  # partition index -> the worker's pid, once it joined the stage
         self.lost: dict[int, str] = {}  # partition index -> why it is lost
+        self.missing_since: dict[int, float] = {}  # partition index -> since when Locust has had it missing
         self.flushed_at = float("inf")
         environment.events.test_start.add_listener(self._hand_out)
         environment.events.worker_report.add_listener(self._keep)
@@ -80,16 +85,18 @@ class MasterSide:
 
     def newly_lost(self) -> list[str]:
         """Workers lost since the last call, each as its cause: its process exited, or
-        Locust marked it missing (no heartbeat for a few seconds)."""
+        Locust has had it missing (no heartbeat) for WORKER_SILENCE_S."""
         found: dict[int, str] = {}
         exited = self.exited()
         for index, pid in self.pid_of.items():
             if pid in exited:
                 found[index] = f"worker {index} died (pid {pid}, {exited[pid]})"
-        for client in self.environment.runner.clients.missing:
-            silent = self.index_of.get(client.id)
-            if silent is not None and silent not in found:
-                found[silent] = f"worker {silent} died (no heartbeat from {client.id})"
+        now = time.monotonic()
+        missing = {self.index_of[c.id]: c.id for c in self.environment.runner.clients.missing if c.id in self.index_of}
+        self.missing_since = {i: self.missing_since.get(i, now) for i in missing}  # a healed worker starts over
+        for silent, client_id in missing.items():
+            if silent not in found and now - self.missing_since[silent] >= WORKER_SILENCE_S:
+                found[silent] = f"worker {silent} died (no heartbeat from {client_id} for {WORKER_SILENCE_S:.0f} s)"
         fresh = {i: why for i, why in found.items() if i not in self.lost}
         self.lost.update(fresh)
         return [fresh[i] for i in sorted(fresh)]
