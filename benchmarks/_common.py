@@ -24,6 +24,12 @@ from typing import TextIO
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
+def keybench() -> str:
+    """The keybench command of this Python's environment, else the one on PATH."""
+    local = Path(sys.executable).with_name("keybench")
+    return str(local) if local.exists() else "keybench"
+
+
 def cpu_seconds() -> float:
     """CPU time of this process, all threads: per operation it is far less noisy than
     throughput on a shared machine."""

@@ -22,18 +22,13 @@ import sys
 import time
 from pathlib import Path
 
-from _common import add_figures_option, figures_file, spread
+from _common import add_figures_option, figures_file, keybench, spread
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE.parent / "tests" / "check" / "corpus" / "spanner"
 LARGE = HERE / "schemas"
 # The first lines of the check's text, wrapped at the terminal's width (or 80 columns in a pipe).
 HEADER = re.compile(r"(\d+)\s+table\(s\),\s+(\d+)\s+index\(es\)")
-
-
-def keybench() -> str:
-    local = Path(sys.executable).with_name("keybench")
-    return str(local) if local.exists() else "keybench"
 
 
 def inputs() -> list[tuple[str, Path]]:

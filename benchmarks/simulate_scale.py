@@ -21,7 +21,7 @@ import threading
 import time
 from pathlib import Path
 
-from _common import add_figures_option, figures_file, spread
+from _common import add_figures_option, figures_file, keybench, spread
 
 TARGET_KEYS_PER_S = 5e6
 TARGET_PEAK_MB = 1024
@@ -47,11 +47,6 @@ def tree_rss_mb(pid: int) -> float:
         except (OSError, ValueError):
             continue
     return total / 1024
-
-
-def keybench() -> str:
-    local = Path(sys.executable).with_name("keybench")
-    return str(local) if local.exists() else "keybench"
 
 
 def measure(backend: str, strategy: str, rows: int, nodes: int) -> tuple[float, float, float, dict[str, str]]:

@@ -22,32 +22,20 @@ import argparse
 import csv
 import os
 import signal
-import socket
 import subprocess
-import sys
 import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
 
 import psutil
-from _common import add_figures_option, figures_file, spread
+from _common import add_figures_option, figures_file, keybench, spread
 
+from keybench.infra.emulators import free_port
 from keybench.run.options import parse_duration
 
 MIB = 1024 * 1024
 STOP_WAIT_S = 180  # an interrupted keybench audits what it wrote before it exits
-
-
-def keybench() -> str:
-    local = Path(sys.executable).with_name("keybench")
-    return str(local) if local.exists() else "keybench"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def rss_of(root: psutil.Process) -> tuple[int, int]:

@@ -29,15 +29,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import add_figures_option, figures_file, spread
+from _common import add_figures_option, figures_file, keybench, spread
 
 DEFAULT_STRATEGIES = "timestamp_first,uuid4_string,hash_shard,salted,reverse_timestamp"
 MODES = {"overlap": [], "no-overlap": ["--no-overlap"]}
-
-
-def keybench() -> str:
-    local = Path(sys.executable).with_name("keybench")
-    return str(local) if local.exists() else "keybench"
 
 
 def one_run(args, mode: str, round_no: int, root: Path) -> tuple[dict, list[dict], float]:
