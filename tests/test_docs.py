@@ -205,7 +205,9 @@ def test_each_console_example_is_what_its_command_prints(page, index, emulator_h
     outer = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     env = {**outer, "SPANNER_EMULATOR_HOST": emulator_hosts["spanner"],
            "BIGTABLE_EMULATOR_HOST": emulator_hosts["bigtable"], "COLUMNS": "80",
-           "PYTHONPATH": _pythonpath()}
+           "PYTHONPATH": _pythonpath(),
+           # as in a virtual environment with keybench installed: `python` is the one keybench runs on
+           "PATH": os.pathsep.join([str(Path(sys.executable).parent), outer.get("PATH", "")])}
     done: subprocess.CompletedProcess | None = None
     for command, shown in blocks[index]:
         if command == "echo $?":

@@ -56,7 +56,7 @@ def test_the_index_spreads(keybench_check):
 def test_pytest_finds_the_plugin_through_its_entry_point():
     [plugin] = [e for e in entry_points(group="pytest11") if e.name == "keybench"]
     assert plugin.value == "keybench.pytest_plugin"
-    assert {"spanner_emulator", "bigtable_emulator", "keybench_check"} <= set(vars(plugin.load()))
+    assert {"spanner_emulator", "bigtable_emulator", "keybench_check", "keybench_recorder"} <= set(vars(plugin.load()))
 
 
 @pytest.mark.emulator
@@ -73,6 +73,56 @@ def test_a_users_assertions_pass_and_a_wrong_one_fails_with_the_figures(pytester
         "*keybench check*schema.sql: GoogleSQL DDL, 1 table(s), 1 index(es)*",  # the report, as captured stdout
     ])
     assert os.environ[emulators.ENV_VARS["spanner"]] == spanner_emulator.host
+
+
+# A user's integration test: it writes through Google's client, and the recorder judges the keys.
+RECORDED_TESTS = """
+import random, uuid, warnings
+
+def write(table_names, rows=1500):
+    from google.cloud import bigtable
+    from google.cloud.bigtable import column_family
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        client = bigtable.Client(project="p", admin=True)  # after the recorder: through the proxy
+    instance, rng = client.instance(uuid.uuid4().hex[:12]), random.Random(1)
+    tables = {}
+    for name in table_names:
+        tables[name] = instance.table(name)
+        tables[name].create(column_families={"cf": column_family.MaxVersionsGCRule(1)})
+    for first in range(0, rows, 100):
+        for name, table in tables.items():
+            batch = []
+            for n in range(first, first + 100):
+                ts, device = 1_790_000_000_000_000 + n * 1000, f"{rng.randrange(1000):04x}"
+                row = table.direct_row((f"{ts}#{device}" if name == "events_by_time" else f"{device}#{ts}").encode())
+                row.set_cell("cf", b"v", b"x")
+                batch.append(row)
+            table.mutate_rows(batch)
+    client.close()
+
+def test_device_first_spreads(keybench_recorder, bigtable_emulator):
+    write(["events_by_device"])
+    assert keybench_recorder.table("events_by_device").verdict == "spread"
+
+def test_time_first_spreads(keybench_recorder, bigtable_emulator):
+    write(["events_by_time"])
+    assert keybench_recorder.table("events_by_time").verdict == "spread"
+"""
+
+
+@pytest.mark.emulator
+def test_the_recorder_fixture_judges_what_a_users_test_wrote_and_explains_a_failure(pytester, bigtable_emulator):
+    pytester.makepyfile(test_recorded=RECORDED_TESTS)
+    result = pytester.runpytest(*QUIET)
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines([
+        "*assert 'hotspot' == 'spread'*",
+        "*bigtable table events_by_time: hotspot (hot node 1.0, 1.0 effective nodes of 8, 1,500 writes): "
+        "the busiest node takes 1.000*",
+    ])
+    assert os.environ[emulators.ENV_VARS["bigtable"]] == bigtable_emulator.host  # the proxy's address is gone
 
 
 @pytest.fixture

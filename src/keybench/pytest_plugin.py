@@ -63,12 +63,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_assertrepr_compare(op: str, left, right) -> list[str] | None:
-    """A failed comparison of a check's verdict names the space, its figures and its fix."""
-    result = sys.modules.get("keybench.check.check_result")  # not loaded: no check ran, nothing to explain
-    if result is None or op not in ("==", "!="):
+    """A failed comparison of a check's or a recording's verdict names the space or table, its
+    figures and (a check's) its fix."""
+    if op not in ("==", "!="):
         return None
-    verdict = next((side for side in (left, right) if isinstance(side, result.SpaceVerdict)), None)
-    return None if verdict is None else [f"{left!r} {op} {right!r}", *verdict.space.facts()]
+    # A module not loaded: no check ran, or nothing was recorded; nothing to explain.
+    check, record = sys.modules.get("keybench.check.check_result"), sys.modules.get("keybench.record.verdicts")
+    for side in (left, right):
+        if check is not None and isinstance(side, check.SpaceVerdict):
+            return [f"{left!r} {op} {right!r}", *side.space.facts()]
+        if record is not None and isinstance(side, record.RecordedVerdict):
+            return [f"{left!r} {op} {right!r}", *side.facts()]
+    return None
 
 
 @dataclass(frozen=True)
@@ -148,6 +154,47 @@ def spanner_emulator(request: pytest.FixtureRequest):
 def bigtable_emulator(request: pytest.FixtureRequest):
     """The Bigtable emulator for the session; BIGTABLE_EMULATOR_HOST names it while the session runs."""
     yield from _emulator(request, "bigtable")
+
+
+@pytest.fixture
+def keybench_recorder(request: pytest.FixtureRequest):
+    """Recording proxies in front of the session's emulators for one test: the clients the test
+    creates reach the emulators through them, and the fixture's value judges the keys they wrote:
+
+        def test_orders_keys_spread(keybench_recorder):
+            run_my_integration_test()
+            assert keybench_recorder.table("Orders").verdict == "spread"
+
+    The emulators recorded are those the test also asks for (spanner_emulator,
+    bigtable_emulator), or both. A test that writes too few rows for the model gets
+    `inconclusive`, with the writes that would settle it in the reason."""
+    from keybench.infra import emulators
+    from keybench.record.bigtable_tap import BigtableTap
+    from keybench.record.proxy import ForwardingProxy
+    from keybench.record.recorder import Recorder
+    from keybench.record.verdicts import Recording
+
+    _grpc_follows_gevent()
+    wanted = [b for b in ("spanner", "bigtable") if f"{b}_emulator" in request.fixturenames] or ["spanner", "bigtable"]
+    recorder = Recorder()
+    proxies, saved = [], {}
+    try:
+        for backend in wanted:
+            found = request.getfixturevalue(f"{backend}_emulator")
+            proxy = ForwardingProxy(found.host, BigtableTap(recorder) if backend == "bigtable" else None)
+            proxies.append(proxy)
+            variable = emulators.ENV_VARS[backend]
+            saved[variable] = os.environ.get(variable)
+            os.environ[variable] = proxy.address
+        yield Recording(recorder)
+    finally:
+        for variable, value in saved.items():
+            if value is None:
+                os.environ.pop(variable, None)
+            else:
+                os.environ[variable] = value  # the emulator fixture's, which it restores itself
+        for proxy in proxies:
+            proxy.close()
 
 
 def _digest(*paths: Path | None) -> str:

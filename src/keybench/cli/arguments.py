@@ -11,6 +11,7 @@ from keybench.backends.base import DEFAULT_PAYLOAD_BYTES, DEFAULT_TIMEOUT_S
 from keybench.cli import commands, settings_file
 from keybench.cli.check_arguments import add_check
 from keybench.cli.observe_arguments import add_observe
+from keybench.cli.record_arguments import add_record
 from keybench.design import strategies
 from keybench.design.distributions import UNIFORM
 from keybench.design.keys import DEFAULT_POPULATION
@@ -227,6 +228,7 @@ def parser(settings: tuple[Path, dict] | None = None) -> argparse.ArgumentParser
 
     add_check(sub)
     add_observe(sub)
+    add_record(sub, model_options, commands)
     applied = settings_file.apply(sub.choices, *settings) if settings else []
     p.set_defaults(settings_file=str(settings[0]) if settings else None, settings_applied=applied)
     return p

@@ -230,6 +230,18 @@ def observe_command(args: argparse.Namespace) -> int:
     return report.exit_code
 
 
+def record_command(args: argparse.Namespace) -> int:
+    """The application's own keys, recorded through proxies in front of the emulators, judged."""
+    from keybench.record.command import BACKENDS, RecordRequest, record
+
+    command = tuple(args.command[1:] if args.command[:1] == ["--"] else args.command)
+    request = RecordRequest(command=command, listen=args.listen,
+                            backends=BACKENDS if args.backend == "all" else (args.backend,),
+                            params=model_params(args), results_dir=Path(args.results_dir), run_id=args.run_id,
+                            fail_on_verdict=names(args.fail_on_verdict))
+    return record(request)
+
+
 def model_params(args: argparse.Namespace) -> SplitParams:
     params = SplitParams(nodes=args.nodes, window_writes=args.window_writes, ranges_per_node=args.ranges_per_node)
     return params

@@ -1,0 +1,148 @@
+"""A gRPC proxy in front of an emulator: every call forwarded byte for byte, each shown to a tap.
+
+Every method, of every service, is forwarded as a bidirectional stream. On the wire a unary
+call is a stream of one message each way, so one handler serves unary and streaming calls
+alike, and a method the proxy has never heard of (a newer API, an admin or operations call)
+is forwarded as faithfully as the ones it records. The request and response messages stay
+bytes: the proxy never re-encodes what it forwards. Metadata goes both ways (the client's
+headers up; the emulator's headers, trailers and status down), so a client's retry logic
+(Spanner's RetryInfo on an aborted transaction) sees what the emulator said.
+
+The tap sees each message as it passes and the call's end. It runs on the call's thread, and
+a tap that raises is counted, never passed to the client: the application under test must
+behave as it does without the proxy.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from concurrent import futures
+from typing import Protocol
+
+import grpc
+
+# Calls served at once: each holds a thread for as long as it lasts (a streaming read, a
+# transaction's open session), and an application's connection pool may keep many open.
+MAX_CALLS = 256
+# Headers the gRPC runtime sets itself: passing them on would duplicate or contradict its own.
+_OWN_HEADERS = ("user-agent", "grpc-", ":")
+
+
+class CallTap(Protocol):
+    def request(self, message: bytes) -> None: ...
+
+    def response(self, message: bytes) -> None: ...
+
+    def end(self, code: grpc.StatusCode) -> None: ...
+
+
+class Tap(Protocol):
+    def call(self, method: str) -> CallTap | None:
+        """What watches one call of `method` ("/package.Service/Method"); None: nothing does."""
+
+
+class ForwardingProxy:
+    """Listens on `host` and a free port; forwards every call to `upstream` (HOST:PORT,
+    plaintext, as the emulators speak) and shows each to `tap`."""
+
+    def __init__(self, upstream: str, tap: Tap | None = None, host: str = "127.0.0.1", port: int = 0):
+        self.upstream, self.tap = upstream, tap
+        self.tap_errors = 0  # taps that raised: their calls went through unrecorded
+        self._lock = threading.Lock()
+        # No limit on message size: the proxy must pass whatever the client and emulator accept.
+        unlimited = [("grpc.max_receive_message_length", -1), ("grpc.max_send_message_length", -1)]
+        self.channel = grpc.insecure_channel(upstream, options=unlimited)
+        self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=MAX_CALLS, thread_name_prefix="kb-proxy"),
+                                  options=unlimited, maximum_concurrent_rpcs=MAX_CALLS)
+        self.server.add_generic_rpc_handlers([_Forward(self)])
+        bound = self.server.add_insecure_port(f"{_bracketed(host)}:{port}")
+        if not bound:
+            raise OSError(f"cannot listen on {host}:{port}")
+        self.address = f"{_bracketed(host)}:{bound}"
+        self.server.start()
+
+    def close(self, grace_s: float = 2.0) -> None:
+        """Stop listening; calls still open get `grace_s` to end, then are cancelled."""
+        self.server.stop(grace=grace_s).wait(grace_s + 5)
+        self.channel.close()
+
+    def _tap_failed(self) -> None:
+        with self._lock:
+            self.tap_errors += 1
+
+    def watch(self, method: str) -> CallTap | None:
+        if self.tap is None:
+            return None
+        try:
+            return self.tap.call(method)
+        except Exception:
+            self._tap_failed()
+            return None
+
+    def forward(self, method: str, requests: Iterator[bytes], context: grpc.ServicerContext) -> Iterator[bytes]:
+        watcher = self.watch(method)
+        call = self.channel.stream_stream(method)(
+            self._shown(requests, watcher), metadata=_passed_on(context.invocation_metadata()),
+            timeout=context.time_remaining())
+        context.add_callback(call.cancel)  # the client went away: so does the upstream call
+        code, error = grpc.StatusCode.CANCELLED, None  # CANCELLED until the call ends otherwise
+        try:
+            context.send_initial_metadata(_passed_on(call.initial_metadata() or ()))
+            for message in call:
+                self._show(watcher, "response", message)
+                yield message
+            context.set_trailing_metadata(_passed_on(call.trailing_metadata() or ()))
+            code = grpc.StatusCode.OK
+        except grpc.RpcError as exc:  # the emulator's own answer, passed on as it is
+            if isinstance(exc, grpc.Call):
+                code, error = exc.code(), exc.details() or ""
+                context.set_trailing_metadata(_passed_on(exc.trailing_metadata() or ()))
+            else:
+                code, error = grpc.StatusCode.UNKNOWN, str(exc)
+        finally:
+            self._ended(watcher, code)
+        if error is not None:
+            context.abort(code, error)
+
+    def _shown(self, requests: Iterator[bytes], watcher: CallTap | None) -> Iterator[bytes]:
+        for message in requests:
+            self._show(watcher, "request", message)
+            yield message
+
+    def _show(self, watcher: CallTap | None, what: str, message: bytes) -> None:
+        if watcher is None:
+            return
+        try:
+            getattr(watcher, what)(message)
+        except Exception:
+            self._tap_failed()
+
+    def _ended(self, watcher: CallTap | None, code: grpc.StatusCode) -> None:
+        if watcher is None:
+            return
+        try:
+            watcher.end(code)
+        except Exception:
+            self._tap_failed()
+
+
+class _Forward(grpc.GenericRpcHandler):
+    def __init__(self, proxy: ForwardingProxy):
+        self.proxy = proxy
+
+    def service(self, handler_call_details):
+        method = handler_call_details.method
+
+        def forward(requests, context):
+            return self.proxy.forward(method, requests, context)
+
+        return grpc.stream_stream_rpc_method_handler(forward)
+
+
+def _passed_on(metadata) -> list[tuple[str, str | bytes]]:
+    return [(k, v) for k, v in metadata if not k.startswith(_OWN_HEADERS)]
+
+
+def _bracketed(host: str) -> str:
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host

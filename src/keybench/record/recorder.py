@@ -1,0 +1,87 @@
+"""What a recording proxy saw: per table, the key stream the application wrote and read.
+
+The streams are the same `KeyStream` that `keybench run` records, keys in the database's
+byte order, so the split model, the verdict rule and `keybench analyze` serve them unchanged;
+their writes spill to disk as a run's do, so a long recording stays within bounded memory.
+Calls the taps could not attribute to a table are counted by method and reason, never guessed.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+from keybench.design.byteorder import TABLE_SPACE
+from keybench.model.keystream import KeyStream
+
+
+@dataclass
+class TableRecord:
+    """One table's recording: its stream (the table's space, and each index's), and its reads."""
+
+    backend: str
+    table: str
+    stream: KeyStream = field(default_factory=KeyStream)
+    reads: int = 0
+    rows_read: int = 0  # rows the reads returned, where the response says
+
+    @property
+    def writes(self) -> int:
+        return self.stream.write_count()
+
+
+class Recorder:
+    """Thread-safe: a proxy serves many calls at once, each on its own thread."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._start = time.monotonic()
+        self.tables: dict[tuple[str, str], TableRecord] = {}
+        self.unattributed: Counter[tuple[str, str]] = Counter()  # (method, reason): calls
+        self.failed_writes: Counter[tuple[str, str]] = Counter()  # (backend, table): writes the database refused
+        self.other_calls: Counter[str] = Counter()  # calls with no keys to record (admin, sessions, ...)
+
+    def now(self) -> float:
+        """Seconds since the recording started: the streams' clock."""
+        return time.monotonic() - self._start
+
+    def _table(self, backend: str, table: str) -> TableRecord:
+        record = self.tables.get((backend, table))
+        if record is None:
+            record = self.tables[(backend, table)] = TableRecord(backend, table)
+        return record
+
+    def write(self, backend: str, table: str, keys: list[bytes], space: str = TABLE_SPACE) -> None:
+        """Writes the database acknowledged, now: one per key."""
+        with self._lock:
+            stream, now = self._table(backend, table).stream, self.now()
+            for key in keys:
+                stream.add_write(space, now, key)
+
+    def failed(self, backend: str, table: str, count: int) -> None:
+        with self._lock:
+            self.failed_writes[(backend, table)] += count
+
+    def read(self, backend: str, table: str, intervals: list[tuple[bytes, bytes]], rows: int | None,
+             operation: str, space: str = TABLE_SPACE) -> None:
+        """One read of `intervals` ([start, end) bytes; an empty end: to the end of the table)."""
+        with self._lock:
+            record = self._table(backend, table)
+            record.stream.add_read(self.now(), intervals, space, operation)
+            record.reads += 1
+            record.rows_read += rows or 0
+
+    def not_attributed(self, method: str, reason: str) -> None:
+        with self._lock:
+            self.unattributed[(method.rsplit("/", 1)[-1], reason)] += 1
+
+    def other(self, method: str) -> None:
+        with self._lock:
+            self.other_calls[method.rsplit("/", 1)[-1]] += 1
+
+    def snapshot(self) -> list[TableRecord]:
+        """The tables, by backend and name."""
+        with self._lock:
+            return [self.tables[k] for k in sorted(self.tables)]

@@ -1,0 +1,151 @@
+"""`keybench record -- COMMAND` as a user runs it, on a small application written for the test
+that writes through Google's Bigtable client into a real emulator."""
+
+from __future__ import annotations
+
+import csv
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, keybench
+
+# Two tables: one keyed by the time first, one by the device first. `ROWS` rows each, in
+# batches; with `--reads`, a range read of each table after every batch.
+APP = '''
+import os, random, sys, time, uuid, warnings
+warnings.simplefilter("ignore", RuntimeWarning)
+from google.cloud import bigtable
+from google.cloud.bigtable import column_family
+
+rows, batch = int(os.environ["ROWS"]), 50
+client = bigtable.Client(project="p", admin=True)
+tables, instance = {}, client.instance(uuid.uuid4().hex[:12])  # tables of its own on a shared emulator
+for name in ("by_time", "by_device"):
+    tables[name] = instance.table(name)
+    tables[name].create(column_families={"cf": column_family.MaxVersionsGCRule(1)})
+rng = random.Random(1)
+for first in range(0, rows, batch):
+    pending = {name: [] for name in tables}
+    for n in range(first, min(rows, first + batch)):
+        ts, device = 1_790_000_000_000_000 + n * 1000, f"{rng.randrange(1000):04x}"
+        for name, key in (("by_time", f"{ts}#{device}"), ("by_device", f"{device}#{ts}")):
+            row = tables[name].direct_row(key.encode())
+            row.set_cell("cf", b"v", b"x")
+            pending[name].append(row)
+    for name, batch_rows in pending.items():
+        assert all(s.code == 0 for s in tables[name].mutate_rows(batch_rows))
+    if "--reads" in sys.argv:
+        for table in tables.values():
+            list(table.read_rows(start_key=b"0", end_key=b"2", limit=10))
+    if os.environ.get("PAUSE_AFTER_FIRST_BATCH"):
+        print("app: first batch written", flush=True)
+        time.sleep(60)
+print(f"app: wrote {rows} rows to each table", flush=True)
+sys.exit(int(os.environ.get("EXIT", "0")))
+'''
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Path:
+    path = tmp_path / "app.py"
+    path.write_text(APP)
+    return path
+
+
+def _verdicts(run_dir: Path) -> dict[str, dict]:
+    with (run_dir / "record.csv").open() as f:
+        return {row["table"]: row for row in csv.DictReader(f)}
+
+
+def _run_dir(results: Path) -> Path:
+    (run_dir,) = [d for d in results.iterdir() if not d.name.startswith(".")]
+    return run_dir
+
+
+def test_the_verdicts_of_the_keys_an_application_wrote(bigtable_emulator, app, tmp_path):
+    results = tmp_path / "results"
+    done = keybench("record", "--backend", "bigtable", "--results-dir", str(results), "--fail-on-verdict", "hotspot",
+                    "--", sys.executable, str(app), "--reads", env={"ROWS": "1500"})
+    assert done.returncode == 1, done.stderr  # by_time hotspots
+    assert "app: wrote 1500 rows to each table" in done.stdout  # COMMAND's output comes through
+    lines = done.stdout.splitlines()
+    assert lines[-2].split()[:2] == ["bigtable:by_device", "spread"], done.stdout
+    assert lines[-1].split()[:2] == ["bigtable:by_time", "hotspot"], done.stdout
+    assert "--fail-on-verdict: bigtable:by_time (hotspot)" in done.stderr
+    rows = _verdicts(_run_dir(results))
+    assert {t: (r["verdict"], r["writes"]) for t, r in rows.items()} == {
+        "by_device": ("spread", "1500"), "by_time": ("hotspot", "1500")}
+    assert rows["by_time"]["reads"] == "30" and float(rows["by_time"]["rows_per_read"]) > 0
+    assert len(list(_run_dir(results).glob("keystream-*.npz"))) == 2
+
+
+def test_a_short_recording_is_inconclusive_and_says_how_many_writes_would_settle_it(bigtable_emulator, app, tmp_path):
+    done = keybench("record", "--backend", "bigtable", "--results-dir", str(tmp_path / "r"), "--nodes", "32",
+                    "--", sys.executable, str(app), env={"ROWS": "20"})
+    assert done.returncode == 0, done.stderr
+    rows = _verdicts(_run_dir(tmp_path / "r"))
+    for row in rows.values():
+        assert row["verdict"] == "inconclusive", row
+        assert int(row["writes_needed"]) > 20 and "would settle a verdict at 32 nodes" in row["verdict_reason"]
+
+
+def test_a_failing_command_fails_the_record_and_a_missing_one_is_one_line(bigtable_emulator, app, tmp_path):
+    done = keybench("record", "--backend", "bigtable", "--results-dir", str(tmp_path / "r"),
+                    "--", sys.executable, str(app), env={"ROWS": "50", "EXIT": "3"})
+    assert done.returncode == 1 and "COMMAND exited with 3" in done.stderr, done.stderr
+    assert set(_verdicts(_run_dir(tmp_path / "r"))) == {"by_time", "by_device"}  # modelled all the same
+    missing = keybench("record", "--results-dir", str(tmp_path / "m"), "--", "no-such-command-kb")
+    assert missing.returncode == 2
+    assert missing.stderr.strip().splitlines() == ["keybench: error: COMMAND not found: no-such-command-kb"]
+    assert not (tmp_path / "m").exists() or not any((tmp_path / "m").iterdir())
+
+
+def test_sigterm_reaches_the_command_first_then_what_was_recorded_is_modelled(bigtable_emulator, app, tmp_path):
+    results = tmp_path / "results"
+    proc = subprocess.Popen([sys.executable, "-m", "keybench.cli", "record", "--backend", "bigtable",
+                             "--results-dir", str(results), "--", sys.executable, str(app)],
+                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "ROWS": "500", "PAUSE_AFTER_FIRST_BATCH": "1"})
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "app: first batch written"
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert "ended by SIGTERM" in err
+    assert "app: wrote" not in out  # the app got the signal and ended
+    assert {r["writes"] for r in _verdicts(_run_dir(results)).values()} == {"50"}
+
+
+def test_an_emulator_that_dies_ends_the_recording_which_models_what_it_saw(no_emulator_env, app, tmp_path):
+    from keybench.infra import emulators
+
+    emulator = emulators.start("bigtable", emulators.free_port(), "test", detach=False)
+    results = tmp_path / "results"
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "keybench.cli", "record", "--backend", "bigtable",
+                                 "--results-dir", str(results), "--", sys.executable, str(app)],
+                                cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env={**os.environ, "ROWS": "500", "PAUSE_AFTER_FIRST_BATCH": "1",
+                                     "BIGTABLE_EMULATOR_HOST": emulator.address})
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "app: first batch written"
+        emulator.stop()
+        started = time.monotonic()
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        emulator.stop()
+    assert proc.returncode == 1, err
+    assert "stopped answering" in err and time.monotonic() - started < 60
+    assert {r["writes"] for r in _verdicts(_run_dir(results)).values()} == {"50"}
