@@ -169,9 +169,9 @@ def keybench_recorder(request: pytest.FixtureRequest):
     bigtable_emulator), or both. A test that writes too few rows for the model gets
     `inconclusive`, with the writes that would settle it in the reason."""
     from keybench.infra import emulators
-    from keybench.record.bigtable_tap import BigtableTap
     from keybench.record.proxy import ForwardingProxy
     from keybench.record.recorder import Recorder
+    from keybench.record.taps import tap_for
     from keybench.record.verdicts import Recording
 
     _grpc_follows_gevent()
@@ -181,7 +181,7 @@ def keybench_recorder(request: pytest.FixtureRequest):
     try:
         for backend in wanted:
             found = request.getfixturevalue(f"{backend}_emulator")
-            proxy = ForwardingProxy(found.host, BigtableTap(recorder) if backend == "bigtable" else None)
+            proxy = ForwardingProxy(found.host, tap_for(backend, recorder, found.host))
             proxies.append(proxy)
             variable = emulators.ENV_VARS[backend]
             saved[variable] = os.environ.get(variable)

@@ -51,6 +51,37 @@ sys.exit(int(os.environ.get("EXIT", "0")))
 '''
 
 
+# The issue's application: two Spanner tables, one keyed by the commit timestamp, one by a
+# UUID v4, written with mutations; and the Bigtable tables of APP.
+SPANNER_APP = '''
+import os, sys, uuid
+from google.auth.credentials import AnonymousCredentials
+from google.cloud import spanner
+from google.cloud.spanner_admin_instance_v1.types import Instance
+
+client = spanner.Client(project="p", credentials=AnonymousCredentials())
+instance = client.instance("record-app", configuration_name="projects/p/instanceConfigs/emulator-config", node_count=1)
+try:
+    instance.create().result(60)
+except Exception as exc:  # another test's instance
+    if "already exists" not in str(exc).lower():
+        raise
+database = instance.database("app" + uuid.uuid4().hex[:12], ddl_statements=[
+    "CREATE TABLE Events (CreatedAt TIMESTAMP NOT NULL OPTIONS (allow_commit_timestamp = true), "
+    "Seq INT64 NOT NULL) PRIMARY KEY (CreatedAt, Seq)",
+    "CREATE TABLE Orders (OrderId STRING(36) NOT NULL, Amount INT64) PRIMARY KEY (OrderId)",
+])
+database.create().result(120)
+rows = int(os.environ["ROWS"])
+for first in range(0, rows, 100):
+    with database.batch() as batch:
+        batch.insert("Events", ("CreatedAt", "Seq"), [(spanner.COMMIT_TIMESTAMP, n) for n in range(first, first + 100)])
+        batch.insert("Orders", ("OrderId", "Amount"), [(str(uuid.uuid4()), n) for n in range(first, first + 100)])
+database.drop()
+print(f"spanner app: wrote {rows} rows to each table", flush=True)
+'''
+
+
 @pytest.fixture
 def app(tmp_path: Path) -> Path:
     path = tmp_path / "app.py"
@@ -66,6 +97,20 @@ def _verdicts(run_dir: Path) -> dict[str, dict]:
 def _run_dir(results: Path) -> Path:
     (run_dir,) = [d for d in results.iterdir() if not d.name.startswith(".")]
     return run_dir
+
+
+def test_spanner_and_bigtable_tables_keyed_by_time_hotspot_and_by_uuid_or_device_spread(
+        spanner_emulator, bigtable_emulator, app, tmp_path):
+    both = tmp_path / "both.py"
+    both.write_text(SPANNER_APP + APP)
+    results = tmp_path / "results"
+    done = keybench("record", "--results-dir", str(results), "--fail-on-verdict", "hotspot",
+                    "--", sys.executable, str(both), env={"ROWS": "1500"})
+    assert done.returncode == 1, done.stdout + done.stderr
+    verdicts = [line.split()[:2] for line in done.stdout.splitlines()[-4:]]
+    assert verdicts == [["bigtable:by_device", "spread"], ["bigtable:by_time", "hotspot"],
+                        ["spanner:Events", "hotspot"], ["spanner:Orders", "spread"]], done.stdout + done.stderr
+    assert "--fail-on-verdict: bigtable:by_time (hotspot), spanner:Events (hotspot)" in done.stderr
 
 
 def test_the_verdicts_of_the_keys_an_application_wrote(bigtable_emulator, app, tmp_path):

@@ -95,10 +95,10 @@ def encode_value(value) -> bytes:
 def spanner_key_bytes(parts: tuple[Part, ...], values: tuple) -> bytes:
     """The leading `values` of a Spanner key; a shorter tuple gives the prefix every longer
     key starting with those values begins with (the encoding of each column is prefix-free)."""
-    return b"".join(_column_bytes(value, part.descending) for part, value in zip(parts, values, strict=False))
+    return b"".join(column_bytes(value, part.descending) for part, value in zip(parts, values, strict=False))
 
 
-def _column_bytes(value, descending: bool) -> bytes:
+def column_bytes(value, descending: bool) -> bytes:
     if isinstance(value, bytearray):  # the one encodable value that cannot be remembered (unhashable)
         value = bytes(value)
     return _encoded_column(type(value).__qualname__, value, descending)

@@ -92,7 +92,7 @@ class _Call:
     def finish(self, table: str, code: grpc.StatusCode) -> None:
         keys = self.written()
         if code == grpc.StatusCode.OK:
-            self.recorder.write(BACKEND, table, keys)
+            self.recorder.write(BACKEND, table, [(k, None) for k in keys])
         elif keys:
             self.recorder.failed(BACKEND, table, len(keys))
 
@@ -139,7 +139,7 @@ class _MutateRows(_Call):
         # Each entry has its own status: one that succeeded is written, whatever the call's end.
         entries = self.decoded.entries
         ok = sorted({i for i in self.succeeded if 0 <= i < len(entries)})
-        self.recorder.write(BACKEND, table, [entries[i].row_key for i in ok])
+        self.recorder.write(BACKEND, table, [(entries[i].row_key, None) for i in ok])
         if len(entries) > len(ok):
             self.recorder.failed(BACKEND, table, len(entries) - len(ok))
 

@@ -33,10 +33,10 @@ from keybench.measure.rundir import RunDirectory
 from keybench.measure.summary import to_csv
 from keybench.model.params import SplitParams
 from keybench.model.verdict import VERDICTS
-from keybench.record.bigtable_tap import BigtableTap
 from keybench.record.proxy import ForwardingProxy
 from keybench.record.recorder import Recorder
-from keybench.record.verdicts import COLUMNS, table_verdict, verdict_table
+from keybench.record.taps import tap_for
+from keybench.record.verdicts import COLUMNS, label, record_rows, verdict_table
 from keybench.terminal import visible
 
 BACKENDS = ("spanner", "bigtable")
@@ -85,8 +85,9 @@ class _Session:
         for backend in self.request.backends:
             endpoint = emulators.resolve(backend)
             self.endpoints.append(endpoint)
-            tap = BigtableTap(self.recorder) if backend == "bigtable" else None
-            proxy = self.proxies[backend] = ForwardingProxy(endpoint.address, tap, self.request.host)
+            proxy = self.proxies[backend] = ForwardingProxy(endpoint.address, tap_for(backend, self.recorder,
+                                                                                      endpoint.address),
+                                                            self.request.host)
             env[emulators.ENV_VARS[backend]] = proxy.address
             progress(f"keybench record: {emulators.TITLES[backend]} calls go through {proxy.address} to the emulator "
                      f"at {endpoint.address} ({endpoint.source})")
@@ -175,13 +176,11 @@ def _listen(session: _Session, env: dict[str, str]) -> None:
 
 def _finish(session: _Session, run_dir: RunDirectory, status: int | None) -> int:
     request, recorder = session.request, session.recorder
-    rows = [table_verdict(r, request.params, recorder.failed_writes.get((r.backend, r.table), 0))
-            for r in recorder.snapshot()]
+    rows = [row for r in recorder.snapshot()
+            for row in record_rows(r, request.params, recorder.failed_writes.get((r.backend, r.table), 0))]
     print(verdict_table(rows), flush=True)
     for (method, reason), count in sorted(recorder.unattributed.items()):
         print(f"unattributed: {count:,} {method} call(s): {visible(reason)}")
-    if "spanner" in session.proxies:
-        print("spanner: calls forwarded, their keys not recorded yet (only Bigtable's are decoded so far)")
     run_dir.write("record.csv", to_csv(rows, COLUMNS))
     for n, r in enumerate(recorder.snapshot()):
         r.stream.save(run_dir.partial / f"keystream-{n:03d}-{r.backend}-{_file_name(r.table)}.npz")
@@ -200,7 +199,7 @@ def _exit_code(session: _Session, rows: list[dict], status: int | None) -> int:
     if status:
         progress(f"keybench record: COMMAND exited with {status if status > 0 else signal.Signals(-status).name}")
         return 1
-    offending = [f"{r['backend']}:{r['table']} ({r['verdict']})" for r in rows
+    offending = [f"{label(r)} ({r['verdict']})" for r in rows
                  if r["verdict"] in session.request.fail_on_verdict]
     if offending:
         progress(f"keybench record: --fail-on-verdict: {', '.join(offending)}")

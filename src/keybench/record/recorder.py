@@ -53,12 +53,12 @@ class Recorder:
             record = self.tables[(backend, table)] = TableRecord(backend, table)
         return record
 
-    def write(self, backend: str, table: str, keys: list[bytes], space: str = TABLE_SPACE) -> None:
-        """Writes the database acknowledged, now: one per key."""
+    def write(self, backend: str, table: str, keys: list[tuple[bytes, int | None]], space: str = TABLE_SPACE) -> None:
+        """Writes the database acknowledged, now: one per (key, split-unit length; None: the whole key)."""
         with self._lock:
             stream, now = self._table(backend, table).stream, self.now()
-            for key in keys:
-                stream.add_write(space, now, key)
+            for key, unit in keys:
+                stream.add_write(space, now, key, unit)
 
     def failed(self, backend: str, table: str, count: int) -> None:
         with self._lock:
@@ -85,3 +85,4 @@ class Recorder:
         """The tables, by backend and name."""
         with self._lock:
             return [self.tables[k] for k in sorted(self.tables)]
+

@@ -9,48 +9,62 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from keybench.model.model_result import MIN_MEASURED_PER_NODE
+from keybench.design.byteorder import TABLE_SPACE
+from keybench.model.model_result import MIN_MEASURED_PER_NODE, ModelResult
 from keybench.model.params import SplitParams
 from keybench.model.splitmodel import model_stream
 from keybench.model.verdict import INCONCLUSIVE, judge
 from keybench.record.recorder import Recorder, TableRecord
 
-# The columns of record.csv, in order; the first ones are the answer.
-COLUMNS = ("backend", "table", "verdict", "verdict_reason", "hot_node_share", "effective_nodes", "hot_row_share",
-           "writes", "writes_needed", "reads", "rows_per_read", "failed_writes", "nodes")
+# The columns of record.csv, in order; the first ones are the answer. A row per key space: a
+# table (index empty) and each Spanner index its writes carried.
+COLUMNS = ("backend", "table", "index", "verdict", "verdict_reason", "hot_node_share", "effective_nodes",
+           "hot_row_share", "writes", "writes_needed", "reads", "rows_per_read", "failed_writes", "nodes")
 
 
-def table_verdict(record: TableRecord, params: SplitParams, failed: int = 0) -> dict:
-    """One table's row of record.csv."""
-    row = {"backend": record.backend, "table": record.table, "writes": record.writes, "reads": record.reads,
-           "rows_per_read": round(record.rows_read / record.reads, 2) if record.reads else "",
-           "failed_writes": failed, "nodes": params.nodes, "writes_needed": ""}
+def record_rows(record: TableRecord, params: SplitParams, failed: int = 0) -> list[dict]:
+    """One table's rows of record.csv: its own key space first, then each index's."""
+    base = {"backend": record.backend, "table": record.table, "reads": record.reads,
+            "rows_per_read": round(record.rows_read / record.reads, 2) if record.reads else "",
+            "failed_writes": failed, "nodes": params.nodes, "writes_needed": ""}
     if not record.writes:
-        return {**row, "verdict": INCONCLUSIVE, "verdict_reason": "no writes recorded", "hot_node_share": "",
-                "effective_nodes": "", "hot_row_share": ""}
+        return [{**base, "index": "", "writes": 0, "verdict": INCONCLUSIVE, "verdict_reason": "no writes recorded",
+                 "hot_node_share": "", "effective_nodes": "", "hot_row_share": ""}]
     result = model_stream(record.stream, params)
+    spaces = sorted(result.spaces, key=lambda s: (s != TABLE_SPACE, s))
+    return [_space_row(base, space, ModelResult(nodes=params.nodes, spaces={space: result.spaces[space]}), params)
+            for space in spaces]
+
+
+def _space_row(base: dict, space: str, result: ModelResult, params: SplitParams) -> dict:
     verdict = judge(result)
     reason = verdict.reason
+    row = {**base, "index": "" if space == TABLE_SPACE else space, "writes": result.spaces[space].writes}
     if not result.measured:
-        # The model measures writes once the table holds enough rows to cut into ranges; those
+        # The model measures writes once the space holds enough rows to cut into ranges; those
         # first writes stay unmeasured however long the stream, so it needs them plus the
         # measured writes a verdict takes at this node count.
-        summary = result.summary()
-        needed = record.writes - summary["measured_writes"] + MIN_MEASURED_PER_NODE * params.nodes
+        measured = result.spaces[space].measured_writes
+        needed = row["writes"] - measured + MIN_MEASURED_PER_NODE * params.nodes
         row["writes_needed"] = needed
-        reason = (f"{record.writes:,} writes recorded, {summary['measured_writes']:,} of them measured; about "
+        reason = (f"{row['writes']:,} writes recorded, {measured:,} of them measured; about "
                   f"{needed:,} writes would settle a verdict at {params.nodes} nodes")
     return {**row, "verdict": verdict.verdict, "verdict_reason": reason,
             "hot_node_share": round(verdict.hot_node_share, 4), "effective_nodes": round(verdict.effective_nodes, 1),
             "hot_row_share": round(verdict.hot_row_share, 4)}
 
 
+def label(row: dict) -> str:
+    """backend:table, or backend:table.index."""
+    return f"{row['backend']}:{row['table']}" + (f".{row['index']}" if row["index"] else "")
+
+
 def verdict_table(rows: list[dict]) -> str:
     """The verdicts, one line per table: what a person reads first."""
     if not rows:
         return "no table was written or read"
-    width = max(len(f"{r['backend']}:{r['table']}") for r in rows)
-    return "\n".join(f"{r['backend'] + ':' + r['table']:<{width}}  {r['verdict']:<12}  {_figures(r)}, "
+    width = max(len(label(r)) for r in rows)
+    return "\n".join(f"{label(r):<{width}}  {r['verdict']:<12}  {_figures(r)}, "
                      f"{r['reads']:,} reads ({r['verdict_reason']})" for r in rows)
 
 
@@ -68,7 +82,8 @@ class RecordedVerdict(str):
 
     def facts(self) -> list[str]:
         r = self.row
-        return [f"{r['backend']} table {r['table']}: {self} ({_figures(r)}): {r['verdict_reason']}"]
+        what = f"index {r['table']}.{r['index']}" if r["index"] else f"table {r['table']}"
+        return [f"{r['backend']} {what}: {self} ({_figures(r)}): {r['verdict_reason']}"]
 
 
 @dataclass(frozen=True)
@@ -101,11 +116,22 @@ class Recording:
 
     def table(self, name: str, nodes: int | None = None) -> TableVerdict:
         """The verdict on what was written to table `name` so far, at `nodes` nodes (default the model's)."""
+        return self._space(name, "", nodes)
+
+    def index(self, table: str, index: str, nodes: int | None = None) -> TableVerdict:
+        """The verdict on the entries table `table`'s writes made in its index `index` so far."""
+        return self._space(table, index, nodes)
+
+    def _space(self, table: str, index: str, nodes: int | None) -> TableVerdict:
         params = SplitParams() if nodes is None else SplitParams(nodes=nodes)
         params.validate()
         for record in self.recorder.snapshot():
-            if record.table == name:
+            if record.table == table:
                 failed = self.recorder.failed_writes.get((record.backend, record.table), 0)
-                return TableVerdict(table_verdict(record, params, failed))
+                rows = {r["index"]: r for r in record_rows(record, params, failed)}
+                if index in rows:
+                    return TableVerdict(rows[index])
+                raise KeyError(f"no write of {table}'s index {index!r} was recorded "
+                               f"(recorded: {', '.join(i for i in rows if i) or 'none'})")
         recorded = ", ".join(self.tables()) or "none"
-        raise KeyError(f"no write or read of table {name!r} was recorded (recorded: {recorded})")
+        raise KeyError(f"no write or read of table {table!r} was recorded (recorded: {recorded})")

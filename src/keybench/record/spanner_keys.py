@@ -1,0 +1,197 @@
+"""A Spanner database's key layouts, read from the database itself, and the key bytes of the
+values a request carries.
+
+The layouts come from `check`'s schema reader (INFORMATION_SCHEMA, through a client of the
+emulator itself, not of the proxy): each table's primary key columns (type, ASC or DESC), its
+split unit (an interleaved table splits only between root rows), and each index's key
+columns with the primary key columns it appends. Values arrive as the API sends them
+(google.protobuf.Value: INT64 and TIMESTAMP as strings, BYTES as base64) and are encoded in
+the database's byte order (design/byteorder.py), as `keybench run` encodes its own keys.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import decimal
+import threading
+from dataclasses import dataclass
+
+from keybench.check.schema import GOOGLESQL, POSTGRESQL, Schema
+from keybench.design.byteorder import column_bytes, prefix_successor
+
+COMMIT_TIMESTAMP = "spanner.commit_timestamp()"  # the placeholder a client writes for the commit time
+
+
+@dataclass(frozen=True)
+class KeyColumnType:
+    name: str
+    base_type: str  # INT64, STRING, TIMESTAMP, ...
+    descending: bool
+
+
+@dataclass(frozen=True)
+class KeyLayout:
+    """One key space: its columns in key order, and how many lead its split unit (None: the whole key)."""
+
+    space: str  # "table", or the index's name
+    columns: tuple[KeyColumnType, ...]
+    unit_columns: int | None = None
+    null_filtered: bool = False
+
+    def key(self, values: dict[str, object]) -> tuple[bytes, int | None] | None:
+        """(key bytes, split-unit length) of a row whose column values are `values`; None when
+        a column is missing (a write that does not carry it), or NULL in a NULL_FILTERED index."""
+        parts = []
+        for column in self.columns:
+            if column.name not in values:
+                return None
+            value = values[column.name]
+            if value is None and self.null_filtered:
+                return None
+            parts.append(column_bytes(value, column.descending))
+        unit = None if self.unit_columns is None else sum(len(p) for p in parts[:self.unit_columns])
+        return b"".join(parts), unit
+
+    def prefix(self, values: list[object]) -> bytes:
+        """The bytes every key starting with `values` (its leading columns) begins with."""
+        return b"".join(column_bytes(v, c.descending) for c, v in zip(self.columns, values, strict=False))
+
+    def interval(self, start: list[object] | None, start_closed: bool, end: list[object] | None,
+                 end_closed: bool) -> tuple[bytes, bytes]:
+        """A KeyRange as [start, end) bytes; an empty end: to the end of the space."""
+        low = b"" if start is None else self.prefix(start) if start_closed else prefix_successor(self.prefix(start))
+        high = b"" if end is None else prefix_successor(self.prefix(end)) if end_closed else self.prefix(end)
+        return low, high
+
+
+@dataclass(frozen=True)
+class TableLayouts:
+    table: KeyLayout
+    indexes: tuple[KeyLayout, ...]
+
+    def space(self, index: str) -> KeyLayout | None:
+        if not index:
+            return self.table
+        return next((i for i in self.indexes if i.space == index), None)
+
+
+def layouts(schema: Schema) -> dict[str, TableLayouts]:
+    """Every table's key layouts, by table name."""
+    tables = {t.name: t for t in schema.tables}
+
+    def root_key_columns(name: str | None) -> int | None:
+        """The key columns of the root of `name`'s interleaving; None: `name` is no interleaved child."""
+        if name is None or tables.get(name) is None:
+            return None
+        root = tables[name]
+        if root.parent is None:
+            return None
+        while root.parent is not None and root.parent in tables:
+            root = tables[root.parent]
+        return len(root.key)
+
+    out = {}
+    for table in schema.tables:
+        types = {c.name: c.base_type for c in table.columns}
+        key = tuple(KeyColumnType(k.name, types.get(k.name, "STRING"), k.descending) for k in table.key)
+        indexes = []
+        for index in schema.indexes_of(table.name):
+            own = tuple(KeyColumnType(k.name, types.get(k.name, "STRING"), k.descending) for k in index.key)
+            named = {k.name for k in index.key}
+            interleaved = index.interleaved_in
+            unit = None
+            if interleaved is not None and interleaved in tables:
+                unit = root_key_columns(interleaved) or len(tables[interleaved].key)
+            indexes.append(KeyLayout(index.name, own + tuple(k for k in key if k.name not in named), unit,
+                                     index.null_filtered))
+        out[table.name] = TableLayouts(KeyLayout("table", key, root_key_columns(table.name)), tuple(indexes))
+    return out
+
+
+def typed(value, base_type: str, commit_time: dt.datetime | None):
+    """A google.protobuf.Value of a column of `base_type` as the Python value byteorder encodes."""
+    kind = value.WhichOneof("kind")
+    if kind == "null_value" or kind is None:
+        return None
+    if kind == "bool_value":
+        return value.bool_value
+    if kind == "number_value":
+        return value.number_value
+    if kind != "string_value":
+        raise ValueError(f"a {kind} as a {base_type} key value")
+    text = value.string_value
+    if base_type == "INT64":
+        return int(text)
+    if base_type == "BYTES":
+        return base64.b64decode(text)
+    if base_type == "TIMESTAMP":
+        if text == COMMIT_TIMESTAMP:
+            if commit_time is None:
+                raise ValueError("a commit timestamp outside a commit")
+            return commit_time
+        return _timestamp(text)
+    if base_type == "DATE":
+        return dt.date.fromisoformat(text)
+    if base_type in ("FLOAT64", "FLOAT32"):
+        return float(text)  # NaN, Infinity and -Infinity come as strings
+    if base_type == "NUMERIC":
+        return decimal.Decimal(text)
+    return text  # STRING, and types keyed by their text (UUID)
+
+
+def _timestamp(text: str) -> dt.datetime:
+    """RFC 3339 with up to nine fraction digits (Python takes six) and a Z or an offset."""
+    text = text.replace("z", "Z").replace("Z", "+00:00")
+    if "." in text:
+        head, rest = text.split(".", 1)
+        digits = len(rest) - len(rest.lstrip("0123456789"))
+        text = f"{head}.{rest[:min(digits, 6)].ljust(6, '0')}{rest[digits:]}"
+    moment = dt.datetime.fromisoformat(text)
+    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
+
+
+class SchemaCache:
+    """Each database's layouts, read once and again after a schema change passes the proxy."""
+
+    def __init__(self, read) -> None:
+        self._read = read  # database path -> Schema
+        self._lock = threading.Lock()
+        self._known: dict[str, dict[str, TableLayouts]] = {}
+
+    def tables(self, database: str) -> dict[str, TableLayouts]:
+        with self._lock:
+            known = self._known.get(database)
+        if known is None:
+            known = layouts(self._read(database))
+            with self._lock:
+                self._known[database] = known
+        return known
+
+    def forget(self, database: str) -> None:
+        with self._lock:
+            self._known.pop(database, None)
+
+
+def read_schema_of(emulator: str):
+    """A reader of a database's schema on the emulator at `emulator` (HOST:PORT), straight to it."""
+    from google.cloud.spanner_admin_database_v1 import DatabaseDialect
+
+    from keybench.backends.connection import client_settings
+    from keybench.check.reader import Scratch, read_schema
+
+    def read(database: str) -> Schema:
+        from google.cloud import spanner
+
+        project = database.split("/")[1]
+        instance, name = database.split("/instances/", 1)[1].split("/databases/", 1)
+        client = spanner.Client(project=project, disable_builtin_metrics=True, **client_settings(emulator))
+        try:
+            db = client.instance(instance).database(name)
+            db.reload()
+            dialect = POSTGRESQL if db.database_dialect == DatabaseDialect.POSTGRESQL else GOOGLESQL
+            return read_schema(Scratch(client, db), dialect)
+        finally:
+            client.close()
+
+    return read

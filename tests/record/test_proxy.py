@@ -1,0 +1,63 @@
+"""The forwarding proxy alone: what the emulator answers reaches the client unchanged, and a
+tap that fails changes nothing the application sees."""
+
+from __future__ import annotations
+
+import grpc
+import pytest
+
+from keybench.record.proxy import ForwardingProxy
+
+
+class _Failing:
+    """A tap whose every step raises."""
+
+    def call(self, method):
+        return self
+
+    def request(self, message):
+        raise RuntimeError("tap bug")
+
+    def response(self, message):
+        raise RuntimeError("tap bug")
+
+    def end(self, code):
+        raise RuntimeError("tap bug")
+
+
+@pytest.fixture
+def proxy(bigtable_emulator):
+    proxy = ForwardingProxy(bigtable_emulator.host, _Failing())
+    yield proxy
+    proxy.close()
+
+
+def test_a_failing_tap_is_counted_and_the_call_goes_through(proxy):
+    from google.cloud.bigtable_admin_v2.types import ListTablesRequest, ListTablesResponse
+
+    with grpc.insecure_channel(proxy.address) as channel:
+        call = channel.unary_unary("/google.bigtable.admin.v2.BigtableTableAdmin/ListTables",
+                                   request_serializer=ListTablesRequest.serialize,
+                                   response_deserializer=ListTablesResponse.deserialize)
+        answer = call(ListTablesRequest(parent="projects/p/instances/proxy-test"), timeout=30)
+    assert list(answer.tables) == []
+    assert proxy.tap_errors == 3  # the request, the response and the end
+
+
+def test_the_emulators_error_reaches_the_client_with_its_code(proxy):
+    with grpc.insecure_channel(proxy.address) as channel:
+        with pytest.raises(grpc.RpcError) as raised:
+            channel.unary_unary("/google.bigtable.v2.Bigtable/NoSuchMethod")(b"", timeout=30)
+    assert raised.value.code() == grpc.StatusCode.UNIMPLEMENTED
+    with grpc.insecure_channel(proxy.address) as channel:
+        from google.cloud.bigtable_v2.types import MutateRowRequest
+
+        with pytest.raises(grpc.RpcError) as raised:
+            channel.unary_unary("/google.bigtable.v2.Bigtable/MutateRow")(
+                MutateRowRequest.serialize(MutateRowRequest(table_name="projects/p/instances/i/tables/absent",
+                                                            row_key=b"k")), timeout=30)
+    assert raised.value.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.INVALID_ARGUMENT)
+
+
+def test_it_listens_on_the_loopback_only_by_default(proxy):
+    assert proxy.address.startswith("127.0.0.1:")
