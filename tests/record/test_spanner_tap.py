@@ -4,16 +4,15 @@ the keys recorded are the bytes keybench's own encoder makes of the values writt
 from __future__ import annotations
 
 import datetime as dt
-import uuid
 
 import pytest
 
 from keybench.design.byteorder import FULL_SPACE, TABLE_SPACE, encode_value, invert, prefix_successor
-from keybench.record.proxy import ForwardingProxy
 from keybench.record.recorder import Recorder
-from keybench.record.taps import tap_for
+from tests.record.conftest import proxied_database
 
 DDL = [
+    "CREATE TABLE Tickets (TicketId STRING(36) NOT NULL DEFAULT (GENERATE_UUID()), Seat INT64) PRIMARY KEY (TicketId)",
     "CREATE TABLE Orders (OrderId STRING(36) NOT NULL, "
     "CreatedAt TIMESTAMP NOT NULL OPTIONS (allow_commit_timestamp = true), Amount INT64) PRIMARY KEY (OrderId)",
     "CREATE INDEX OrdersByCreatedAt ON Orders(CreatedAt DESC)",
@@ -26,25 +25,9 @@ DDL = [
 def database(spanner_emulator, monkeypatch):
     """A database of DDL, with the client reaching the emulator through a recording proxy."""
     from google.cloud import spanner
-    from google.cloud.spanner_admin_database_v1 import DatabaseDialect
 
-    from keybench.backends import spanner_admin as admin
-    from keybench.backends.spanner import client_for, ensure_instance, instance_of
-    from keybench.infra.target import INSTANCE, PROJECT
-
-    recorder = Recorder()
-    proxy = ForwardingProxy(spanner_emulator.host, tap_for("spanner", recorder, spanner_emulator.host))
-    monkeypatch.setenv("SPANNER_EMULATOR_HOST", proxy.address)
-    client = client_for(PROJECT)
-    instance = ensure_instance(client, instance_of(client, INSTANCE))
-    db = instance.database("rec" + uuid.uuid4().hex[:12], ddl_statements=DDL,
-                           database_dialect=DatabaseDialect.GOOGLE_STANDARD_SQL)
-    admin.create_database(client, instance, db)
-    db.update_ddl(DDL).result(60)
-    yield db, recorder, spanner
-    admin.drop_database(client, db)
-    client.close()
-    proxy.close()
+    with proxied_database(spanner_emulator.host, monkeypatch, DDL, "rec") as (db, recorder):
+        yield db, recorder, spanner
 
 
 def _written(recorder: Recorder, table: str, space: str = TABLE_SPACE) -> list[tuple[bytes, int]]:
@@ -90,14 +73,48 @@ def test_reads_record_their_key_sets_in_the_table_or_index_space_and_dml_is_coun
         assert len(rows) == 3
         assert len(list(snapshot.read("Orders", ("OrderId", "CreatedAt"), KeySet(all_=True),
                                       index="OrdersByCreatedAt"))) == 5
-    db.run_in_transaction(lambda t: t.execute_update(
-        "INSERT INTO Orders (OrderId, CreatedAt) VALUES ('x', PENDING_COMMIT_TIMESTAMP())"))
     (record,) = [r for r in recorder.snapshot() if r.table == "Orders"]
-    assert recorder.unattributed.keys() <= {("ExecuteSql", "DML is not decoded yet: its writes are not recorded")}, \
-        recorder.unattributed
+    assert not recorder.unattributed
     reads = {space: intervals for _, space, intervals in record.stream.reads()}
     o1 = encode_value("o1")
     assert reads[TABLE_SPACE] == ((o1, prefix_successor(o1)), (encode_value("o2"), encode_value("o4")))
     assert reads["OrdersByCreatedAt"] == (FULL_SPACE,)
     assert (record.reads, record.rows_read) == (2, 8)
-    assert recorder.unattributed[("ExecuteSql", "DML is not decoded yet: its writes are not recorded")] == 1
+
+
+def test_dml_rows_are_recorded_at_their_commit_and_dropped_at_a_rollback(database):
+    db, recorder, spanner = database
+    from google.cloud.spanner_v1 import param_types
+
+    def insert(transaction):
+        transaction.execute_update(
+            "INSERT INTO Orders (OrderId, CreatedAt, Amount) VALUES (@id, PENDING_COMMIT_TIMESTAMP(), 1), "
+            "('lit', PENDING_COMMIT_TIMESTAMP(), -2)", params={"id": "par"}, param_types={"id": param_types.STRING})
+
+    def update(transaction):
+        transaction.batch_update([("UPDATE Orders SET Amount = 3 WHERE OrderId = @id", {"id": "par"},
+                                   {"id": param_types.STRING}),
+                                  ("INSERT INTO Tickets (Seat) VALUES (7)", None, None)])
+
+    db.run_in_transaction(insert)
+    db.run_in_transaction(update)  # a pending commit timestamp cannot be read in its own transaction
+    order = sorted([encode_value("lit"), encode_value("par"), encode_value("par")])
+    assert [k for k, _ in _written(recorder, "Orders")] == order
+    assert len(_written(recorder, "Orders", "OrdersByCreatedAt")) == 2  # the UPDATE carries no CreatedAt
+    (ticket,) = _written(recorder, "Tickets")  # its key is the database's: modelled as a version-4 UUID
+    assert len(ticket[0]) == 36 + 2 and recorder.modelled[("spanner", "Tickets")] == 1
+
+    class Undo(Exception):
+        pass
+
+    def rolled_back(transaction):
+        transaction.execute_update("INSERT INTO Orders (OrderId, CreatedAt) VALUES ('gone', "
+                                   "PENDING_COMMIT_TIMESTAMP())")
+        raise Undo
+
+    with pytest.raises(Undo):
+        db.run_in_transaction(rolled_back)
+    assert [k for k, _ in _written(recorder, "Orders")] == order  # never committed: never written
+    with db.snapshot() as snapshot:
+        list(snapshot.execute_sql("SELECT COUNT(*) FROM Orders"))
+    assert recorder.other_calls["ExecuteStreamingSql"] >= 1 and not recorder.unattributed

@@ -42,6 +42,7 @@ class Recorder:
         self.unattributed: Counter[tuple[str, str]] = Counter()  # (method, reason): calls
         self.failed_writes: Counter[tuple[str, str]] = Counter()  # (backend, table): writes the database refused
         self.other_calls: Counter[str] = Counter()  # calls with no keys to record (admin, sessions, ...)
+        self.modelled: Counter[tuple[str, str]] = Counter()  # (backend, table): key values the database generates
 
     def now(self) -> float:
         """Seconds since the recording started: the streams' clock."""

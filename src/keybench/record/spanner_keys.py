@@ -67,6 +67,7 @@ class KeyLayout:
 
 @dataclass(frozen=True)
 class TableLayouts:
+    table_name: str  # as the schema writes it
     table: KeyLayout
     indexes: tuple[KeyLayout, ...]
 
@@ -74,6 +75,33 @@ class TableLayouts:
         if not index:
             return self.table
         return next((i for i in self.indexes if i.space == index), None)
+
+
+@dataclass(frozen=True)
+class DatabaseKeys:
+    """A database's key layouts: by table name (as the schema writes it, and in lower case, as
+    DML may write it), its dialect, and the key columns a GENERATE_UUID() default fills."""
+
+    dialect: str
+    tables: dict[str, TableLayouts]
+    uuid_columns: dict[str, set[str]]  # table (lower case) -> key columns (lower case)
+
+    def table(self, name: str) -> TableLayouts | None:
+        found = self.tables.get(name)
+        if found is None:
+            found = next((t for n, t in self.tables.items() if n.lower() == name.lower()), None)
+        return found
+
+
+def database_keys(schema: Schema) -> DatabaseKeys:
+    uuid_columns = {}
+    for table in schema.tables:
+        keyed = {k.name for k in table.key}
+        filled = {c.name.lower() for c in table.columns
+                  if c.name in keyed and c.default and "UUID" in c.default.upper()}
+        if filled:
+            uuid_columns[table.name.lower()] = filled
+    return DatabaseKeys(schema.dialect, layouts(schema), uuid_columns)
 
 
 def layouts(schema: Schema) -> dict[str, TableLayouts]:
@@ -105,7 +133,8 @@ def layouts(schema: Schema) -> dict[str, TableLayouts]:
                 unit = root_key_columns(interleaved) or len(tables[interleaved].key)
             indexes.append(KeyLayout(index.name, own + tuple(k for k in key if k.name not in named), unit,
                                      index.null_filtered))
-        out[table.name] = TableLayouts(KeyLayout("table", key, root_key_columns(table.name)), tuple(indexes))
+        own_key = KeyLayout("table", key, root_key_columns(table.name))
+        out[table.name] = TableLayouts(table.name, own_key, tuple(indexes))
     return out
 
 
@@ -157,13 +186,13 @@ class SchemaCache:
     def __init__(self, read) -> None:
         self._read = read  # database path -> Schema
         self._lock = threading.Lock()
-        self._known: dict[str, dict[str, TableLayouts]] = {}
+        self._known: dict[str, DatabaseKeys] = {}
 
-    def tables(self, database: str) -> dict[str, TableLayouts]:
+    def keys(self, database: str) -> DatabaseKeys:
         with self._lock:
             known = self._known.get(database)
         if known is None:
-            known = layouts(self._read(database))
+            known = database_keys(self._read(database))
             with self._lock:
                 self._known[database] = known
         return known

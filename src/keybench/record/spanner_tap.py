@@ -3,16 +3,19 @@
 A write is recorded when its commit succeeds: every mutation of a `Commit` (insert, update,
 insert_or_update, replace; a delete's keys), keyed by its table's primary key, and an entry
 in each index whose key columns the mutation carries, with the commit's own timestamp for a
-`spanner.commit_timestamp()` value. `Read` and `StreamingRead` are reads of their key set in
-the table's or the index's key space. SQL is not decoded yet: DML statements (ExecuteSql,
-ExecuteStreamingSql, ExecuteBatchDml) are counted as unattributed writes, queries as other
-calls. A schema change passing the proxy makes the next write read the schema again.
+`spanner.commit_timestamp()` value. DML (ExecuteSql, ExecuteStreamingSql, ExecuteBatchDml)
+gives its rows through spanner_sql.py; they wait for their transaction's Commit, and a
+Rollback drops them. `Read` and `StreamingRead` are reads of their key set in the table's or
+the index's key space; queries are counted. A schema change passing the proxy makes the next
+write read the schema again.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
+import threading
+import uuid
 from typing import Any
 
 import grpc
@@ -24,11 +27,14 @@ from google.cloud.spanner_v1.types import (
     PartialResultSet,
     ReadRequest,
     ResultSet,
+    RollbackRequest,
 )
+from google.protobuf.struct_pb2 import Value  # type: ignore[import-untyped]
 
 from keybench.design.byteorder import FULL_SPACE, prefix_successor
 from keybench.record.recorder import Recorder
-from keybench.record.spanner_keys import KeyLayout, SchemaCache, TableLayouts, typed
+from keybench.record.spanner_keys import DatabaseKeys, KeyLayout, SchemaCache, typed
+from keybench.record.spanner_sql import COMMIT_TIME, NotAttributed, Param, dml_rows
 
 BACKEND = "spanner"
 SERVICE = "/google.spanner.v1.Spanner/"
@@ -74,53 +80,74 @@ class _Call:
 
 class _Commit(_Call):
     def finish(self, request, code: grpc.StatusCode) -> None:
+        pending = self.tap.take(request.transaction_id) if request.transaction_id else []
         if code != grpc.StatusCode.OK or not self.responses:
             return  # not committed: nothing was written (an aborted transaction is retried by the client)
-        tables = self.tap.schemas.tables(database_of(request.session))
-        response = CommitResponse.pb().FromString(self.responses[0])
-        committed = response.commit_timestamp.ToDatetime(tzinfo=dt.UTC)
+        keys = self.tap.schemas.keys(database_of(request.session))
+        committed = CommitResponse.pb().FromString(self.responses[0]).commit_timestamp.ToDatetime(tzinfo=dt.UTC)
+        writes = []
         for mutation in request.mutations:
             kind = mutation.WhichOneof("operation")
             if kind in WRITES:
                 write = getattr(mutation, kind)
-                self._write(tables, write.table, list(write.columns), write.values, committed)
+                columns = list(write.columns)
+                writes += [(write.table, {c.lower(): v for c, v in zip(columns, row.values, strict=True)})
+                           for row in write.values]
             elif kind == "delete":
-                self._delete(tables, mutation.delete, committed)
+                self._delete(keys, mutation.delete, committed)
+        writes += pending
+        for table, values in writes:
+            self._write(keys, table, values, committed)
 
-    def _layouts(self, tables: dict[str, TableLayouts], table: str) -> TableLayouts:
-        layouts = tables.get(table)
+    def _write(self, keys: DatabaseKeys, table: str, values: dict[str, object], committed: dt.datetime) -> None:
+        """One row written: `values` by column (lower case), each a protobuf Value, a DML
+        parameter's or literal's value, or COMMIT_TIME."""
+        layouts = keys.table(table)
         if layouts is None:
             raise ValueError(f"table {table} is not in the database's schema")
-        return layouts
+        spaces = (layouts.table, *layouts.indexes)
+        types = {c.name.lower(): c for space in spaces for c in space.columns}
+        for name in keys.uuid_columns.get(layouts.table_name.lower(), ()):
+            if name not in values:  # a key the database generates: modelled, as it makes them
+                values = {**values, name: str(uuid.uuid4())}
+                self.tap.recorder.modelled[(BACKEND, layouts.table_name)] += 1
+        missing = [c.name for c in layouts.table.columns if c.name.lower() not in values]
+        if missing:
+            raise ValueError(f"key column(s) {', '.join(missing)} of {table} not in the write: filled by the database")
+        row = {types[name].name: _resolved(value, types[name].base_type, committed)
+               for name, value in values.items() if name in types}
+        for layout in spaces:
+            key = layout.key(row)
+            if key is not None:
+                self.tap.recorder.write(BACKEND, layouts.table_name, [key], layout.space)
 
-    def _write(self, tables, table: str, columns: list[str], rows, committed: dt.datetime) -> None:
-        layouts = self._layouts(tables, table)
-        types = {c.name: c.base_type for space in (layouts.table, *layouts.indexes) for c in space.columns}
-        keyed = [c for c in columns if c in types]
-        by_space: dict[str, list[tuple[bytes, int | None]]] = {}
-        for row in rows:
-            values = {name: typed(row.values[columns.index(name)], types[name], committed) for name in keyed}
-            for layout in (layouts.table, *layouts.indexes):
-                key = layout.key(values)
-                if key is not None:
-                    by_space.setdefault(layout.space, []).append(key)
-        for space, keys in by_space.items():
-            self.tap.recorder.write(BACKEND, table, keys, space)
+    def _delete(self, keys: DatabaseKeys, delete, committed: dt.datetime) -> None:
+        layouts = keys.table(delete.table)
+        if layouts is None:
+            raise ValueError(f"table {delete.table} is not in the database's schema")
+        layout = layouts.table
+        deleted = [layout.prefix([typed(v, c.base_type, committed) for c, v in zip(layout.columns, key.values,
+                                                                                    strict=False)])
+                   for key in delete.key_set.keys]
+        self.tap.recorder.write(BACKEND, layouts.table_name, [(k, None) for k in deleted], layout.space)
 
-    def _delete(self, tables, delete, committed: dt.datetime) -> None:
-        layout = self._layouts(tables, delete.table).table
-        keys = [layout.prefix([typed(v, c.base_type, committed) for c, v in zip(layout.columns, key.values,
-                                                                                 strict=False)])
-                for key in delete.key_set.keys]
-        self.tap.recorder.write(BACKEND, delete.table, [(k, None) for k in keys], layout.space)
+
+def _resolved(value, base_type: str, committed: dt.datetime):
+    """A written value as byteorder encodes it."""
+    if value is COMMIT_TIME:
+        return committed
+    if isinstance(value, Value):
+        return typed(value, base_type, committed)
+    if isinstance(value, str) and base_type != "STRING":  # a literal of another type, in quotes
+        return typed(Value(string_value=value), base_type, committed)
+    return value
 
 
 class _Read(_Call):
     request_type = ReadRequest
 
     def finish(self, request, code: grpc.StatusCode) -> None:
-        tables = self.tap.schemas.tables(database_of(request.session))
-        layouts = tables.get(request.table)
+        layouts = self.tap.schemas.keys(database_of(request.session)).table(request.table)
         layout = layouts.space(request.index) if layouts is not None else None
         if layout is None:
             raise ValueError(f"{request.table} {request.index} is not in the database's schema")
@@ -163,20 +190,70 @@ def _rows_returned(method: str, responses: list[bytes], columns: int) -> int | N
 
 
 class _Sql(_Call):
+    """DML: its rows wait for their transaction's commit; a query is counted."""
+
     request_type = ExecuteSqlRequest
 
+    def statements(self, request) -> list:
+        return [request]
+
+    def transaction_begun(self) -> bytes:
+        """The id of a transaction the statement began (an inline begin), from its first answer."""
+        first = self.responses[0] if self.responses else b""
+        metadata = (PartialResultSet.pb().FromString(first).metadata if self.method.endswith("StreamingSql")
+                    else ResultSet.pb().FromString(first).metadata)
+        return metadata.transaction.id
+
     def finish(self, request, code: grpc.StatusCode) -> None:
-        statements = [s.sql for s in request.statements] if self.request_type is ExecuteBatchDmlRequest \
-            else [request.sql]
-        dml = sum(1 for s in statements if _DML.match(s))
-        if dml:
-            self.tap.recorder.not_attributed(self.method, "DML is not decoded yet: its writes are not recorded")
-        else:
+        dml = [s for s in self.statements(request) if _DML.match(s.sql)]
+        if not dml:
             self.tap.recorder.other(self.method)
+            return
+        if code != grpc.StatusCode.OK:
+            return  # refused: it wrote nothing
+        selector = request.transaction.WhichOneof("selector")
+        transaction = request.transaction.id if selector == "id" else self.transaction_begun() \
+            if selector == "begin" else b""
+        if not transaction:
+            self.tap.recorder.not_attributed(self.method, "DML outside a read-write transaction (partitioned DML)")
+            return
+        keys = self.tap.schemas.keys(database_of(request.session))
+        for statement in dml:
+            try:
+                found = dml_rows(statement.sql, keys.dialect, keys.uuid_columns)
+            except NotAttributed as exc:
+                self.tap.recorder.not_attributed(self.method, str(exc))
+                continue
+            if found is None:
+                continue
+            params = statement.params.fields
+            rows = [{c: params[v.name] if isinstance(v, Param) and v.name in params else v for c, v in row.items()}
+                    for row in found.rows]
+            if any(isinstance(v, Param) for row in rows for v in row.values()):
+                self.tap.recorder.not_attributed(self.method, "a parameter the request does not carry")
+                continue
+            self.tap.recorder.modelled[(BACKEND, found.table)] += found.modelled
+            self.tap.pend(transaction, [(found.table, row) for row in rows])
 
 
 class _BatchDml(_Sql):
     request_type = ExecuteBatchDmlRequest
+
+    def statements(self, request) -> list:
+        return list(request.statements)
+
+    def transaction_begun(self) -> bytes:
+        from google.cloud.spanner_v1.types import ExecuteBatchDmlResponse
+
+        sets = ExecuteBatchDmlResponse.pb().FromString(self.responses[0]).result_sets if self.responses else []
+        return sets[0].metadata.transaction.id if sets else b""
+
+
+class _Rollback(_Call):
+    request_type = RollbackRequest
+
+    def finish(self, request, code: grpc.StatusCode) -> None:
+        self.tap.take(request.transaction_id)
 
 
 class _SchemaChange(_Call):
@@ -190,8 +267,8 @@ class _SchemaChange(_Call):
             self.tap.schemas.forget(UpdateDatabaseDdlRequest.pb().FromString(self.requests[0]).database)
 
 
-_CALLS: dict[str, type[_Call]] = {"Commit": _Commit, "Read": _Read, "StreamingRead": _Read, "ExecuteSql": _Sql,
-                                  "ExecuteStreamingSql": _Sql, "ExecuteBatchDml": _BatchDml}
+_CALLS: dict[str, type[_Call]] = {"Commit": _Commit, "Rollback": _Rollback, "Read": _Read, "StreamingRead": _Read,
+                                  "ExecuteSql": _Sql, "ExecuteStreamingSql": _Sql, "ExecuteBatchDml": _BatchDml}
 
 
 class SpannerTap:
@@ -199,6 +276,17 @@ class SpannerTap:
 
     def __init__(self, recorder: Recorder, schemas: SchemaCache):
         self.recorder, self.schemas = recorder, schemas
+        self._lock = threading.Lock()
+        # DML rows by transaction id, until its Commit records them or its Rollback drops them.
+        self._pending: dict[bytes, list[tuple[str, dict]]] = {}
+
+    def pend(self, transaction: bytes, rows: list[tuple[str, dict]]) -> None:
+        with self._lock:
+            self._pending.setdefault(transaction, []).extend(rows)
+
+    def take(self, transaction: bytes) -> list[tuple[str, dict]]:
+        with self._lock:
+            return self._pending.pop(transaction, [])
 
     def call(self, method: str) -> _Call | None:
         if method == SCHEMA_CHANGE:

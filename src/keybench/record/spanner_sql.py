@@ -1,0 +1,146 @@
+"""The rows a Spanner DML statement writes, from its text and parameters (sqlglot parses it).
+
+- `INSERT [OR UPDATE | OR IGNORE] INTO t (columns) VALUES (...), ...`: a row per tuple. A
+  value is a literal, a parameter (`@name`; PostgreSQL `$n`, sent as `pn`), NULL,
+  `PENDING_COMMIT_TIMESTAMP()` (the commit's time) or `GENERATE_UUID()` (modelled: a random
+  version-4 UUID, as the database makes). A key column the statement leaves to its
+  `DEFAULT (GENERATE_UUID())` is modelled the same way; one a sequence fills cannot be known.
+- `UPDATE` and `DELETE` whose WHERE fixes every primary key column by equality (joined by
+  AND): a write of that row.
+
+Anything else (INSERT ... SELECT, a WHERE over a range, an expression the text cannot
+evaluate) is no row: the caller counts the statement as unattributed, with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass, field
+
+import sqlglot
+from sqlglot import exp
+
+COMMIT_TIME = object()  # a value the commit's timestamp fills
+_INSERT_OR = re.compile(r"\bINSERT\s+OR\s+(?:UPDATE|IGNORE)\s+", re.IGNORECASE)
+
+
+class NotAttributed(ValueError):
+    """A statement whose rows the text does not give."""
+
+
+@dataclass
+class DmlRows:
+    table: str
+    rows: list[dict[str, object]] = field(default_factory=list)  # column (lower case) -> value or a Param
+    modelled: int = 0  # values the database generates, modelled
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+
+
+def dml_rows(sql: str, dialect: str, uuid_columns: dict[str, set[str]]) -> DmlRows | None:
+    """The rows of one statement; None for a statement that is no DML (a query).
+    `uuid_columns`: per table (lower case), the key columns whose default is GENERATE_UUID()."""
+    try:
+        statement = sqlglot.parse_one(_INSERT_OR.sub("INSERT ", sql),
+                                      read="postgres" if dialect == "postgresql" else "bigquery")
+    except sqlglot.errors.ParseError as exc:
+        raise NotAttributed(f"the statement does not parse: {str(exc).splitlines()[0][:120]}") from None
+    if isinstance(statement, exp.Insert):
+        return _insert(statement, uuid_columns)
+    if isinstance(statement, exp.Update | exp.Delete):
+        table = statement.this
+        if not isinstance(table, exp.Table):
+            raise NotAttributed("no table named")
+        where = statement.args.get("where")
+        return DmlRows(table.name, [_equalities(where.this if where is not None else None)])
+    return None
+
+
+def _insert(statement: exp.Insert, uuid_columns: dict[str, set[str]]) -> DmlRows:
+    target = statement.this
+    if not isinstance(target, exp.Schema) or not isinstance(target.this, exp.Table):
+        raise NotAttributed("an INSERT without a column list")
+    table = target.this.name
+    columns = [c.name.lower() for c in target.expressions]
+    values = statement.expression
+    if not isinstance(values, exp.Values):
+        raise NotAttributed("INSERT ... SELECT: its rows come from a query")
+    out = DmlRows(table)
+    defaults = uuid_columns.get(table.lower(), set()) - set(columns)
+    for row in values.expressions:
+        items = row.expressions if isinstance(row, exp.Tuple) else [row]
+        if len(items) != len(columns):
+            raise NotAttributed("a VALUES row of another length than the column list")
+        evaluated = {c: _value(v) for c, v in zip(columns, items, strict=True)}
+        out.modelled += sum(1 for v in items if _is_call(v, "GENERATE_UUID"))
+        for column in defaults:
+            evaluated[column] = str(uuid.uuid4())
+            out.modelled += 1
+        out.rows.append(evaluated)
+    return out
+
+
+def _equalities(condition) -> dict[str, object]:
+    """column -> value of a WHERE made of `column = value` joined by AND."""
+    if condition is None:
+        raise NotAttributed("no WHERE: every row")
+    if isinstance(condition, exp.Paren):
+        return _equalities(condition.this)
+    if isinstance(condition, exp.And):
+        return {**_equalities(condition.this), **_equalities(condition.expression)}
+    if isinstance(condition, exp.EQ):
+        column, value = condition.this, condition.expression
+        if not isinstance(column, exp.Column):
+            column, value = value, column
+        if isinstance(column, exp.Column):
+            return {column.name.lower(): _value(value)}
+    raise NotAttributed("a WHERE that does not fix the key by equality")
+
+
+def _call_name(node) -> str | None:
+    """A function call's name, upper case, through a cast or a `spanner.` prefix; None: no call."""
+    while isinstance(node, exp.Cast | exp.Dot):
+        node = node.this if isinstance(node, exp.Cast) else node.expression
+    if isinstance(node, exp.Anonymous):
+        return str(node.this).upper()
+    if isinstance(node, exp.Func):
+        return node.sql_name().upper()
+    return None
+
+
+def _is_call(node, name: str) -> bool:
+    return _call_name(node) in _CALLS[name]
+
+
+# What sqlglot names each call the two dialects write.
+_CALLS = {"GENERATE_UUID": {"GENERATE_UUID", "UUID", "GEN_RANDOM_UUID"},
+          "PENDING_COMMIT_TIMESTAMP": {"PENDING_COMMIT_TIMESTAMP"}}
+
+
+def _value(node):
+    if isinstance(node, exp.Null):
+        return None
+    if isinstance(node, exp.Boolean):
+        return bool(node.this)
+    if isinstance(node, exp.Literal):
+        if node.is_string:
+            return node.this
+        text = node.this
+        return float(text) if any(ch in text for ch in ".eE") else int(text)
+    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) and not node.this.is_string:
+        value = _value(node.this)
+        return -value if isinstance(value, int | float) else value
+    if isinstance(node, exp.Parameter | exp.Placeholder):
+        name = node.name
+        return Param(f"p{name}" if name.isdigit() else name)
+    if _is_call(node, "PENDING_COMMIT_TIMESTAMP"):
+        return COMMIT_TIME
+    if _is_call(node, "GENERATE_UUID"):
+        return str(uuid.uuid4())
+    if isinstance(node, exp.Cast):
+        return _value(node.this)
+    raise NotAttributed(f"a value the text cannot give: {node.sql()[:60]}")
