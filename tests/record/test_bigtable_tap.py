@@ -94,3 +94,16 @@ def test_a_refused_write_is_counted_not_recorded_and_the_client_sees_the_emulato
     client.close()
     assert recorder.failed_writes[("bigtable", "absent")] == 1
     assert all(r.writes == 0 for r in recorder.snapshot())
+
+
+def test_bytes_that_are_no_request_are_forwarded_and_counted_as_unattributed(proxied):
+    import grpc
+
+    recorder, proxy = proxied
+    with grpc.insecure_channel(proxy.address) as channel:
+        with pytest.raises(grpc.RpcError) as raised:
+            channel.unary_unary("/google.bigtable.v2.Bigtable/MutateRow")(b"\xff\xff\xff not protobuf", timeout=30)
+    assert raised.value.code() != grpc.StatusCode.OK  # the emulator's own answer to the same bytes
+    ((method, reason),) = recorder.unattributed
+    assert method == "MutateRow" and "DecodeError" in reason
+    assert not recorder.snapshot()

@@ -194,3 +194,30 @@ def test_an_emulator_that_dies_ends_the_recording_which_models_what_it_saw(no_em
     assert proc.returncode == 1, err
     assert "stopped answering" in err and time.monotonic() - started < 60
     assert {r["writes"] for r in _verdicts(_run_dir(results)).values()} == {"50"}
+
+
+def test_listen_serves_an_application_started_elsewhere_until_sigint(bigtable_emulator, app, tmp_path):
+    results = tmp_path / "results"
+    proc = subprocess.Popen([sys.executable, "-m", "keybench.cli", "record", "--listen", "--backend", "bigtable",
+                             "--results-dir", str(results)],
+                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        address = None
+        for line in proc.stderr:
+            if "listening" in line:
+                address = line.split("BIGTABLE_EMULATOR_HOST=", 1)[1].split(")", 1)[0]
+                break
+        assert address and address.startswith("127.0.0.1:")
+        written = subprocess.run([sys.executable, str(app)], env={**os.environ, "ROWS": "100",
+                                                                   "BIGTABLE_EMULATOR_HOST": address},
+                                 capture_output=True, text=True, timeout=120)
+        assert written.returncode == 0, written.stderr
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 128 + signal.SIGINT, err
+    assert {r["writes"] for r in _verdicts(_run_dir(results)).values()} == {"100"}
+    assert "bigtable:by_time" in out
