@@ -1,9 +1,10 @@
 """A gRPC proxy in front of an emulator: every call forwarded byte for byte, each shown to a tap.
 
-Every method, of every service, is forwarded as a bidirectional stream. On the wire a unary
-call is a stream of one message each way, so one handler serves unary and streaming calls
-alike, and a method the proxy has never heard of (a newer API, an admin or operations call)
-is forwarded as faithfully as the ones it records. The request and response messages stay
+The Spanner and Bigtable APIs' methods (data, admin, long-running operations) are unary but
+for the server-streaming ones named in SERVER_STREAMING, and are forwarded as such: a call
+then costs no request-iterator thread. A method of any other service (a newer API) is
+forwarded as a bidirectional stream: on the wire a unary call is a stream of one message
+each way, so that serves every kind of call, only at a higher cost. The request and response messages stay
 bytes: the proxy never re-encodes what it forwards. Metadata goes both ways (the client's
 headers up; the emulator's headers, trailers and status down), so a client's retry logic
 (Spanner's RetryInfo on an aborted transaction) sees what the emulator said.
@@ -25,6 +26,11 @@ import grpc
 # Calls served at once: each holds a thread for as long as it lasts (a streaming read, a
 # transaction's open session), and an application's connection pool may keep many open.
 MAX_CALLS = 256
+# The server-streaming methods of the services below; none of them streams requests.
+SERVER_STREAMING = frozenset({"ExecuteStreamingSql", "StreamingRead", "BatchWrite", "ReadRows", "SampleRowKeys",
+                              "MutateRows", "ReadChangeStream", "GenerateInitialChangeStreamPartitions",
+                              "ExecuteQuery"})
+KNOWN_SERVICES = ("/google.spanner.", "/google.bigtable.", "/google.longrunning.")
 # Headers the gRPC runtime sets itself: passing them on would duplicate or contradict its own.
 _OWN_HEADERS = ("user-agent", "grpc-", ":")
 
@@ -80,11 +86,16 @@ class ForwardingProxy:
             self._tap_failed()
             return None
 
-    def forward(self, method: str, requests: Iterator[bytes], context: grpc.ServicerContext) -> Iterator[bytes]:
+    def forward(self, method: str, requests: Iterator[bytes] | bytes, context: grpc.ServicerContext) -> Iterator[bytes]:
+        """The responses to `requests` (one request: a server-streaming call), passed on."""
         watcher = self.watch(method)
-        call = self.channel.stream_stream(method)(
-            self._shown(requests, watcher), metadata=_passed_on(context.invocation_metadata()),
-            timeout=context.time_remaining())
+        metadata, timeout = _passed_on(context.invocation_metadata()), context.time_remaining()
+        if isinstance(requests, bytes):
+            self._show(watcher, "request", requests)
+            call = self.channel.unary_stream(method)(requests, metadata=metadata, timeout=timeout)
+        else:
+            call = self.channel.stream_stream(method)(self._shown(requests, watcher), metadata=metadata,
+                                                      timeout=timeout)
         context.add_callback(call.cancel)  # the client went away: so does the upstream call
         code, error = grpc.StatusCode.CANCELLED, None  # CANCELLED until the call ends otherwise
         try:
@@ -94,16 +105,40 @@ class ForwardingProxy:
                 yield message
             context.set_trailing_metadata(_passed_on(call.trailing_metadata() or ()))
             code = grpc.StatusCode.OK
-        except grpc.RpcError as exc:  # the emulator's own answer, passed on as it is
-            if isinstance(exc, grpc.Call):
-                code, error = exc.code(), exc.details() or ""
-                context.set_trailing_metadata(_passed_on(exc.trailing_metadata() or ()))
-            else:
-                code, error = grpc.StatusCode.UNKNOWN, str(exc)
+        except grpc.RpcError as exc:
+            code, error = self._refused(exc, context)
         finally:
             self._ended(watcher, code)
         if error is not None:
             context.abort(code, error)
+
+    def forward_unary(self, method: str, request: bytes, context: grpc.ServicerContext) -> bytes:
+        """The response to a unary call, passed on."""
+        watcher = self.watch(method)
+        self._show(watcher, "request", request)
+        code, error, response = grpc.StatusCode.CANCELLED, None, b""
+        try:
+            response, call = self.channel.unary_unary(method).with_call(
+                request, metadata=_passed_on(context.invocation_metadata()), timeout=context.time_remaining())
+            context.send_initial_metadata(_passed_on(call.initial_metadata() or ()))
+            self._show(watcher, "response", response)
+            context.set_trailing_metadata(_passed_on(call.trailing_metadata() or ()))
+            code = grpc.StatusCode.OK
+        except grpc.RpcError as exc:
+            code, error = self._refused(exc, context)
+        finally:
+            self._ended(watcher, code)
+        if error is not None:
+            context.abort(code, error)
+        return response
+
+    @staticmethod
+    def _refused(exc: grpc.RpcError, context: grpc.ServicerContext) -> tuple[grpc.StatusCode, str]:
+        """The emulator's own refusal, to pass on as it is: its code, details and trailers."""
+        if isinstance(exc, grpc.Call):
+            context.set_trailing_metadata(_passed_on(exc.trailing_metadata() or ()))
+            return exc.code(), exc.details() or ""
+        return grpc.StatusCode.UNKNOWN, str(exc)
 
     def _shown(self, requests: Iterator[bytes], watcher: CallTap | None) -> Iterator[bytes]:
         for message in requests:
@@ -133,11 +168,15 @@ class _Forward(grpc.GenericRpcHandler):
 
     def service(self, handler_call_details):
         method = handler_call_details.method
+        if not method.startswith(KNOWN_SERVICES):
+            return grpc.stream_stream_rpc_method_handler(lambda requests, context: self.proxy.forward(
+                method, requests, context))
+        if method.rsplit("/", 1)[-1] in SERVER_STREAMING:
+            return grpc.unary_stream_rpc_method_handler(lambda request, context: self.proxy.forward(
+                method, request, context))
 
-        def forward(requests, context):
-            return self.proxy.forward(method, requests, context)
-
-        return grpc.stream_stream_rpc_method_handler(forward)
+        return grpc.unary_unary_rpc_method_handler(lambda request, context: self.proxy.forward_unary(
+            method, request, context))
 
 
 def _passed_on(metadata) -> list[tuple[str, str | bytes]]:
