@@ -157,6 +157,10 @@ def test_a_failing_command_fails_the_record_and_a_missing_one_is_one_line(bigtab
                     "--", sys.executable, str(app), env={"ROWS": "50", "EXIT": "3"})
     assert done.returncode == 1 and "COMMAND exited with 3" in done.stderr, done.stderr
     assert set(_verdicts(_run_dir(tmp_path / "r"))) == {"by_time", "by_device"}  # modelled all the same
+    unbindable = keybench("record", "--backend", "bigtable", "--host", "192.0.2.1", "--results-dir",
+                          str(tmp_path / "h"), "--", sys.executable, str(app))
+    assert unbindable.returncode == 2 and "Traceback" not in unbindable.stderr, unbindable.stderr
+    assert unbindable.stderr.strip().splitlines()[-1].startswith("keybench: error: --host 192.0.2.1: cannot listen")
     missing = keybench("record", "--results-dir", str(tmp_path / "m"), "--", "no-such-command-kb")
     assert missing.returncode == 2
     assert missing.stderr.strip().splitlines() == ["keybench: error: COMMAND not found: no-such-command-kb"]

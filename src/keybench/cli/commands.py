@@ -238,7 +238,7 @@ def record_command(args: argparse.Namespace) -> int:
     request = RecordRequest(command=command, listen=args.listen,
                             backends=BACKENDS if args.backend == "all" else (args.backend,),
                             params=model_params(args), results_dir=Path(args.results_dir), run_id=args.run_id,
-                            fail_on_verdict=names(args.fail_on_verdict))
+                            fail_on_verdict=names(args.fail_on_verdict), host=args.host)
     return record(request)
 
 

@@ -19,6 +19,9 @@ def add_record(sub, model_options, commands) -> None:
                         "naming the proxies, and its output comes through unchanged")
     r.add_argument("--listen", action="store_true",
                    help="no COMMAND: serve the proxies for an application started elsewhere until Ctrl-C or SIGTERM")
+    r.add_argument("--host", default=RecordRequest.host,
+                   help=f"the address the proxies listen on (default {RecordRequest.host}: this machine only; "
+                        "0.0.0.0 reaches them from a container, unauthenticated)")
     r.add_argument("--backend", choices=(*BACKENDS, "all"), default="all",
                    help="the emulator(s) to record in front of (default all)")
     model_options(r, "nodes of the model: the instance's")

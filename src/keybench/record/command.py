@@ -85,9 +85,11 @@ class _Session:
         for backend in self.request.backends:
             endpoint = emulators.resolve(backend)
             self.endpoints.append(endpoint)
-            proxy = self.proxies[backend] = ForwardingProxy(endpoint.address, tap_for(backend, self.recorder,
-                                                                                      endpoint.address),
-                                                            self.request.host)
+            try:
+                proxy = self.proxies[backend] = ForwardingProxy(
+                    endpoint.address, tap_for(backend, self.recorder, endpoint.address), self.request.host)
+            except OSError as exc:
+                raise KeybenchError(f"--host {visible(self.request.host)}: {exc}") from None
             env[emulators.ENV_VARS[backend]] = proxy.address
             progress(f"keybench record: {emulators.TITLES[backend]} calls go through {proxy.address} to the emulator "
                      f"at {endpoint.address} ({endpoint.source})")

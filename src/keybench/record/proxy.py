@@ -62,8 +62,12 @@ class ForwardingProxy:
         self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=MAX_CALLS, thread_name_prefix="kb-proxy"),
                                   options=unlimited, maximum_concurrent_rpcs=MAX_CALLS)
         self.server.add_generic_rpc_handlers([_Forward(self)])
-        bound = self.server.add_insecure_port(f"{_bracketed(host)}:{port}")
+        try:
+            bound = self.server.add_insecure_port(f"{_bracketed(host)}:{port}")
+        except RuntimeError:  # newer gRPC raises where older ones return 0
+            bound = 0
         if not bound:
+            self.channel.close()
             raise OSError(f"cannot listen on {host}:{port}")
         self.address = f"{_bracketed(host)}:{bound}"
         self.server.start()
