@@ -19,6 +19,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from concurrent import futures
+from contextlib import contextmanager
 from typing import Protocol
 
 import grpc
@@ -101,40 +102,41 @@ class ForwardingProxy:
             call = self.channel.stream_stream(method)(self._shown(requests, watcher), metadata=metadata,
                                                       timeout=timeout)
         context.add_callback(call.cancel)  # the client went away: so does the upstream call
-        code, error = grpc.StatusCode.CANCELLED, None  # CANCELLED until the call ends otherwise
-        try:
+        with self._passing_on(watcher, context) as ended:
             context.send_initial_metadata(_passed_on(call.initial_metadata() or ()))
             for message in call:
                 self._show(watcher, "response", message)
                 yield message
             context.set_trailing_metadata(_passed_on(call.trailing_metadata() or ()))
-            code = grpc.StatusCode.OK
-        except grpc.RpcError as exc:
-            code, error = self._refused(exc, context)
-        finally:
-            self._ended(watcher, code)
-        if error is not None:
-            context.abort(code, error)
+            ended[0] = grpc.StatusCode.OK
 
     def forward_unary(self, method: str, request: bytes, context: grpc.ServicerContext) -> bytes:
         """The response to a unary call, passed on."""
         watcher = self.watch(method)
         self._show(watcher, "request", request)
-        code, error, response = grpc.StatusCode.CANCELLED, None, b""
-        try:
+        response = b""
+        with self._passing_on(watcher, context) as ended:
             response, call = self.channel.unary_unary(method).with_call(
                 request, metadata=_passed_on(context.invocation_metadata()), timeout=context.time_remaining())
             context.send_initial_metadata(_passed_on(call.initial_metadata() or ()))
             self._show(watcher, "response", response)
             context.set_trailing_metadata(_passed_on(call.trailing_metadata() or ()))
-            code = grpc.StatusCode.OK
-        except grpc.RpcError as exc:
-            code, error = self._refused(exc, context)
-        finally:
-            self._ended(watcher, code)
-        if error is not None:
-            context.abort(code, error)
+            ended[0] = grpc.StatusCode.OK
         return response
+
+    @contextmanager
+    def _passing_on(self, watcher: CallTap | None, context: grpc.ServicerContext) -> Iterator[list[grpc.StatusCode]]:
+        """Around one call's forwarding: the emulator's refusal passed on as it is, and the tap
+        told how the call ended (CANCELLED until the block sets it otherwise)."""
+        ended, error = [grpc.StatusCode.CANCELLED], None
+        try:
+            yield ended
+        except grpc.RpcError as exc:
+            ended[0], error = self._refused(exc, context)
+        finally:
+            self._ended(watcher, ended[0])
+        if error is not None:
+            context.abort(ended[0], error)
 
     @staticmethod
     def _refused(exc: grpc.RpcError, context: grpc.ServicerContext) -> tuple[grpc.StatusCode, str]:
