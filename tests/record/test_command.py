@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -106,6 +107,20 @@ def _first_line(stream, timeout_s: float = 300) -> str:
         return ""
 
 
+@contextmanager
+def _recording(*args: str, env: dict | None = None):
+    """`keybench record ARGS` as a child with piped output, killed if it still runs at the end."""
+    proc = subprocess.Popen([sys.executable, "-m", "keybench.cli", "record", *args], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, **(env or {})})
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 def _run_dir(results: Path) -> Path:
     (run_dir,) = [d for d in results.iterdir() if not d.name.startswith(".")]
     return run_dir
@@ -169,18 +184,12 @@ def test_a_failing_command_fails_the_record_and_a_missing_one_is_one_line(bigtab
 
 def test_sigterm_reaches_the_command_first_then_what_was_recorded_is_modelled(bigtable_emulator, app, tmp_path):
     results = tmp_path / "results"
-    proc = subprocess.Popen([sys.executable, "-m", "keybench.cli", "record", "--backend", "bigtable",
-                             "--results-dir", str(results), "--", sys.executable, str(app)],
-                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "ROWS": "500", "PAUSE_AFTER_FIRST_BATCH": "1"})
-    try:
+    with _recording("--backend", "bigtable", "--results-dir", str(results), "--", sys.executable, str(app),
+                    env={"ROWS": "500", "PAUSE_AFTER_FIRST_BATCH": "1"}) as proc:
         assert proc.stdout is not None
         assert _first_line(proc.stdout).strip() == "app: first batch written"
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
     assert proc.returncode == 128 + signal.SIGTERM, err
     assert "ended by SIGTERM" in err
     assert "app: wrote" not in out  # the app got the signal and ended
@@ -193,18 +202,14 @@ def test_an_emulator_that_dies_ends_the_recording_which_models_what_it_saw(no_em
     emulator = emulators.start("bigtable", emulators.free_port(), "test", detach=False)
     results = tmp_path / "results"
     try:
-        proc = subprocess.Popen([sys.executable, "-m", "keybench.cli", "record", "--backend", "bigtable",
-                                 "--results-dir", str(results), "--", sys.executable, str(app)],
-                                cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                env={**os.environ, "ROWS": "500", "PAUSE_AFTER_FIRST_BATCH": "1",
-                                     "BIGTABLE_EMULATOR_HOST": emulator.address})
-        assert proc.stdout is not None
-        assert _first_line(proc.stdout).strip() == "app: first batch written"
-        emulator.stop()
-        out, err = proc.communicate(timeout=300)
+        with _recording("--backend", "bigtable", "--results-dir", str(results), "--", sys.executable, str(app),
+                        env={"ROWS": "500", "PAUSE_AFTER_FIRST_BATCH": "1",
+                             "BIGTABLE_EMULATOR_HOST": emulator.address}) as proc:
+            assert proc.stdout is not None
+            assert _first_line(proc.stdout).strip() == "app: first batch written"
+            emulator.stop()
+            out, err = proc.communicate(timeout=300)
     finally:
-        if proc.poll() is None:
-            proc.kill()
         emulator.stop()
     assert proc.returncode == 1, err
     assert "stopped answering" in err
@@ -213,10 +218,7 @@ def test_an_emulator_that_dies_ends_the_recording_which_models_what_it_saw(no_em
 
 def test_listen_serves_an_application_started_elsewhere_until_sigint(bigtable_emulator, app, tmp_path):
     results = tmp_path / "results"
-    proc = subprocess.Popen([sys.executable, "-m", "keybench.cli", "record", "--listen", "--backend", "bigtable",
-                             "--results-dir", str(results)],
-                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
+    with _recording("--listen", "--backend", "bigtable", "--results-dir", str(results)) as proc:
         assert proc.stderr is not None
         address = None
         while address is None and (line := _first_line(proc.stderr)):
@@ -229,9 +231,6 @@ def test_listen_serves_an_application_started_elsewhere_until_sigint(bigtable_em
         assert written.returncode == 0, written.stderr
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
     assert proc.returncode == 128 + signal.SIGINT, err
     assert {r["writes"] for r in _verdicts(_run_dir(results)).values()} == {"100"}
     assert "bigtable:by_time" in out
