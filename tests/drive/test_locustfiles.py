@@ -130,3 +130,51 @@ def test_a_worker_whose_master_dies_stops_its_users_says_so_and_exits_1(emulator
                 process.wait()
     assert worker.returncode == 1, said[-2000:]
     assert "no heartbeat from the master for 10 s" in said, said[-2000:]
+
+
+LATE_WORKER = '''
+import time
+
+from locust import events
+from locust.runners import WorkerRunner
+
+
+@events.init.add_listener
+def _late(environment, **_kw):  # runs before keybench's own init listener: it listens late
+    if isinstance(environment.runner, WorkerRunner):
+        time.sleep(3)  # gevent's: the worker's message loop runs meanwhile, and drops what nobody listens for
+
+
+import runpy
+
+BigtableUser = runpy.run_path("loadtests/bigtable_locustfile.py")["BigtableUser"]
+'''
+
+
+def test_a_worker_that_listens_after_the_test_started_still_gets_its_stage(emulator_hosts, tmp_path):
+    """Locust's worker joins its master before its init listeners run: a master that starts at
+    once (--expect-workers) sends the stage while nobody listens, and Locust drops it."""
+    from keybench.infra.emulators import free_port
+
+    locustfile = tmp_path / "late_locustfile.py"
+    locustfile.write_text(LATE_WORKER)
+    port = str(free_port())
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "locust", "-f", str(locustfile), "--worker", "--master-host", "127.0.0.1",
+         "--master-port", port], cwd=REPO, env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        text=True)
+    try:
+        # 20 s: well short of the 60 s a user waits for its stage before it gives up.
+        master = locust("-f", str(locustfile), "--master", "--master-bind-host", "127.0.0.1", "--master-bind-port",
+                        port, "--expect-workers", "1", "--strategy", "salted", "--headless", "-u", "2", "-r", "2",
+                        "-t", "20s", "--csv", str(tmp_path / "out"), timeout=300)
+        _, said = worker.communicate(timeout=120)
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+            worker.wait()
+    assert master.returncode == 0, master.stderr[-3000:] + said[-3000:]
+    assert "no keybench stage arrived" not in said, said[-3000:]
+    with open(tmp_path / "out_stats.csv") as f:
+        inserts = next(r for r in csv.DictReader(f) if r["Name"] == "insert")
+    assert int(inserts["Request Count"]) > 0, said[-3000:]

@@ -40,6 +40,10 @@ from keybench.drive.stage import Stage, StageDefinition
 from keybench.drive.users import CurrentStage
 
 STAGE_MESSAGE, FLUSH_MESSAGE, JOINED_MESSAGE = "keybench_stage", "keybench_flush", "keybench_joined"
+# A worker's request for its stage message, sent once it listens for it: a plain Locust
+# worker joins its master before it runs its init listeners, so a test that starts at once
+# (--expect-workers) can send the stage while nobody listens, and Locust drops it.
+STAGE_WANTED = "keybench_stage_wanted"
 FINAL_REPORT_TIMEOUT_S = 30.0
 # A master silent this long is gone: it heartbeats every second, so this is a stall of ten
 # heartbeats, which even a loaded machine does not make.
@@ -68,17 +72,28 @@ class MasterSide:
         self.lost: dict[int, str] = {}  # partition index -> why it is lost
         self.missing_since: dict[int, float] = {}  # partition index -> since when Locust has had it missing
         self.flushed_at = float("inf")
+        self.handouts = 0  # one per test start: a worker builds each handout's stage once
+        self.sent: dict[str, dict] = {}  # client id -> the stage message it was sent
         environment.events.test_start.add_listener(self._hand_out)
         environment.events.worker_report.add_listener(self._keep)
         environment.runner.register_message(JOINED_MESSAGE, self._joined)
+        environment.runner.register_message(STAGE_WANTED, self._send_again)
 
     def _hand_out(self, environment, **_kw) -> None:
         runner = environment.runner
         workers = runner.clients.ready + runner.clients.running + runner.clients.spawning
+        self.handouts += 1
         for index, client in enumerate(sorted(workers, key=lambda c: c.id)):
             self.index_of[client.id] = index
-            runner.send_message(STAGE_MESSAGE, {"spec": dataclasses.asdict(self.spec),
-                                                "partition": [index, len(workers)]}, client_id=client.id)
+            self.sent[client.id] = {"spec": dataclasses.asdict(self.spec), "partition": [index, len(workers)],
+                                    "handout": self.handouts}
+            runner.send_message(STAGE_MESSAGE, self.sent[client.id], client_id=client.id)
+
+    def _send_again(self, environment, msg, **_kw) -> None:
+        """A worker that listens now: its stage again, if the test has started (else test_start sends it)."""
+        sent = self.sent.get(msg.node_id)
+        if sent is not None:
+            environment.runner.send_message(STAGE_MESSAGE, sent, client_id=msg.node_id)
 
     def _joined(self, environment, msg, **_kw) -> None:
         self.pid_of[msg.data["index"]] = msg.data["pid"]
@@ -137,12 +152,14 @@ def attach_worker(environment, slot: CurrentStage) -> None:
     state: dict = {}
 
     def on_stage(environment, msg, **_kw) -> None:
+        if msg.data.get("handout") == state.get("handout"):
+            return  # sent again on this worker's request, and already built
         index, count = msg.data["partition"]
         old = slot.clear()
         if old is not None:
             old.teardown(drop=False)
         stage = StageDefinition(**msg.data["spec"]).build(Partition(index, count), environment.events)
-        state.update(stage=stage, index=index)
+        state.update(stage=stage, index=index, handout=msg.data.get("handout"))
         slot.put(stage)
         heap.freeze()  # what exists now outlives the load (drive.heap); a worker exits after its stage
         environment.runner.send_message(JOINED_MESSAGE, {"index": index, "pid": os.getpid()})
@@ -190,5 +207,6 @@ def attach_worker(environment, slot: CurrentStage) -> None:
     environment.runner.greenlet.spawn(watch_master)
     environment.runner.register_message(STAGE_MESSAGE, on_stage)
     environment.runner.register_message(FLUSH_MESSAGE, on_flush, concurrent=True)
+    environment.runner.send_message(STAGE_WANTED)  # a stage sent before this listened was dropped
     environment.events.report_to_master.add_listener(on_report)
     environment.events.quitting.add_listener(on_quit)
