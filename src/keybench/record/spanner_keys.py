@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
-import decimal
 import threading
 from dataclasses import dataclass
+from functools import cached_property
 
 from keybench.check.schema import GOOGLESQL, POSTGRESQL, Schema
 from keybench.design.byteorder import column_bytes, prefix_successor
+from keybench.model.observed import typed_value
 
 COMMIT_TIMESTAMP = "spanner.commit_timestamp()"  # the placeholder a client writes for the commit time
 
@@ -70,6 +71,15 @@ class TableLayouts:
     table_name: str  # as the schema writes it
     table: KeyLayout
     indexes: tuple[KeyLayout, ...]
+
+    @property
+    def spaces(self) -> tuple[KeyLayout, ...]:
+        return (self.table, *self.indexes)
+
+    @cached_property
+    def key_columns(self) -> dict[str, KeyColumnType]:
+        """Every key column of the table and its indexes, by lower-case name."""
+        return {c.name.lower(): c for space in self.spaces for c in space.columns}
 
     def space(self, index: str) -> KeyLayout | None:
         if not index:
@@ -150,34 +160,21 @@ def typed(value, base_type: str, commit_time: dt.datetime | None):
     if kind != "string_value":
         raise ValueError(f"a {kind} as a {base_type} key value")
     text = value.string_value
-    if base_type == "INT64":
-        return int(text)
     if base_type == "BYTES":
         return base64.b64decode(text)
-    if base_type == "TIMESTAMP":
-        if text == COMMIT_TIMESTAMP:
-            if commit_time is None:
-                raise ValueError("a commit timestamp outside a commit")
-            return commit_time
-        return _timestamp(text)
-    if base_type == "DATE":
-        return dt.date.fromisoformat(text)
-    if base_type in ("FLOAT64", "FLOAT32"):
-        return float(text)  # NaN, Infinity and -Infinity come as strings
-    if base_type == "NUMERIC":
-        return decimal.Decimal(text)
-    return text  # STRING, and types keyed by their text (UUID)
+    if base_type == "TIMESTAMP" and text == COMMIT_TIMESTAMP:
+        if commit_time is None:
+            raise ValueError("a commit timestamp outside a commit")
+        return commit_time
+    if base_type not in _TYPED_AS_TEXT:
+        return text  # STRING, and types keyed by their text (UUID)
+    typed_text = typed_value(text, base_type)  # NaN and Infinity of a FLOAT64 come as strings too
+    if typed_text is None:
+        raise ValueError(f"{text[:40]!r} is no {base_type}")
+    return typed_text
 
 
-def _timestamp(text: str) -> dt.datetime:
-    """RFC 3339 with up to nine fraction digits (Python takes six) and a Z or an offset."""
-    text = text.replace("z", "Z").replace("Z", "+00:00")
-    if "." in text:
-        head, rest = text.split(".", 1)
-        digits = len(rest) - len(rest.lstrip("0123456789"))
-        text = f"{head}.{rest[:min(digits, 6)].ljust(6, '0')}{rest[digits:]}"
-    moment = dt.datetime.fromisoformat(text)
-    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
+_TYPED_AS_TEXT = ("INT64", "TIMESTAMP", "DATE", "FLOAT64", "FLOAT32", "NUMERIC", "BOOL")
 
 
 class SchemaCache:

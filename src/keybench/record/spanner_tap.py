@@ -105,8 +105,7 @@ class _Commit(_Call):
         layouts = keys.table(table)
         if layouts is None:
             raise ValueError(f"table {table} is not in the database's schema")
-        spaces = (layouts.table, *layouts.indexes)
-        types = {c.name.lower(): c for space in spaces for c in space.columns}
+        types = layouts.key_columns
         for name in keys.uuid_columns.get(layouts.table_name.lower(), ()):
             if name not in values:  # a key the database generates: modelled, as it makes them
                 values = {**values, name: str(uuid.uuid4())}
@@ -116,7 +115,7 @@ class _Commit(_Call):
             raise ValueError(f"key column(s) {', '.join(missing)} of {table} not in the write: filled by the database")
         row = {types[name].name: _resolved(value, types[name].base_type, committed)
                for name, value in values.items() if name in types}
-        for layout in spaces:
+        for layout in layouts.spaces:
             key = layout.key(row)
             if key is not None:
                 self.tap.recorder.write(BACKEND, layouts.table_name, [key], layout.space)
