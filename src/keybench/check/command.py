@@ -23,7 +23,7 @@ from keybench.design.folders import StrategyDraft, check_save_folder, save_strat
 from keybench.design.strategies import DIALECTS
 from keybench.errors import KeybenchError, check_range
 from keybench.model.params import MAX_NODES
-from keybench.model.verdict import VERDICTS
+from keybench.model.verdict import check_verdicts
 from keybench.textfiles import read_text
 
 
@@ -64,10 +64,7 @@ def findings(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraft]]:
     check_range("--nodes", request.nodes, 1, MAX_NODES)
     check_range("--rows", request.rows, 1_000, MAX_CHECK_ROWS)
     check_range("--device-rate", request.device_rate, 1e-9, MAX_DEVICE_RATE)
-    unknown = [v for v in request.fail_on if v not in VERDICTS]
-    if unknown:
-        raise KeybenchError(f"--fail-on-verdict: unknown verdict {', '.join(map(repr, unknown))}; "
-                            f"valid: {', '.join(VERDICTS)}")
+    check_verdicts(request.fail_on)
     if request.dialect not in (AUTO_DIALECT, *DIALECTS["spanner"]):
         raise KeybenchError(f"--dialect: unknown dialect {request.dialect!r}; valid: "
                             f"{', '.join((AUTO_DIALECT, *DIALECTS['spanner']))}")

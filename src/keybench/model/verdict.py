@@ -36,6 +36,7 @@ import math
 from dataclasses import dataclass
 
 from keybench.design.strategies import BIGTABLE_ROW_BYTES
+from keybench.errors import KeybenchError
 from keybench.model.params import hot_bound, spread_bound
 from keybench.model.shape import NO_SHAPE, KeyShape, size_text
 
@@ -43,6 +44,13 @@ HOTSPOT, HOT_ROW, SPREAD, INCONCLUSIVE = "hotspot", "hot_row", "spread", "inconc
 REWRITE_SHARE = 0.1  # enough rewrites to judge their lifetime: one write in ten
 REWRITE_LIFETIME = 0.25  # two writes at random times in a stream are a third of it apart
 VERDICTS = (HOTSPOT, HOT_ROW, SPREAD, INCONCLUSIVE)
+
+
+def check_verdicts(verdicts, option: str = "--fail-on-verdict") -> None:
+    """Refuse, in one line, a verdict name that is none of VERDICTS."""
+    unknown = [v for v in verdicts if v not in VERDICTS]
+    if unknown:
+        raise KeybenchError(f"{option}: unknown verdict {', '.join(map(repr, unknown))}; valid: {', '.join(VERDICTS)}")
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from keybench.infra.signals import SIGNALS
 from keybench.measure.rundir import RunDirectory
 from keybench.measure.summary import to_csv
 from keybench.model.params import SplitParams
-from keybench.model.verdict import VERDICTS
+from keybench.model.verdict import check_verdicts
 from keybench.record.proxy import ForwardingProxy
 from keybench.record.recorder import Recorder
 from keybench.record.taps import tap_for
@@ -60,10 +60,7 @@ class RecordRequest:
                                 if self.listen else "no COMMAND: keybench record -- python app.py (or --listen)")
         if self.command and shutil.which(self.command[0]) is None:
             raise KeybenchError(f"COMMAND not found: {visible(self.command[0])}")
-        unknown = [v for v in self.fail_on_verdict if v not in VERDICTS]
-        if unknown:
-            raise KeybenchError(f"--fail-on-verdict: unknown verdict {', '.join(unknown)} "
-                                f"(one of {', '.join(VERDICTS)})")
+        check_verdicts(self.fail_on_verdict)
         self.params.validate()
 
 

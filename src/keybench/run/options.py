@@ -13,7 +13,7 @@ from keybench.drive.settings import INSERT, MAX_USERS, WorkloadSettings
 from keybench.errors import KeybenchError, check_range
 from keybench.infra import target
 from keybench.model.params import SplitParams
-from keybench.model.verdict import VERDICTS
+from keybench.model.verdict import check_verdicts
 
 DEFAULT_USERS, DEFAULT_DURATION_S = 8, 10.0
 SMOKE_USERS, SMOKE_DURATION_S = 4, 3.0  # the short CI profile (`--smoke`)
@@ -122,10 +122,7 @@ class RunOptions:
             raise KeybenchError(f"--workers {self.workers} exceeds --users {self.users}: a worker without users does "
                                 "nothing")
         self.model.validate()
-        unknown = [v for v in self.fail_on_verdict if v not in VERDICTS]
-        if unknown:
-            raise KeybenchError(f"--fail-on-verdict: unknown verdict {', '.join(map(repr, unknown))}; "
-                                f"valid: {', '.join(VERDICTS)}")
+        check_verdicts(self.fail_on_verdict)
         check_range("--buckets", self.buckets, 1, MAX_BUCKETS)
         check_range("--observe-wait", self.observe_wait_s, 0, MAX_OBSERVE_WAIT_S)
         target.check(self)
