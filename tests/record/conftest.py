@@ -11,9 +11,10 @@ from keybench.record.taps import tap_for
 
 
 @contextmanager
-def proxied_database(emulator: str, monkeypatch, ddl: list[str], prefix: str):
-    """(database, recorder): a new database of `ddl` on the emulator at `emulator`, with this
-    process's Spanner clients reaching it through a recording proxy; dropped afterwards."""
+def proxied_database(emulator: str, monkeypatch, ddl: list[str], prefix: str, postgresql: bool = False):
+    """(database, recorder): a new database of `ddl` on the emulator at `emulator` (in the
+    PostgreSQL dialect with `postgresql`), with this process's Spanner clients reaching it
+    through a recording proxy; dropped afterwards."""
     from google.cloud.spanner_admin_database_v1 import DatabaseDialect
 
     from keybench.backends import spanner_admin as admin
@@ -26,7 +27,8 @@ def proxied_database(emulator: str, monkeypatch, ddl: list[str], prefix: str):
     client = client_for(PROJECT)
     try:
         instance = ensure_instance(client, instance_of(client, INSTANCE))
-        db = instance.database(prefix + uuid.uuid4().hex[:12], database_dialect=DatabaseDialect.GOOGLE_STANDARD_SQL)
+        dialect = DatabaseDialect.POSTGRESQL if postgresql else DatabaseDialect.GOOGLE_STANDARD_SQL
+        db = instance.database(prefix + uuid.uuid4().hex[:12], database_dialect=dialect)
         admin.create_database(client, instance, db)
         if ddl:
             db.update_ddl(ddl).result(60)

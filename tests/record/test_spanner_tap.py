@@ -18,6 +18,15 @@ DDL = [
     "CREATE INDEX OrdersByCreatedAt ON Orders(CreatedAt DESC)",
     "CREATE TABLE Items (OrderId STRING(36) NOT NULL, ItemId INT64 NOT NULL, Note STRING(MAX)) "
     "PRIMARY KEY (OrderId, ItemId), INTERLEAVE IN PARENT Orders ON DELETE CASCADE",
+    # keys the database fills: from a sequence (skipping the counters 1..1000's values), and
+    # generated from other columns
+    'CREATE SEQUENCE LogSeq OPTIONS (sequence_kind = "bit_reversed_positive", start_with_counter = 5)',
+    "CREATE TABLE Logs (LogId INT64 NOT NULL DEFAULT (GET_NEXT_SEQUENCE_VALUE(SEQUENCE LogSeq)), "
+    "Body STRING(MAX)) PRIMARY KEY (LogId)",
+    "CREATE TABLE Visits (VisitedAt TIMESTAMP NOT NULL, "
+    "Shard INT64 NOT NULL AS (MOD(FARM_FINGERPRINT(CAST(VisitedAt AS STRING)), 16)) STORED, "
+    "Visitor INT64 NOT NULL, Slot INT64 AS (MOD(Visitor, 4)) STORED) PRIMARY KEY (Shard, VisitedAt, Visitor)",
+    "CREATE INDEX VisitsBySlot ON Visits(Slot)",
 ]
 
 
@@ -34,8 +43,9 @@ def _written(recorder: Recorder, table: str, space: str = TABLE_SPACE) -> list[t
     (record,) = [r for r in recorder.snapshot() if r.table == table]
     _, keys, lengths = record.stream.writes(space)
     units = record.stream.unit_lengths(space)
-    return sorted((bytes(k[:n]), int(u)) for k, n, u in zip(keys.tolist(), lengths.tolist(), units.tolist(),
-                                                           strict=True))
+    # numpy's fixed-width bytes drop trailing NULs (an INT64's low bytes): the lengths put them back
+    return sorted((bytes(k).ljust(n, b"\0")[:n], int(u))
+                  for k, n, u in zip(keys.tolist(), lengths.tolist(), units.tolist(), strict=True))
 
 
 def test_a_commits_mutations_are_recorded_in_the_table_its_index_and_the_interleaved_child(database):
@@ -102,7 +112,7 @@ def test_dml_rows_are_recorded_at_their_commit_and_dropped_at_a_rollback(databas
     assert [k for k, _ in _written(recorder, "Orders")] == order
     assert len(_written(recorder, "Orders", "OrdersByCreatedAt")) == 2  # the UPDATE carries no CreatedAt
     (ticket,) = _written(recorder, "Tickets")  # its key is the database's: modelled as a version-4 UUID
-    assert len(ticket[0]) == 36 + 2 and recorder.modelled[("spanner", "Tickets")] == 1
+    assert len(ticket[0]) == 36 + 2 and recorder.modelled[("spanner", "Tickets", "TicketId = GENERATE_UUID()")] == 1
 
     class Undo(Exception):
         pass
@@ -118,3 +128,79 @@ def test_dml_rows_are_recorded_at_their_commit_and_dropped_at_a_rollback(databas
     with db.snapshot() as snapshot:
         list(snapshot.execute_sql("SELECT COUNT(*) FROM Orders"))
     assert recorder.other_calls["ExecuteStreamingSql"] >= 1 and not recorder.unattributed
+
+
+def test_keys_a_sequence_fills_are_the_values_the_database_hands_out(database):
+    """Mutations and DML with THEN RETURN leave LogId to its sequence: the values modelled
+    are the ones the emulator returns (a fresh sequence, one writer)."""
+    db, recorder, spanner = database
+    with db.batch() as batch:
+        batch.insert("Logs", ("Body",), [("a",), ("b",)])
+
+    def insert(transaction):
+        return [row[0] for row in transaction.execute_sql("INSERT INTO Logs (Body) VALUES ('c') THEN RETURN LogId")]
+
+    returned = db.run_in_transaction(insert)
+    with db.snapshot() as snapshot:
+        stored = sorted(row[0] for row in snapshot.execute_sql("SELECT LogId FROM Logs"))
+    assert returned[0] in stored and len(stored) == 3
+    assert [k for k, _ in _written(recorder, "Logs")] == sorted(encode_value(v) for v in stored)
+    assert recorder.modelled[("spanner", "Logs", "LogId from sequence LogSeq (bit_reversed_positive)")] == 3
+    assert not recorder.unattributed
+
+
+def test_generated_key_columns_are_modelled_from_their_expression(database):
+    db, recorder, spanner = database
+    at = dt.datetime(2026, 11, 27, 9, 0, tzinfo=dt.UTC)
+    with db.batch() as batch:
+        batch.insert("Visits", ("VisitedAt", "Visitor"), [(at, 1), (at, 6), (at + dt.timedelta(seconds=1), 7)])
+    with db.snapshot() as snapshot:
+        stored = {(row[0], row[1]) for row in snapshot.execute_sql("SELECT Visitor, Slot FROM Visits")}
+    assert stored == {(1, 1), (6, 2), (7, 3)}
+    keys = [k for k, _ in _written(recorder, "Visits")]
+    # A shard is a hash of VisitedAt: the same time, the same shard; it lies in -15..15, as MOD keeps the sign.
+    shards = {}
+    for visitor, when in ((1, at), (6, at), (7, at + dt.timedelta(seconds=1))):
+        (shard,) = [s for s in range(-15, 16) if encode_value(s) + encode_value(when) + encode_value(visitor) in keys]
+        shards[visitor] = shard
+    assert len(keys) == 3 and shards[1] == shards[6]
+    # MOD(Visitor, 4) is computed: the index holds the database's own values
+    slots = [k for k, _ in _written(recorder, "Visits", "VisitsBySlot")]
+    assert sorted(k[:len(encode_value(1))] for k in slots) == sorted(encode_value(slot) for _, slot in stored)
+    assert recorder.modelled[("spanner", "Visits", "Slot = MOD(Visitor, 4)")] == 3
+    assert not recorder.unattributed
+
+
+POSTGRESQL_DDL = [
+    "CREATE SEQUENCE logseq BIT_REVERSED_POSITIVE",
+    "CREATE TABLE logs (logid bigint NOT NULL DEFAULT nextval('logseq'), body varchar, "
+    "at spanner.commit_timestamp NOT NULL, PRIMARY KEY (logid))",
+    "CREATE INDEX logsbyat ON logs (at DESC)",
+]
+
+
+@pytest.fixture
+def postgresql_database(spanner_emulator, monkeypatch):
+    with proxied_database(spanner_emulator.host, monkeypatch, POSTGRESQL_DDL, "recpg", postgresql=True) as found:
+        yield found
+
+
+def test_postgresql_dml_with_parameters_returning_and_a_sequence_is_recorded(postgresql_database):
+    """The PostgreSQL dialect: `$n` parameters, spanner.pending_commit_timestamp(), RETURNING,
+    and a key from nextval() that the database fills."""
+    db, recorder = postgresql_database
+
+    def insert(transaction):
+        return [row[0] for row in transaction.execute_sql(
+            "INSERT INTO logs (body, at) VALUES ($1, spanner.pending_commit_timestamp()), "
+            "('lit', spanner.pending_commit_timestamp()) RETURNING logid",
+            params={"p1": "par"}, param_types={"p1": __import__("google.cloud.spanner_v1",
+                                                                fromlist=["param_types"]).param_types.STRING})]
+
+    returned = db.run_in_transaction(insert)
+    assert len(returned) == 2
+    assert not recorder.unattributed, recorder.unattributed
+    assert [k for k, _ in _written(recorder, "logs")] == sorted(encode_value(v) for v in returned)
+    assert len(_written(recorder, "logs", "logsbyat")) == 2
+    assert recorder.modelled[("spanner", "logs", "logid from sequence logseq (bit_reversed_positive)")] == 2
+    assert not recorder.unattributed

@@ -178,10 +178,8 @@ def _finish(session: _Session, run_dir: RunDirectory, status: int | None) -> int
     rows = [row for r in recorder.snapshot()
             for row in record_rows(r, request.params, recorder.failed_writes.get((r.backend, r.table), 0))]
     print(verdict_table(rows), flush=True)
-    for (backend, table), count in sorted(recorder.modelled.items()):
-        if count:
-            print(f"modelled: {count:,} key value(s) of {backend}:{table} the database generates "
-                  f"(GENERATE_UUID(): random version-4 UUIDs, as it makes them)")
+    for (backend, table, what), count in sorted(recorder.modelled.items()):
+        print(f"modelled: {count:,} value(s) the database fills in {backend}:{table}: {visible(what)}")
     for (method, reason), count in sorted(recorder.unattributed.items()):
         print(f"unattributed: {count:,} {method} call(s): {visible(reason)}")
     run_dir.write("record.csv", to_csv(rows, COLUMNS))

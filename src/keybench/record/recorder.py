@@ -42,7 +42,8 @@ class Recorder:
         self.unattributed: Counter[tuple[str, str]] = Counter()  # (method, reason): calls
         self.failed_writes: Counter[tuple[str, str]] = Counter()  # (backend, table): writes the database refused
         self.other_calls: Counter[str] = Counter()  # calls with no keys to record (admin, sessions, ...)
-        self.modelled: Counter[tuple[str, str]] = Counter()  # (backend, table): key values the database generates
+        # (backend, table, how the database fills it): the key values keybench modelled
+        self.modelled: Counter[tuple[str, str, str]] = Counter()
 
     def now(self) -> float:
         """Seconds since the recording started: the streams' clock."""

@@ -14,12 +14,13 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
-from keybench.check.schema import GOOGLESQL, POSTGRESQL, Schema
+from keybench.check.schema import Schema, Table
 from keybench.design.byteorder import column_bytes, prefix_successor
 from keybench.model.observed import typed_value
+from keybench.record.spanner_fills import Fill, SequenceCounter, fills
 
 COMMIT_TIMESTAMP = "spanner.commit_timestamp()"  # the placeholder a client writes for the commit time
 
@@ -71,6 +72,8 @@ class TableLayouts:
     table_name: str  # as the schema writes it
     table: KeyLayout
     indexes: tuple[KeyLayout, ...]
+    fills: dict[str, Fill] = field(default_factory=dict)  # key columns the database fills, by lower-case name
+    source_types: dict[str, KeyColumnType] = field(default_factory=dict)  # the columns those fills read
 
     @property
     def spaces(self) -> tuple[KeyLayout, ...]:
@@ -78,8 +81,9 @@ class TableLayouts:
 
     @cached_property
     def key_columns(self) -> dict[str, KeyColumnType]:
-        """Every key column of the table and its indexes, by lower-case name."""
-        return {c.name.lower(): c for space in self.spaces for c in space.columns}
+        """Every key column of the table and its indexes, and every column a fill reads, by
+        lower-case name: the values of a write that are kept."""
+        return {**self.source_types, **{c.name.lower(): c for space in self.spaces for c in space.columns}}
 
     def space(self, index: str) -> KeyLayout | None:
         if not index:
@@ -90,11 +94,10 @@ class TableLayouts:
 @dataclass(frozen=True)
 class DatabaseKeys:
     """A database's key layouts: by table name (as the schema writes it, and in lower case, as
-    DML may write it), its dialect, and the key columns a GENERATE_UUID() default fills."""
+    DML may write it), and its dialect."""
 
     dialect: str
     tables: dict[str, TableLayouts]
-    uuid_columns: dict[str, set[str]]  # table (lower case) -> key columns (lower case)
 
     def table(self, name: str) -> TableLayouts | None:
         found = self.tables.get(name)
@@ -103,19 +106,35 @@ class DatabaseKeys:
         return found
 
 
-def database_keys(schema: Schema) -> DatabaseKeys:
-    uuid_columns = {}
+def database_keys(schema: Schema, counter_of=None) -> DatabaseKeys:
+    """The layouts of every table; `counter_of` gives a sequence's counter (spanner_fills.py),
+    kept by the caller across schema reads (a new one per call when None)."""
+    if counter_of is None:
+        counter_of = _counters()
+    out = {}
     for table in schema.tables:
-        keyed = {k.name for k in table.key}
-        filled = {c.name.lower() for c in table.columns
-                  if c.name in keyed and c.default and "UUID" in c.default.upper()}
-        if filled:
-            uuid_columns[table.name.lower()] = filled
-    return DatabaseKeys(schema.dialect, layouts(schema), uuid_columns)
+        found = layouts(schema, table)
+        wanted = {c.name.lower() for space in found.spaces for c in space.columns}
+        filled = fills(schema, table, wanted, counter_of)
+        types = {c.name: c.base_type for c in table.columns}
+        sources = {s.lower(): KeyColumnType(s, types.get(s, "STRING"), False) for f in filled.values()
+                   for s in f.sources}
+        out[table.name] = TableLayouts(table.name, found.table, found.indexes, filled, sources)
+    return DatabaseKeys(schema.dialect, out)
 
 
-def layouts(schema: Schema) -> dict[str, TableLayouts]:
-    """Every table's key layouts, by table name."""
+def _counters():
+    """counter_of for one database: a sequence's counter by its name, made at its first use."""
+    known: dict[str, SequenceCounter] = {}
+
+    def counter_of(name: str, start: int, skip, reversed_bits: bool) -> SequenceCounter:
+        return known.setdefault(name, SequenceCounter(start, skip, reversed_bits))
+
+    return counter_of
+
+
+def layouts(schema: Schema, table: Table) -> TableLayouts:
+    """A table's key layouts: its own key and each index's."""
     tables = {t.name: t for t in schema.tables}
 
     def root_key_columns(name: str | None) -> int | None:
@@ -129,23 +148,19 @@ def layouts(schema: Schema) -> dict[str, TableLayouts]:
             root = tables[root.parent]
         return len(root.key)
 
-    out = {}
-    for table in schema.tables:
-        types = {c.name: c.base_type for c in table.columns}
-        key = tuple(KeyColumnType(k.name, types.get(k.name, "STRING"), k.descending) for k in table.key)
-        indexes = []
-        for index in schema.indexes_of(table.name):
-            own = tuple(KeyColumnType(k.name, types.get(k.name, "STRING"), k.descending) for k in index.key)
-            named = {k.name for k in index.key}
-            interleaved = index.interleaved_in
-            unit = None
-            if interleaved is not None and interleaved in tables:
-                unit = root_key_columns(interleaved) or len(tables[interleaved].key)
-            indexes.append(KeyLayout(index.name, own + tuple(k for k in key if k.name not in named), unit,
-                                     index.null_filtered))
-        own_key = KeyLayout("table", key, root_key_columns(table.name))
-        out[table.name] = TableLayouts(table.name, own_key, tuple(indexes))
-    return out
+    types = {c.name: c.base_type for c in table.columns}
+    key = tuple(KeyColumnType(k.name, types.get(k.name, "STRING"), k.descending) for k in table.key)
+    indexes = []
+    for index in schema.indexes_of(table.name):
+        own = tuple(KeyColumnType(k.name, types.get(k.name, "STRING"), k.descending) for k in index.key)
+        named = {k.name for k in index.key}
+        interleaved = index.interleaved_in
+        unit = None
+        if interleaved is not None and interleaved in tables:
+            unit = root_key_columns(interleaved) or len(tables[interleaved].key)
+        indexes.append(KeyLayout(index.name, own + tuple(k for k in key if k.name not in named), unit,
+                                 index.null_filtered))
+    return TableLayouts(table.name, KeyLayout("table", key, root_key_columns(table.name)), tuple(indexes))
 
 
 def typed(value, base_type: str, commit_time: dt.datetime | None):
@@ -184,12 +199,15 @@ class SchemaCache:
         self._read = read  # database path -> Schema
         self._lock = threading.Lock()
         self._known: dict[str, DatabaseKeys] = {}
+        # A database's sequences count on across a schema change, as the database's do.
+        self._counters: dict[str, object] = {}
 
     def keys(self, database: str) -> DatabaseKeys:
         with self._lock:
             known = self._known.get(database)
+            counter_of = self._counters.setdefault(database, _counters())
         if known is None:
-            known = database_keys(self._read(database))
+            known = database_keys(self._read(database), counter_of)
             with self._lock:
                 self._known[database] = known
         return known
@@ -201,9 +219,8 @@ class SchemaCache:
 
 def read_schema_of(emulator: str):
     """A reader of a database's schema on the emulator at `emulator` (HOST:PORT), straight to it."""
-    from google.cloud.spanner_admin_database_v1 import DatabaseDialect
-
     from keybench.backends.connection import client_settings
+    from keybench.backends.spanner_admin import dialect_of
     from keybench.check.reader import Scratch, read_schema
 
     def read(database: str) -> Schema:
@@ -214,9 +231,8 @@ def read_schema_of(emulator: str):
         client = spanner.Client(project=project, disable_builtin_metrics=True, **client_settings(emulator))
         try:
             db = client.instance(instance).database(name)
-            db.reload()
-            dialect = POSTGRESQL if db.database_dialect == DatabaseDialect.POSTGRESQL else GOOGLESQL
-            return read_schema(Scratch(client, db), dialect)
+            # the emulator leaves GetDatabase's dialect unset: dialect_of asks the database itself
+            return read_schema(Scratch(client, db), dialect_of(client, db))
         finally:
             client.close()
 

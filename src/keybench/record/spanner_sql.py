@@ -3,8 +3,8 @@
 - `INSERT [OR UPDATE | OR IGNORE] INTO t (columns) VALUES (...), ...`: a row per tuple. A
   value is a literal, a parameter (`@name`; PostgreSQL `$n`, sent as `pn`), NULL,
   `PENDING_COMMIT_TIMESTAMP()` (the commit's time) or `GENERATE_UUID()` (modelled: a random
-  version-4 UUID, as the database makes). A key column the statement leaves to its
-  `DEFAULT (GENERATE_UUID())` is modelled the same way; one a sequence fills cannot be known.
+  version-4 UUID, as the database makes). A key column the statement leaves out is the
+  database's to fill (spanner_fills.py). `THEN RETURN` (PostgreSQL `RETURNING`) is no write.
 - `UPDATE` and `DELETE` whose WHERE fixes every primary key column by equality (joined by
   AND): a write of that row.
 
@@ -23,6 +23,8 @@ from sqlglot import exp
 
 COMMIT_TIME = object()  # a value the commit's timestamp fills
 _INSERT_OR = re.compile(r"\bINSERT\s+OR\s+(?:UPDATE|IGNORE)\s+", re.IGNORECASE)
+# GoogleSQL's THEN RETURN, which sqlglot does not read: what it returns does not change the rows.
+_THEN_RETURN = re.compile(r"\s+THEN\s+RETURN\b(?:(?!['\"`]).)*$", re.IGNORECASE | re.DOTALL)
 
 
 class NotAttributed(ValueError):
@@ -34,6 +36,7 @@ class DmlRows:
     table: str
     rows: list[dict[str, object]] = field(default_factory=list)  # column (lower case) -> value or a Param
     modelled: int = 0  # values the database generates, modelled
+    inserting: bool = False  # an INSERT: the database fills the columns it leaves out
 
 
 @dataclass(frozen=True)
@@ -41,16 +44,18 @@ class Param:
     name: str
 
 
-def dml_rows(sql: str, dialect: str, uuid_columns: dict[str, set[str]]) -> DmlRows | None:
-    """The rows of one statement; None for a statement that is no DML (a query).
-    `uuid_columns`: per table (lower case), the key columns whose default is GENERATE_UUID()."""
+def dml_rows(sql: str, dialect: str) -> DmlRows | None:
+    """The rows of one statement; None for a statement that is no DML (a query)."""
+    sql = _INSERT_OR.sub("INSERT ", sql)
+    if dialect != "postgresql":
+        sql = _THEN_RETURN.sub("", sql)
     try:
-        statement = sqlglot.parse_one(_INSERT_OR.sub("INSERT ", sql),
+        statement = sqlglot.parse_one(sql,
                                       read="postgres" if dialect == "postgresql" else "bigquery")
     except sqlglot.errors.ParseError as exc:
         raise NotAttributed(f"the statement does not parse: {str(exc).splitlines()[0][:120]}") from None
     if isinstance(statement, exp.Insert):
-        return _insert(statement, uuid_columns)
+        return _insert(statement)
     if isinstance(statement, exp.Update | exp.Delete):
         table = statement.this
         if not isinstance(table, exp.Table):
@@ -60,7 +65,7 @@ def dml_rows(sql: str, dialect: str, uuid_columns: dict[str, set[str]]) -> DmlRo
     return None
 
 
-def _insert(statement: exp.Insert, uuid_columns: dict[str, set[str]]) -> DmlRows:
+def _insert(statement: exp.Insert) -> DmlRows:
     target = statement.this
     if not isinstance(target, exp.Schema) or not isinstance(target.this, exp.Table):
         raise NotAttributed("an INSERT without a column list")
@@ -69,17 +74,13 @@ def _insert(statement: exp.Insert, uuid_columns: dict[str, set[str]]) -> DmlRows
     values = statement.expression
     if not isinstance(values, exp.Values):
         raise NotAttributed("INSERT ... SELECT: its rows come from a query")
-    out = DmlRows(table)
-    defaults = uuid_columns.get(table.lower(), set()) - set(columns)
+    out = DmlRows(table, inserting=True)
     for row in values.expressions:
         items = row.expressions if isinstance(row, exp.Tuple) else [row]
         if len(items) != len(columns):
             raise NotAttributed("a VALUES row of another length than the column list")
         evaluated = {c: _value(v) for c, v in zip(columns, items, strict=True)}
         out.modelled += sum(1 for v in items if _is_call(v, "GENERATE_UUID"))
-        for column in defaults:
-            evaluated[column] = str(uuid.uuid4())
-            out.modelled += 1
         out.rows.append(evaluated)
     return out
 

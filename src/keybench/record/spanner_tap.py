@@ -15,7 +15,6 @@ from __future__ import annotations
 import datetime as dt
 import re
 import threading
-import uuid
 from typing import Any
 
 import grpc
@@ -91,30 +90,39 @@ class _Commit(_Call):
             if kind in WRITES:
                 write = getattr(mutation, kind)
                 columns = list(write.columns)
-                writes += [(write.table, {c.lower(): v for c, v in zip(columns, row.values, strict=True)})
-                           for row in write.values]
+                writes += [(write.table, {c.lower(): v for c, v in zip(columns, row.values, strict=True)},
+                            kind != "update") for row in write.values]
             elif kind == "delete":
                 self._delete(keys, mutation.delete, committed)
         writes += pending
-        for table, values in writes:
-            self._write(keys, table, values, committed)
+        for table, values, inserting in writes:
+            self._write(keys, table, values, committed, inserting)
 
-    def _write(self, keys: DatabaseKeys, table: str, values: dict[str, object], committed: dt.datetime) -> None:
-        """One row written: `values` by column (lower case), each a protobuf Value, a DML
-        parameter's or literal's value, or COMMIT_TIME."""
+    def _write(self, keys: DatabaseKeys, table: str, values: dict[str, object], committed: dt.datetime,
+               inserting: bool) -> None:
+        """One row written (`inserting`: as a new row may be, so the database fills its defaults):
+        `values` by column (lower case), each a protobuf Value, a DML parameter's or literal's
+        value, or COMMIT_TIME."""
         layouts = keys.table(table)
         if layouts is None:
             raise ValueError(f"table {table} is not in the database's schema")
         types = layouts.key_columns
-        for name in keys.uuid_columns.get(layouts.table_name.lower(), ()):
-            if name not in values:  # a key the database generates: modelled, as it makes them
-                values = {**values, name: str(uuid.uuid4())}
-                self.tap.recorder.modelled[(BACKEND, layouts.table_name)] += 1
-        missing = [c.name for c in layouts.table.columns if c.name.lower() not in values]
-        if missing:
-            raise ValueError(f"key column(s) {', '.join(missing)} of {table} not in the write: filled by the database")
         row = {types[name].name: _resolved(value, types[name].base_type, committed)
                for name, value in values.items() if name in types}
+        # Defaults first: a generated column may read a column a default fills.
+        for name, fill in sorted(layouts.fills.items(), key=lambda item: bool(item[1].sources)):
+            if name not in values and (inserting or not fill.on_insert_only):
+                try:
+                    row[fill.column] = fill.value(row)
+                except ValueError:
+                    if fill.column in (c.name for c in layouts.table.columns):
+                        raise
+                    continue  # an index column left as it was: that index gets no entry
+                self.tap.recorder.modelled[(BACKEND, layouts.table_name, fill.what)] += 1
+        missing = [c.name for c in layouts.table.columns if c.name not in row]
+        if missing:
+            raise ValueError(f"key column(s) {', '.join(missing)} of {table} not in the write, and filled by the "
+                             "database in a way keybench does not model")
         for layout in layouts.spaces:
             key = layout.key(row)
             if key is not None:
@@ -219,7 +227,7 @@ class _Sql(_Call):
         keys = self.tap.schemas.keys(database_of(request.session))
         for statement in dml:
             try:
-                found = dml_rows(statement.sql, keys.dialect, keys.uuid_columns)
+                found = dml_rows(statement.sql, keys.dialect)
             except NotAttributed as exc:
                 self.tap.recorder.not_attributed(self.method, str(exc))
                 continue
@@ -231,8 +239,9 @@ class _Sql(_Call):
             if any(isinstance(v, Param) for row in rows for v in row.values()):
                 self.tap.recorder.not_attributed(self.method, "a parameter the request does not carry")
                 continue
-            self.tap.recorder.modelled[(BACKEND, found.table)] += found.modelled
-            self.tap.pend(transaction, [(found.table, row) for row in rows])
+            if found.modelled:
+                self.tap.recorder.modelled[(BACKEND, found.table, "GENERATE_UUID() in the statement")] += found.modelled
+            self.tap.pend(transaction, [(found.table, row, found.inserting) for row in rows])
 
 
 class _BatchDml(_Sql):
@@ -277,13 +286,13 @@ class SpannerTap:
         self.recorder, self.schemas = recorder, schemas
         self._lock = threading.Lock()
         # DML rows by transaction id, until its Commit records them or its Rollback drops them.
-        self._pending: dict[bytes, list[tuple[str, dict]]] = {}
+        self._pending: dict[bytes, list[tuple[str, dict, bool]]] = {}
 
-    def pend(self, transaction: bytes, rows: list[tuple[str, dict]]) -> None:
+    def pend(self, transaction: bytes, rows: list[tuple[str, dict, bool]]) -> None:
         with self._lock:
             self._pending.setdefault(transaction, []).extend(rows)
 
-    def take(self, transaction: bytes) -> list[tuple[str, dict]]:
+    def take(self, transaction: bytes) -> list[tuple[str, dict, bool]]:
         with self._lock:
             return self._pending.pop(transaction, [])
 
