@@ -63,3 +63,16 @@ def test_every_benchmark_writes_a_figures_file_that_the_docs_include():
         head = (BENCHMARKS / "results" / f"{name}.txt").read_text().split("\n\n", 1)[0]
         assert [line.split()[0] for line in head.splitlines()] == list(PROVENANCE), name
         assert f"benchmarks/{name}.py" in head, f"{name}.txt was written by another benchmark"
+
+
+def test_the_benchmarks_readme_lists_each_benchmark_by_its_own_docstring_and_figures_file():
+    import ast
+
+    readme = (BENCHMARKS / "README.md").read_text()
+    rows = re.findall(r"^\| \[`(\w+)\.py`\]\(\1\.py\) \| (.+) \| \[results/\1\.txt\]\(results/\1\.txt\) \|$", readme,
+                      re.MULTILINE)
+    expected = []
+    for script in sorted(p for p in BENCHMARKS.glob("*.py") if not p.name.startswith("_")):
+        doc = ast.get_docstring(ast.parse(script.read_text())) or ""
+        expected.append((script.stem, " ".join(doc.split("\n\n")[0].split())))
+    assert rows == expected, "benchmarks/README.md: one row per benchmark, its docstring's first paragraph"
