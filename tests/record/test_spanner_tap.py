@@ -102,15 +102,20 @@ def test_dml_rows_are_recorded_at_their_commit_and_dropped_at_a_rollback(databas
             "('lit', PENDING_COMMIT_TIMESTAMP(), -2)", params={"id": "par"}, param_types={"id": param_types.STRING})
 
     def update(transaction):
-        transaction.batch_update([("UPDATE Orders SET Amount = 3 WHERE OrderId = @id", {"id": "par"},
+        transaction.batch_update([("UPDATE Orders SET Amount = Amount + 3 WHERE OrderId = @id", {"id": "par"},
                                    {"id": param_types.STRING}),
                                   ("INSERT INTO Tickets (Seat) VALUES (7)", None, None)])
 
+    def touch(transaction):  # SET gives the index's column: the row's new entry in it
+        transaction.execute_update("UPDATE Orders SET CreatedAt = PENDING_COMMIT_TIMESTAMP(), Amount = Amount - 1 "
+                                   "WHERE OrderId = 'lit'")
+
     db.run_in_transaction(insert)
     db.run_in_transaction(update)  # a pending commit timestamp cannot be read in its own transaction
-    order = sorted([encode_value("lit"), encode_value("par"), encode_value("par")])
+    db.run_in_transaction(touch)
+    order = sorted([encode_value("lit"), encode_value("lit"), encode_value("par"), encode_value("par")])
     assert [k for k, _ in _written(recorder, "Orders")] == order
-    assert len(_written(recorder, "Orders", "OrdersByCreatedAt")) == 2  # the UPDATE carries no CreatedAt
+    assert len(_written(recorder, "Orders", "OrdersByCreatedAt")) == 3  # the first UPDATE carries no CreatedAt
     (ticket,) = _written(recorder, "Tickets")  # its key is the database's: modelled as a version-4 UUID
     assert len(ticket[0]) == 36 + 2 and recorder.modelled[("spanner", "Tickets", "TicketId = GENERATE_UUID()")] == 1
 

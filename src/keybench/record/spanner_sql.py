@@ -6,7 +6,7 @@
   version-4 UUID, as the database makes). A key column the statement leaves out is the
   database's to fill (spanner_fills.py). `THEN RETURN` (PostgreSQL `RETURNING`) is no write.
 - `UPDATE` and `DELETE` whose WHERE fixes every primary key column by equality (joined by
-  AND): a write of that row.
+  AND): a write of that row, with the values an UPDATE's SET gives (an index entry).
 
 Anything else (INSERT ... SELECT, a WHERE over a range, an expression the text cannot
 evaluate) is no row: the caller counts the statement as unattributed, with the reason.
@@ -61,8 +61,24 @@ def dml_rows(sql: str, dialect: str) -> DmlRows | None:
         if not isinstance(table, exp.Table):
             raise NotAttributed("no table named")
         where = statement.args.get("where")
-        return DmlRows(table.name, [_equalities(where.this if where is not None else None)])
+        row = _equalities(where.this if where is not None else None)
+        if isinstance(statement, exp.Update):
+            row = {**_assignments(statement.expressions), **row}
+        return DmlRows(table.name, [row])
     return None
+
+
+def _assignments(expressions) -> dict[str, object]:
+    """column -> value of an UPDATE's SET that the text gives; a value it does not (Amount + 1)
+    is left out: the row's key stays known, and an index on that column gets no entry."""
+    values = {}
+    for assignment in expressions:
+        if isinstance(assignment, exp.EQ) and isinstance(assignment.this, exp.Column):
+            try:
+                values[assignment.this.name.lower()] = _value(assignment.expression)
+            except NotAttributed:
+                continue
+    return values
 
 
 def _insert(statement: exp.Insert) -> DmlRows:
