@@ -55,14 +55,17 @@ def test_plain_locust_master_and_two_workers_audit_every_write_the_workers_made(
     from keybench.infra.emulators import free_port
 
     port = str(free_port())
+    logs = [tmp_path / f"worker{n}.log" for n in range(2)]
     workers = [subprocess.Popen(
         [sys.executable, "-m", "locust", "-f", "loadtests/bigtable_locustfile.py", "--worker",
          "--master-host", "127.0.0.1", "--master-port", port], cwd=REPO, env=dict(os.environ),
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(2)]
+        stdout=subprocess.DEVNULL, stderr=log.open("w")) for log in logs]
     try:
         master = locust("-f", "loadtests/bigtable_locustfile.py", "--master", "--master-bind-host", "127.0.0.1",
                         "--master-bind-port", port, "--expect-workers", "2", "--strategy", "salted", "--headless",
-                        "-u", "4", "-r", "4", "-t", "3s", "--csv", str(tmp_path / "out"))
+                        # Locust's clock starts when the test does, and a worker builds its stage
+                        # after that: on a loaded machine 3 s once passed with no user started.
+                        "-u", "4", "-r", "4", "-t", "8s", "--csv", str(tmp_path / "out"))
     finally:
         for w in workers:
             try:
@@ -70,7 +73,7 @@ def test_plain_locust_master_and_two_workers_audit_every_write_the_workers_made(
             except subprocess.TimeoutExpired:
                 w.kill()
                 w.wait()
-    assert master.returncode == 0, master.stderr[-2000:]
+    assert master.returncode == 0, _distributed_story(master, logs)
     assert "Traceback" not in master.stderr, master.stderr[-2000:]
     line = next(x for x in master.stdout.splitlines() if x.startswith("integrity:"))
     acknowledged = int(line.split("(")[1].split()[0])
@@ -78,6 +81,17 @@ def test_plain_locust_master_and_two_workers_audit_every_write_the_workers_made(
         inserts = next(r for r in csv.DictReader(f) if r["Name"] == "insert")
     assert line.startswith("integrity: ok") and acknowledged == int(inserts["Request Count"]) > 0, line
     assert [w.returncode for w in workers] == [0, 0]
+
+
+def _distributed_story(master: subprocess.CompletedProcess, worker_logs) -> str:
+    """What a failed distributed run said: the master's lines without Locust's stats tables,
+    then each worker's last lines."""
+    def said(text: str) -> str:
+        return "\n".join(x for x in text.splitlines() if x.strip() and not x.lstrip().startswith(("|", "-", "Type",
+                                                                                                 "Aggregated")))
+    parts = [f"master (exit {master.returncode}):\n{said(master.stdout)[-1500:]}\n{said(master.stderr)[-2500:]}"]
+    parts += [f"{log.name}:\n{said(log.read_text())[-1500:]}" for log in worker_logs]
+    return "\n\n".join(parts)
 
 
 @pytest.mark.parametrize("args, web_host", [([], "127.0.0.1"), (["--web-host", "0.0.0.0"], "0.0.0.0")])
