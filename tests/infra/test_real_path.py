@@ -29,12 +29,14 @@ SECRET = "/tmp/keybench-test-secret-adc.json"  # would be a user's key file: nev
 
 def _run(endpoint: str, project: str, instance: str, results: Path, *args: str,
          env: dict | None = None) -> subprocess.CompletedProcess:
-    """`keybench run --target real` as a user runs it, with no *_EMULATOR_HOST variable set."""
+    """`keybench run --target real` as a user runs it, with no *_EMULATOR_HOST variable set, and
+    without waiting for the service's statistics (tests/run/test_observation.py waits for them):
+    a stage would wait up to the minute after its load, about 100 s here."""
     clean = {k: v for k, v in os.environ.items() if k not in emulators.ENV_VARS.values()}
     return subprocess.run(
         [sys.executable, "-m", "keybench.cli", "run", "--target", "real", "--endpoint", endpoint, "--project", project,
          "--instance", instance, "--duration", "2s", "--users", "2", "--no-report", "--run-id", "r",
-         "--results-dir", str(results), *args],
+         "--observe-wait", "0", "--results-dir", str(results), *args],
         cwd=REPO, capture_output=True, text=True, timeout=300,
         env={**clean, "COLUMNS": "1000", "GOOGLE_APPLICATION_CREDENTIALS": SECRET, **(env or {})})
 

@@ -3,7 +3,8 @@ through `keybench record`, gets the verdict `keybench run` gives that design: th
 proxy saw in the API's requests are the keys keybench's own workload writes. Both verdicts
 are printed in one table (the test's output: `pytest -s`, or the report of a failure).
 
-Both sides load each design for the smoke profile's 3 s. A design the emulator writes
+Both sides load each design for the smoke profile's 3 s; the two backends' designs are
+recorded side by side, as their emulators are separate processes. A design the emulator writes
 slowly (DML, a generated key) may then write too few keys for a verdict on a busy machine:
 a side that comes back `inconclusive` is loaded again for longer, as the verdict's own
 advice says, before the two are compared."""
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from keybench.design import strategies
@@ -63,6 +65,30 @@ def _judged(backend: str, strategy, space: str, rows: list[dict]) -> tuple[list[
     return judged, short, bool(judged) and len(judged) + len(short) == len(space_rows)
 
 
+def _compare(results: Path, backend: str, name: str, run_row: dict) -> tuple[str, str]:
+    """The design recorded (again for longer if that did not settle it): its line of the
+    table, and why it disagrees with `keybench run`, if it does."""
+    strategy = strategies.catalogue(backend)[name]
+    space = run_row["model_space"]
+    for seconds in (SMOKE_S, LONGER_S):
+        rows, stdout = _record(results, backend, name, seconds)
+        judged, short, settled = _judged(backend, strategy, space, rows)
+        if settled:
+            break
+    recorded = {r["verdict"] for r in judged}
+    line = (f"{backend:<9} {name:<22} {space:<29} {run_row['verdict']:<8} {', '.join(recorded) or '-':<9} "
+            f"{sum(int(r['writes']) for r in judged + short):>6} writes in {len(judged + short)} "
+            f"table(s), {seconds} s" + (f", {len(short)} too short to judge" if short else ""))
+    if recorded == {run_row["verdict"]}:
+        return line, ""
+    return line, (f"{backend}:{name}: run {run_row['verdict']}, recorded "
+                  f"{[(r['table'], r['index'], r['verdict'], r['writes']) for r in rows]}\n{stdout[-1200:]}")
+
+
+def _compare_each(results: Path, backend: str, verdicts: dict) -> list[tuple[str, str]]:
+    return [_compare(results, backend, name, row) for (each, name), row in verdicts.items() if each == backend]
+
+
 def test_every_catalogue_design_recorded_from_plain_locust_gets_the_verdict_keybench_run_gives(
         emulator_hosts, tmp_path):
     results = tmp_path / "results"
@@ -73,23 +99,12 @@ def test_every_catalogue_design_recorded_from_plain_locust_gets_the_verdict_keyb
         if names:
             verdicts |= _run(results, f"run-{backend}-longer", "--backend", backend, "--strategies", ",".join(names),
                              "--duration", f"{LONGER_S}s")
-    table, disagreements = [], []
-    for (backend, name), run_row in verdicts.items():
-        strategy = strategies.catalogue(backend)[name]
-        space = run_row["model_space"]
-        for seconds in (SMOKE_S, LONGER_S):
-            rows, stdout = _record(results, backend, name, seconds)
-            judged, short, settled = _judged(backend, strategy, space, rows)
-            if settled:
-                break
-        recorded = {r["verdict"] for r in judged}
-        table.append(f"{backend:<9} {name:<22} {space:<29} {run_row['verdict']:<8} {', '.join(recorded) or '-':<9} "
-                     f"{sum(int(r['writes']) for r in judged + short):>6} writes in {len(judged + short)} "
-                     f"table(s), {seconds} s" + (f", {len(short)} too short to judge" if short else ""))
-        if recorded != {run_row["verdict"]}:
-            disagreements.append(f"{backend}:{name}: run {run_row['verdict']}, recorded "
-                                 f"{[(r['table'], r['index'], r['verdict'], r['writes']) for r in rows]}\n"
-                                 f"{stdout[-1200:]}")
+    # The backends' emulators are separate processes: their designs are recorded side by side.
+    with ThreadPoolExecutor(max_workers=len(strategies.BACKENDS)) as pool:
+        compared = [pool.submit(_compare_each, results, backend, verdicts) for backend in strategies.BACKENDS]
+        outcomes = [outcome for each in compared for outcome in each.result()]
+    table = [line for line, _ in outcomes]
+    disagreements = [why for _, why in outcomes if why]
     report = "\n".join([f"{'backend':<9} {'design':<22} {'space':<29} {'run':<8} {'recorded':<9}", *table])
     print("\n" + report)
     assert not disagreements, report + "\n\n" + "\n\n".join(disagreements)
