@@ -343,6 +343,12 @@ def _widest_read(members: list[dict]) -> str:
     return f"{widest['operation']} {widest['access']} {widest['read_ranges_touched'] or '-'}"
 
 
+# The latency table's columns: name, the width its values may take, right-aligned. n up to
+# 999,999 and percentiles up to 9999.999~ ms: wider figures still show, in a wider column.
+_LATENCY_COLUMNS = (("operation", 0, False), ("access", 0, False), ("n", 6, True), ("p50", 9, True), ("p99", 9, True),
+                    ("failures", 0, True), ("integrity", len("unverified"), False), ("ranges", 0, True))
+
+
 def brief_latency(rows: list[dict], width: int) -> str:
     """Latency per design and operation in `width` columns, each percentile with its n and a
     `~` where n is too few for it (latency.MIN_SAMPLES); `--verbose` has every column."""
@@ -351,7 +357,10 @@ def brief_latency(rows: list[dict], width: int) -> str:
         lines += ["", *textwrap.wrap(f"{backend} latency, ms: n operations measured; ~ marks a percentile from too "
                                      f"few of them (p50 under {MIN_SAMPLES['p50']}, p99 under "
                                      f"{MIN_SAMPLES['p99']})", width)]
-        cells = [["operation", "access", "n", "p50", "p99", "failures", "integrity", "ranges"]]
+        # Each figure's column is as wide as its figures may be, so which columns fit depends on
+        # the terminal's width, never on how fast this machine was (a slow run's wider p99
+        # once pushed `ranges` off an 80-column table).
+        cells = [[name.rjust(wide) if right else name.ljust(wide) for name, wide, right in _LATENCY_COLUMNS]]
         designs = []
         for (row_backend, _, _), members in _units(rows).items():
             if row_backend != backend:
