@@ -176,7 +176,7 @@ def _inferred(schema: Schema, table: Table, column: Column, stated: dict[str, Di
             # MOD keeps the fingerprint's sign: -count < value < count. A hash of a column with
             # fewer values than that takes no more values than the column.
             values, why = 2 * count - 1, ""
-            for source in _columns_in(table, column.generated, column.name):
+            for source in columns_in(table, column.generated, column.name):
                 hashed = infer(schema, table, source, stated)
                 if hashed.name in WITH_VALUES and hashed.values < values:
                     values, why = hashed.values, f", no more than {source.name}'s {hashed.values:,}"
@@ -224,7 +224,7 @@ def _inferred(schema: Schema, table: Table, column: Column, stated: dict[str, Di
     return Distribution(UNKNOWN, f"{typed} with no default or option that tells its values")
 
 
-def _columns_in(table: Table, expression: str, own: str) -> list[Column]:
+def columns_in(table: Table, expression: str, own: str) -> list[Column]:
     """The table's columns an expression names (a generated column's sources)."""
     words = {w.lower() for w in re.findall(r"[A-Za-z_]\w*", expression)}
     return [c for c in table.columns if c.name.lower() in words and c.name != own]

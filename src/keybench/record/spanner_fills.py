@@ -21,7 +21,7 @@ import threading
 import uuid
 from dataclasses import dataclass
 
-from keybench.check.inference import FINGERPRINT_SHARD, REMAINDER, UUID_DEFAULT
+from keybench.check.inference import FINGERPRINT_SHARD, REMAINDER, UUID_DEFAULT, columns_in
 from keybench.check.schema import Column, Schema, Table, sequence_of
 from keybench.design.hashing import bit_reversed, stable_hash
 
@@ -87,15 +87,16 @@ def _mod(value: int, modulus: int) -> int:
 
 def fills(schema: Schema, table: Table, wanted: set[str], counter_of) -> dict[str, Fill]:
     """The fills of the columns in `wanted` (lower case) that the database fills, by lower-case
-    name; `counter_of(sequence name, start, skip, bit_reversed)` gives a sequence's counter,
-    kept across schema reads."""
+    name, defaults before generated columns (which may read a column a default fills);
+    `counter_of(sequence name, start, skip, bit_reversed)` gives a sequence's counter, kept
+    across schema reads."""
     out = {}
     for column in table.columns:
         if column.name.lower() in wanted:
             found = _fill(schema, table, column, counter_of)
             if found is not None:
                 out[column.name.lower()] = found
-    return out
+    return dict(sorted(out.items(), key=lambda item: bool(item[1].sources)))
 
 
 def _fill(schema: Schema, table: Table, column: Column, counter_of) -> Fill | None:
@@ -121,8 +122,7 @@ def _fill(schema: Schema, table: Table, column: Column, counter_of) -> Fill | No
         return Fill(name, f"{name} = GENERATE_UUID()")
     if column.generated is None:
         return None
-    sources = tuple(c.name for c in table.columns
-                    if c.name != name and re.search(rf"\b{re.escape(c.name)}\b", column.generated, re.IGNORECASE))
+    sources = tuple(c.name for c in columns_in(table, column.generated, name))
     shard = FINGERPRINT_SHARD.match(column.generated)
     if shard and sources:
         return Fill(name, f"{name} = MOD(FARM_FINGERPRINT(...), {shard.group(2)}) by a stable hash of "

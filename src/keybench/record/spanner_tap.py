@@ -109,8 +109,7 @@ class _Commit(_Call):
         types = layouts.key_columns
         row = {types[name].name: _resolved(value, types[name].base_type, committed)
                for name, value in values.items() if name in types}
-        # Defaults first: a generated column may read a column a default fills.
-        for name, fill in sorted(layouts.fills.items(), key=lambda item: bool(item[1].sources)):
+        for name, fill in layouts.fills.items():  # defaults first (spanner_fills.fills)
             if name not in values and (inserting or not fill.on_insert_only):
                 try:
                     row[fill.column] = fill.value(row)
