@@ -10,8 +10,10 @@ from keybench.model.sketches import (
     common_prefix,
     key_hashes,
     order_statistics,
+    prefix_words,
     quantile_positions,
     range_counts,
+    range_of,
 )
 
 
@@ -47,10 +49,11 @@ def test_common_prefix_of_wide_keys_finds_the_first_byte_any_key_changes(differs
     assert common_prefix(unchanged, np.array([b"0123456789abcdefghij\x00\x00"])) == 22
 
 
-def test_range_counts_and_order_statistics_match_a_full_sort():
+@pytest.mark.parametrize("width", [6, 8, 12, 20])  # the words alone decide up to 8 bytes; past them, whole keys
+def test_range_counts_and_order_statistics_match_a_full_sort(width):
     rng = np.random.default_rng(7)
-    keys = _keys(rng, 5000)
-    cuts = np.unique(np.concatenate([keys[:40], _keys(rng, 40)]))  # cuts that are keys, and that are not
+    keys = _keys(rng, 5000, width=width)
+    cuts = np.unique(np.concatenate([keys[:40], _keys(rng, 40, width=width)]))  # cuts that are keys, and not
     exact = np.bincount(np.searchsorted(cuts, keys, side="right"), minlength=len(cuts) + 1)
     assert (range_counts(cuts, keys, 0) == exact).all()
     select = rng.random(len(keys)) < 0.5
@@ -58,6 +61,23 @@ def test_range_counts_and_order_statistics_match_a_full_sort():
     assert (range_counts(cuts, keys, 0, select=np.flatnonzero(select)) == exact_half).all()
     positions = quantile_positions(len(keys), 97)
     assert (order_statistics(keys, positions) == np.sort(keys)[positions]).all()
+    # with the keys' words sorted at hand, the cuts are searched among them instead
+    words = prefix_words(keys, 0)
+    assert (range_counts(cuts, keys, 0, words, np.sort(words)) == exact).all()
+    assert (range_of(cuts, keys, 0, words) == np.searchsorted(cuts, keys, side="right")).all()
+    half = np.flatnonzero(select)
+    assert (range_of(cuts, keys, 0, prefix_words(keys[half], 0), half)
+            == np.searchsorted(cuts, keys[half], side="right")).all()
+
+
+def test_order_statistics_of_keys_within_a_shared_prefix_and_one_word():
+    rng = np.random.default_rng(3)
+    keys = np.char.add(b"ten\x00ant", _keys(rng, 3000, width=5))  # 7 shared bytes, then up to 5 more
+    positions = quantile_positions(len(keys), 50)
+    assert (order_statistics(keys, positions) == np.sort(keys)[positions]).all()
+    assert (order_statistics(keys, positions, start=7) == np.sort(keys)[positions]).all()
+    narrow = np.array([b"ab", b"ab", b"ab"], dtype="S2")  # a prefix counted past the keys' width: NULs
+    assert (order_statistics(narrow, np.array([1]), start=4) == [b"ab"]).all()
 
 
 def test_distinct_sample_is_exact_below_its_capacity():

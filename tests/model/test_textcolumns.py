@@ -90,6 +90,10 @@ def test_date_time_text_is_strftime(fields):
     form = "".join(f"%{c}" if c.isalpha() else c for c in fields)
     expected = [(EPOCH + dt.timedelta(microseconds=int(t))).strftime(form).encode() for t in ts]
     assert _rows(date_time_text(ts, fields), len(ts)) == expected
+    # many times over a few days (a run's): each day's date is worked out once, the same
+    few_days = 951_696_000_000_000 + np.sort(rng.integers(0, 3 * 86_400_000_000, 3000))  # 2000-02-28 to 03-01
+    expected = [(EPOCH + dt.timedelta(microseconds=int(t))).strftime(form).encode() for t in few_days]
+    assert _rows(date_time_text(few_days, fields), len(few_days)) == expected
 
 
 def test_utc_offsets_follow_the_zone_across_its_changes():

@@ -282,9 +282,20 @@ def _spanner_values(part: Part, events: EventColumns, strategy, rng: np.random.G
     return None
 
 
+def distinct_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """np.unique(values, return_inverse=True) of small non-negative integers (entities are
+    1..population) in one pass, not a sort: which values occur, then each one's rank."""
+    if not len(values) or values.min() < 0 or values.max() > 4 * len(values) + (1 << 16):
+        return np.unique(values, return_inverse=True)
+    present = np.zeros(int(values.max()) + 1, dtype=bool)
+    present[values] = True
+    rank = np.cumsum(present) - 1
+    return np.flatnonzero(present).astype(values.dtype), rank[values]
+
+
 def _entity_lookup(part: Part, events: EventColumns) -> Column:
     """A part that depends on the entity alone: computed once per entity, then looked up."""
-    entities, where = np.unique(events.entity, return_inverse=True)
+    entities, where = distinct_inverse(events.entity)
     return lookup([part.compute(WriteEvent(int(e), 0, "", 0), random.Random(0)).encode() for e in entities], where)
 
 

@@ -114,16 +114,13 @@ def _hot_node_share(fit: np.ndarray, held_out: np.ndarray, prior: np.ndarray, no
 
 def _hot_unit_share(fit_units: np.ndarray, held_units: np.ndarray) -> float:
     """The share of `held_units` that falls on the unit most written in `fit_units` (units
-    as numbers: ranks or hashes), the tied most written units' shares averaged."""
+    as numbers 0..n-1), the tied most written units' shares averaged."""
     if not len(fit_units) or not len(held_units):
         return 0.0
-    ordered = np.sort(fit_units)
-    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
-    counts = np.diff(np.append(starts, len(ordered)))
-    top = ordered[starts[counts == counts.max()]]
-    held_units = np.sort(held_units)  # sorted needles: a faster search
-    at = np.minimum(np.searchsorted(top, held_units), len(top) - 1)
-    return float((top[at] == held_units).sum() / len(top) / len(held_units))
+    size = int(max(fit_units.max(), held_units.max())) + 1
+    fit, held = np.bincount(fit_units, minlength=size), np.bincount(held_units, minlength=size)
+    top = fit == fit.max()
+    return float(held[top].sum() / top.sum() / len(held_units))
 
 
 @functools.lru_cache(maxsize=4)
@@ -140,7 +137,7 @@ def window_halves(writes: int) -> tuple[np.ndarray, np.ndarray]:
 def estimate_window(loads: tuple[np.ndarray, np.ndarray], units: tuple[np.ndarray, np.ndarray] | None, nodes: int,
                     previous: np.ndarray | None = None) -> WindowEstimate:
     """The cross-fitted estimates of one window: `loads` each half's writes per range,
-    `units` its writes' split units (as numbers; None when no unit is written twice, so
+    `units` its writes' split units (as numbers 0..n-1; None when no unit is written twice, so
     that none takes a share of the other half), `previous` the previous window's writes
     per range."""
     loads = (np.asarray(loads[0], dtype=np.float64), np.asarray(loads[1], dtype=np.float64))

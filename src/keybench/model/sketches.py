@@ -88,6 +88,17 @@ def prefix_words(keys: np.ndarray, start: int) -> np.ndarray:
     return np.ascontiguousarray(matrix).view(">u8").ravel().astype(np.uint64)
 
 
+def keys_of_words(keys: np.ndarray, start: int, words: np.ndarray) -> np.ndarray:
+    """The keys, of `keys`' width, made of the `start` bytes every key of `keys` shares and
+    each of `words` (prefix_words' inverse, for keys no wider than start + 8 bytes)."""
+    width = keys.dtype.itemsize
+    matrix = np.zeros((len(words), start + 8), dtype=np.uint8)
+    head = np.ascontiguousarray(keys[:1]).view(np.uint8)[:start]  # past the keys' width, the prefix is NULs
+    matrix[:, :len(head)] = head
+    matrix[:, start:] = np.asarray(words, dtype=np.uint64).astype(">u8").view(np.uint8).reshape(-1, 8)
+    return np.ascontiguousarray(matrix[:, :width]).view(f"S{width}").ravel()
+
+
 def same_width(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     width = max(a.dtype.itemsize, b.dtype.itemsize)
     return a.astype(f"S{width}", copy=False), b.astype(f"S{width}", copy=False)
@@ -115,15 +126,18 @@ def range_counts(cuts: np.ndarray, keys: np.ndarray, start: int, words: np.ndarr
     then from each cut to the next; `select` (indexes, ascending) counts those keys only.
     Every key and cut shares its first `start` bytes; the 8-byte words after them (`words`,
     of keys[select] if given; `ordered` sorted) decide, and whole keys are compared only
-    where a key's word ties a cut's."""
+    where a key's word ties a cut's. Without `ordered`, each key is placed among the cuts
+    (range_of): a few hundred cuts are searched faster than the keys are sorted."""
     if words is None:
         words = prefix_words(keys if select is None else keys[select], start)
     if not len(cuts) or not len(words):
         return np.bincount(np.zeros(len(words), dtype=np.int64), minlength=len(cuts) + 1)
+    if ordered is None:
+        return np.bincount(range_of(cuts, keys, start, words, select), minlength=len(cuts) + 1)
     cut_words = prefix_words(cuts, start)
-    ordered = np.sort(words) if ordered is None else ordered
     below = np.searchsorted(ordered, cut_words, side="left")  # keys before each cut
-    tied = np.flatnonzero(np.searchsorted(ordered, cut_words, side="right") > below)
+    tied = np.zeros(0, np.int64) if _words_decide(cuts, keys, start) else np.flatnonzero(
+        np.searchsorted(ordered, cut_words, side="right") > below)
     if len(tied):
         # Of the keys sharing a cut's word, those before the cut: each such key is placed among
         # the cuts whole (a few hundred cuts; the keys themselves are never sorted). A key lies
@@ -138,6 +152,27 @@ def range_counts(cuts: np.ndarray, keys: np.ndarray, start: int, words: np.ndarr
     return np.diff(np.concatenate(([0], below, [len(words)])))
 
 
+def _words_decide(cuts: np.ndarray, keys: np.ndarray, start: int) -> bool:
+    """Keys and cuts no wider than their shared prefix and one word: a key's word ties a
+    cut's only when the two are equal, so the words alone order them."""
+    return max(keys.dtype.itemsize, cuts.dtype.itemsize) <= start + 8
+
+
+def range_of(cuts: np.ndarray, keys: np.ndarray, start: int, words: np.ndarray,
+             select: np.ndarray | None = None) -> np.ndarray:
+    """The range each key falls in (the cuts at or below it), by range_counts' rule; `words`
+    are those of keys[select] when `select` is given."""
+    cut_words = prefix_words(cuts, start)
+    bins = np.searchsorted(cut_words, words, side="right")
+    if len(cuts) and not _words_decide(cuts, keys, start):
+        # A key whose word is a cut's: the cuts of that word are placed against it whole.
+        tied = np.flatnonzero(np.searchsorted(cut_words, words, side="left") < bins)
+        if len(tied):
+            whole_cuts, candidates = same_width(cuts, keys[tied if select is None else select[tied]])
+            bins[tied] = np.searchsorted(whole_cuts, candidates, side="right")
+    return bins
+
+
 def order_statistics(keys: np.ndarray, positions: np.ndarray, start: int | None = None,
                      words: np.ndarray | None = None, ordered: np.ndarray | None = None) -> np.ndarray:
     """np.sort(keys)[positions] without sorting whole keys: the 8-byte words past the first
@@ -148,6 +183,8 @@ def order_statistics(keys: np.ndarray, positions: np.ndarray, start: int | None 
     start = common_prefix(keys) if start is None else start
     words = prefix_words(keys, start) if words is None else words
     ordered = np.sort(words) if ordered is None else ordered
+    if keys.dtype.itemsize <= start + 8:  # a key is its shared prefix and its word: no key sorted
+        return keys_of_words(keys, start, ordered[positions])
     chosen = np.unique(ordered[positions])
     candidates = np.sort(keys[members(words, chosen)])  # every key whose word was chosen, in key order
     candidate_words = prefix_words(candidates, start)

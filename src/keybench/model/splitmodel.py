@@ -66,6 +66,7 @@ from keybench.model.sketches import (
     prefix_words,
     quantile_positions,
     range_counts,
+    range_of,
     same_width,
 )
 
@@ -79,12 +80,13 @@ RECENT_WRITES_PER_RANGE = 8  # writes the balancer remembers per range: cuts fro
 
 
 def _unit_keys(keys: np.ndarray, lengths: np.ndarray, units: np.ndarray | None) -> np.ndarray:
-    """Each key cut to its split unit (the leading `units` bytes); the keys themselves when
-    every key is its own unit."""
+    """Each key cut to its split unit (the leading `units` bytes), as wide as the widest unit
+    (a narrow unit fits the model's 8-byte words, which then decide alone); the keys
+    themselves when every key is its own unit."""
     if units is None or not len(keys) or np.all(units >= lengths):
         return keys
-    width = keys.dtype.itemsize
-    matrix = keys.view(np.uint8).reshape(len(keys), width).copy()
+    width = max(1, min(keys.dtype.itemsize, int(units.max())))
+    matrix = np.ascontiguousarray(keys).view(np.uint8).reshape(len(keys), keys.dtype.itemsize)[:, :width].copy()
     matrix[np.arange(width)[None, :] >= units[:, None].astype(np.int64)] = 0
     return matrix.view(f"S{width}").ravel()
 
@@ -271,11 +273,15 @@ class SpaceModel:
             # the previous window's writes are the recent ones, unless the balancer remembers more
             previous_keys, previous_words, previous_ordered = (
                 recent if len(self.recent) == 1 else (self.previous, self.previous_words, None))
-            repeated = bool((ordered_units[1:] == ordered_units[:-1]).any())
-            first, second = (range_counts(cuts, unit_keys, prefix, words[h], select=h) for h in halves)
+            new_unit = np.concatenate(([True], ordered_units[1:] != ordered_units[:-1]))
+            bins = range_of(cuts, unit_keys, prefix, words)
+            first, second = (np.bincount(bins[h], minlength=len(cuts) + 1) for h in halves)
+            unit_ids = None
+            if not new_unit.all():  # a unit written twice: each write's unit as a number 0..units-1
+                ids = np.searchsorted(ordered_units[new_unit], unit_hashes)
+                unit_ids = (ids[halves[0]], ids[halves[1]])
             estimate = estimate_window(
-                (first, second),
-                tuple(unit_hashes[h] for h in halves) if repeated else None, self.nodes,
+                (first, second), unit_ids, self.nodes,
                 range_counts(cuts, previous_keys, prefix, previous_words, previous_ordered))
             self.estimates.append((estimate, len(unit_keys), self._held_count()))
         # A read's cost is counted on ranges of equal size (the size splits alone): the fine

@@ -258,7 +258,12 @@ def date_time_text(ts_us: np.ndarray, fields: str) -> np.ndarray:
     "%Y-%m-%d %H:%M:%S" ("f": the six digits of the microseconds)."""
     ts_us = np.asarray(ts_us, dtype=np.int64)
     days, of_day = np.divmod(ts_us, _US_PER_DAY)
-    year, month, day = _civil(days)
+    first = int(days.min()) if len(days) else 0
+    if len(days) and int(days.max()) - first < len(days) // 4:
+        # times of a few days (a run's, a simulation's): each day's date worked out once
+        year, month, day = (field[days - first] for field in _civil(np.arange(first, int(days.max()) + 1)))
+    else:
+        year, month, day = _civil(days)
     seconds, micros = np.divmod(of_day, 1_000_000)
     values = {"Y": (year, 4), "m": (month, 2), "d": (day, 2), "H": (seconds // 3600, 2),
               "M": (seconds // 60 % 60, 2), "S": (seconds % 60, 2), "f": (micros, 6)}
