@@ -66,9 +66,11 @@ def test_a_paused_emulator_shows_in_intended_latency_and_not_in_service_time(pau
          "--users", "2", "--rate", "60", "--duration", "8s", "--results-dir", str(tmp_path), "--run-id", "stall",
          "--no-report"], cwd=REPO, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     try:
-        for line in proc.stderr:  # the stage has begun once its label is printed
-            if line.startswith("[1/1]"):
+        for line in proc.stderr:  # the load has begun once its line is printed (setup may take long on a busy machine)
+            if line.startswith("  [1/1]") and " load: " in line:
                 break
+        else:
+            pytest.fail(f"the run ended (exit {proc.wait()}) before its load began")
         time.sleep(2.0)
         os.kill(pausable_bigtable.pid, signal.SIGSTOP)
         # A stall of exactly 1 s delays the operation due at its start by 1 s, and those due

@@ -49,8 +49,7 @@ def key_hashes(keys: np.ndarray) -> np.ndarray:
 
 
 def common_prefix(*arrays: np.ndarray, limit: int | None = None) -> int:
-    """Bytes every key of every array shares at its start (a key is NUL past its width),
-    at most `limit`."""
+    """Bytes every key of every array shares at its start (NUL past its width), at most `limit`."""
     reference = next(a for a in arrays if len(a))[0]
     ref = np.frombuffer(reference.ljust(max(a.dtype.itemsize for a in arrays), b"\x00"), dtype=np.uint8)
     shared = len(ref) if limit is None else min(limit, len(ref))
@@ -89,8 +88,7 @@ def prefix_words(keys: np.ndarray, start: int) -> np.ndarray:
 
 
 def keys_of_words(keys: np.ndarray, start: int, words: np.ndarray) -> np.ndarray:
-    """The keys, of `keys`' width, made of the `start` bytes every key of `keys` shares and
-    each of `words` (prefix_words' inverse, for keys no wider than start + 8 bytes)."""
+    """Keys of `keys`' width: the `start` bytes they share, then each word (prefix_words' inverse)."""
     width = keys.dtype.itemsize
     matrix = np.zeros((len(words), start + 8), dtype=np.uint8)
     head = np.ascontiguousarray(keys[:1]).view(np.uint8)[:start]  # past the keys' width, the prefix is NULs
@@ -109,8 +107,7 @@ _SLOT_SHIFT = np.uint64(48)
 
 
 def members(words: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Indexes of the `words` that are among the sorted distinct `values`: a 2^16-slot table
-    of the values' hashed slots passes few words to the exact search."""
+    """Indexes of the `words` among the sorted distinct `values` (a 2^16-slot table of hashes first)."""
     if len(values) <= 2:
         return np.flatnonzero(np.isin(words, values))
     table = np.zeros(1 << 16, dtype=bool)
@@ -122,12 +119,11 @@ def members(words: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 def range_counts(cuts: np.ndarray, keys: np.ndarray, start: int, words: np.ndarray | None = None,
                  ordered: np.ndarray | None = None, select: np.ndarray | None = None) -> np.ndarray:
-    """How many keys fall in each range: before the first of the sorted distinct `cuts`,
-    then from each cut to the next; `select` (indexes, ascending) counts those keys only.
-    Every key and cut shares its first `start` bytes; the 8-byte words after them (`words`,
-    of keys[select] if given; `ordered` sorted) decide, and whole keys are compared only
-    where a key's word ties a cut's. Without `ordered`, each key is placed among the cuts
-    (range_of): a few hundred cuts are searched faster than the keys are sorted."""
+    """How many keys fall in each range: before the first of the sorted distinct `cuts`, then
+    from each cut to the next; `select` (indexes, ascending) counts those keys only. Every key
+    and cut shares its first `start` bytes; the 8-byte words after them (`words`, of
+    keys[select] if given; `ordered` sorted) decide, whole keys compared only where a key's
+    word ties a cut's. Without `ordered`, each key is placed among the (few) cuts: range_of."""
     if words is None:
         words = prefix_words(keys if select is None else keys[select], start)
     if not len(cuts) or not len(words):
@@ -139,10 +135,9 @@ def range_counts(cuts: np.ndarray, keys: np.ndarray, start: int, words: np.ndarr
     tied = np.zeros(0, np.int64) if _words_decide(cuts, keys, start) else np.flatnonzero(
         np.searchsorted(ordered, cut_words, side="right") > below)
     if len(tied):
-        # Of the keys sharing a cut's word, those before the cut: each such key is placed among
-        # the cuts whole (a few hundred cuts; the keys themselves are never sorted). A key lies
-        # before cut c when c >= cuts_to(key), the cuts at or below it; and c is one of the
-        # cuts of its word when c < word_end(key): counted by +1 at the one, -1 at the other.
+        # Of the keys sharing a cut's word, those before the cut, each placed among the cuts
+        # whole: a key lies before cut c when c >= cuts_to(key), and c is one of the cuts of
+        # its word when c < word_end(key): counted by +1 at the one, -1 at the other.
         at = members(words, np.unique(cut_words[tied]))
         word_end = np.searchsorted(cut_words, words[at], side="right")
         whole_cuts, candidates = same_width(cuts, keys[at if select is None else select[at]])
@@ -153,15 +148,13 @@ def range_counts(cuts: np.ndarray, keys: np.ndarray, start: int, words: np.ndarr
 
 
 def _words_decide(cuts: np.ndarray, keys: np.ndarray, start: int) -> bool:
-    """Keys and cuts no wider than their shared prefix and one word: a key's word ties a
-    cut's only when the two are equal, so the words alone order them."""
+    """Keys and cuts within their shared prefix and one word: the words alone order them."""
     return max(keys.dtype.itemsize, cuts.dtype.itemsize) <= start + 8
 
 
 def range_of(cuts: np.ndarray, keys: np.ndarray, start: int, words: np.ndarray,
              select: np.ndarray | None = None) -> np.ndarray:
-    """The range each key falls in (the cuts at or below it), by range_counts' rule; `words`
-    are those of keys[select] when `select` is given."""
+    """The range each key falls in (the cuts at or below it); `words` of keys[select], if given."""
     cut_words = prefix_words(cuts, start)
     bins = np.searchsorted(cut_words, words, side="right")
     if len(cuts) and not _words_decide(cuts, keys, start):
