@@ -258,10 +258,10 @@ def date_time_text(ts_us: np.ndarray, fields: str) -> np.ndarray:
     "%Y-%m-%d %H:%M:%S" ("f": the six digits of the microseconds)."""
     ts_us = np.asarray(ts_us, dtype=np.int64)
     days, of_day = np.divmod(ts_us, _US_PER_DAY)
-    first = int(days.min()) if len(days) else 0
-    if len(days) and int(days.max()) - first < len(days) // 4:
+    first, last = (int(days.min()), int(days.max())) if len(days) else (0, 0)
+    if len(days) and last - first < len(days) // 4:
         # times of a few days (a run's, a simulation's): each day's date worked out once
-        year, month, day = (field[days - first] for field in _civil(np.arange(first, int(days.max()) + 1)))
+        year, month, day = (field[days - first] for field in _civil(np.arange(first, last + 1)))
     else:
         year, month, day = _civil(days)
     seconds, micros = np.divmod(of_day, 1_000_000)
