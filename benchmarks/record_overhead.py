@@ -6,7 +6,8 @@ directly, then through a recording proxy in this process (the proxy and its tap,
 runs them), alternated over --rounds. Per backend and operation (write: one row per call,
 Bigtable MutateRow and Spanner a one-row commit; read: a streaming read of --read-rows rows)
 it prints operations per second and p50/p99 latency, as the median and min-max over rounds,
-and the proxied/direct ratio of the median rates. Goal: 0.8 or more.
+the proxied/direct ratio of the median rates (goal: 0.8 or more), and the CPU the proxy
+spent per operation (this process's CPU time while the proxied loop ran, over its operations).
 
 Then the memory of a recording: --stream-writes writes fed to a Recorder (keys as an
 application writes them, 24 bytes), and this process's peak RSS. Goal: 10 million writes in
@@ -119,8 +120,9 @@ def overhead(args) -> None:
 
     print(f"Python {sys.version.split()[0]}; rounds={args.rounds} writes={args.writes} reads={args.reads} "
           f"read_rows={args.read_rows}; the client loop in a child process, the proxy in this one")
-    print("| backend | operation | direct ops/s | proxied ops/s | ratio | direct p50/p99 ms | proxied p50/p99 ms |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print("| backend | operation | direct ops/s | proxied ops/s | ratio | direct p50/p99 ms | proxied p50/p99 ms "
+          "| proxy CPU µs/op |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for backend in args.backends:
         emulator = emulators.start(backend, emulators.free_port(), "benchmarks/record_overhead.py", detach=False)
         proxy = None
@@ -131,9 +133,13 @@ def overhead(args) -> None:
                 rates: dict[str, list[float]] = {"direct": [], "proxied": []}
                 p50: dict[str, list[float]] = {"direct": [], "proxied": []}
                 p99: dict[str, list[float]] = {"direct": [], "proxied": []}
+                proxy_cpu: list[float] = []
                 for _ in range(args.rounds):
                     for case, address in (("direct", emulator.address), ("proxied", proxy.address)):
+                        cpu_before = _cpu_s()
                         latencies = sorted(loop(backend, address, op, count, args.read_rows))
+                        if case == "proxied":
+                            proxy_cpu.append(1e6 * (_cpu_s() - cpu_before) / len(latencies))
                         rates[case].append(len(latencies) / sum(latencies))
                         p50[case].append(1000 * latencies[len(latencies) // 2])
                         p99[case].append(1000 * latencies[int(len(latencies) * 0.99)])
@@ -141,12 +147,18 @@ def overhead(args) -> None:
                 print(f"| {backend} | {op} | {spread(rates['direct'])} | {spread(rates['proxied'])} | {ratio:.2f} "
                       f"({'meets' if ratio >= TARGET_RATIO else 'misses'} {TARGET_RATIO}) | "
                       f"{statistics.median(p50['direct']):.2f} / {statistics.median(p99['direct']):.2f} | "
-                      f"{statistics.median(p50['proxied']):.2f} / {statistics.median(p99['proxied']):.2f} |",
-                      flush=True)
+                      f"{statistics.median(p50['proxied']):.2f} / {statistics.median(p99['proxied']):.2f} | "
+                      f"{spread(proxy_cpu)} |", flush=True)
         finally:
             if proxy is not None:
                 proxy.close()
             emulator.stop()
+
+
+def _cpu_s() -> float:
+    """This process's CPU time (user and system, all threads): the proxy's, while a loop runs."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def stream_memory(writes: int) -> None:

@@ -7,6 +7,7 @@ import csv
 import os
 import queue
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -229,8 +230,14 @@ def test_listen_serves_an_application_started_elsewhere_until_sigint(bigtable_em
                                                                    "BIGTABLE_EMULATOR_HOST": address},
                                  capture_output=True, text=True, timeout=120)
         assert written.returncode == 0, written.stderr
+        host, port = address.rsplit(":", 1)
+        with socket.create_connection((host, int(port)), timeout=30) as stranger:  # not gRPC: relayed, counted
+            stranger.sendall(b"GET / HTTP/1.1\r\nHost: keybench\r\n\r\n")  # longer than a preface
+            while stranger.recv(4096):  # the emulator refuses it and hangs up: the proxy has read it by then
+                pass
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=120)
     assert proc.returncode == 128 + signal.SIGINT, err
     assert {r["writes"] for r in _verdicts(_run_dir(results)).values()} == {"100"}
     assert "bigtable:by_time" in out
+    assert "unattributed: 1 connection(s) or message(s) to the Bigtable emulator not read as gRPC" in out, out

@@ -61,3 +61,62 @@ def test_the_emulators_error_reaches_the_client_with_its_code(proxy):
 
 def test_it_listens_on_the_loopback_only_by_default(proxy):
     assert proxy.address.startswith("127.0.0.1:")
+
+
+def _echo_server():
+    """A TCP server on a free port that sends back what it is sent: (its address, its socket)."""
+    import socket
+    import threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def serve():
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            with conn:
+                while data := conn.recv(65536):
+                    conn.sendall(data)
+
+    threading.Thread(target=serve, daemon=True).start()
+    return f"127.0.0.1:{server.getsockname()[1]}", server
+
+
+def test_bytes_that_are_not_grpc_are_relayed_unchanged_and_counted():
+    import socket
+
+    address, server = _echo_server()
+    proxy = ForwardingProxy(address, _Failing())
+    try:
+        host, port = proxy.address.rsplit(":", 1)
+        with socket.create_connection((host, int(port)), timeout=30) as conn:
+            sent = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n" + bytes(range(256)) * 40
+            conn.sendall(sent)
+            conn.shutdown(socket.SHUT_WR)
+            got = b""
+            while data := conn.recv(65536):
+                got += data
+        assert got == sent
+    finally:
+        proxy.close()
+        server.close()
+    assert proxy.undecodable == 1 and proxy.tap_errors == 0
+
+
+def test_close_cuts_a_connection_still_open_after_the_grace():
+    import socket
+    import time
+
+    address, server = _echo_server()
+    proxy = ForwardingProxy(address)
+    host, port = proxy.address.rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=30) as conn:
+        conn.sendall(b"ping")
+        assert conn.recv(4) == b"ping"
+        started = time.monotonic()
+        proxy.close(grace_s=0.5)
+        assert time.monotonic() - started < 30
+        assert conn.recv(4) == b""  # cut: the application sees its connection end
+    server.close()

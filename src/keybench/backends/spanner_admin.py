@@ -132,11 +132,22 @@ def ddl_of(client: spanner.Client, database: Database) -> list[str]:
 def dialect_of(client: spanner.Client, database: Database) -> str:
     """The database's dialect, googlesql or postgresql (GetDatabase: spanner.databases.get)."""
     found = client.database_admin_api.get_database(name=database.name, timeout=ADMIN_CALL_TIMEOUT_S, retry=_retry())
-    if found.database_dialect != DatabaseDialect.DATABASE_DIALECT_UNSPECIFIED:
-        return "postgresql" if found.database_dialect == DatabaseDialect.POSTGRESQL else "googlesql"
-    # The emulator leaves it unset. A PostgreSQL database has the `public` schema, a GoogleSQL one
-    # none; the query reads the same in both (PostgreSQL folds the unquoted names).
-    with database.snapshot() as snapshot:
-        schemas = {row[0] for row in snapshot.execute_sql("SELECT SCHEMA_NAME FROM INFORMATION_SCHEMA.SCHEMATA",
-                                                          timeout=ADMIN_CALL_TIMEOUT_S)}
-    return "postgresql" if "public" in schemas else "googlesql"
+
+    def rows(sql: str) -> list[tuple]:
+        with database.snapshot() as snapshot:
+            return [tuple(r) for r in snapshot.execute_sql(sql, timeout=ADMIN_CALL_TIMEOUT_S)]
+
+    return dialect_named(found.database_dialect, rows)
+
+
+SCHEMA_NAMES = "SELECT SCHEMA_NAME FROM INFORMATION_SCHEMA.SCHEMATA"
+
+
+def dialect_named(database_dialect: DatabaseDialect, rows: Callable[[str], list[tuple]]) -> str:
+    """googlesql or postgresql: GetDatabase's `database_dialect`, or where the emulator leaves it
+    unset, what the database's schemas say (`rows(sql)` runs a query on it)."""
+    if database_dialect != DatabaseDialect.DATABASE_DIALECT_UNSPECIFIED:
+        return "postgresql" if database_dialect == DatabaseDialect.POSTGRESQL else "googlesql"
+    # A PostgreSQL database has the `public` schema, a GoogleSQL one none; the query reads the
+    # same in both (PostgreSQL folds the unquoted names).
+    return "postgresql" if "public" in {row[0] for row in rows(SCHEMA_NAMES)} else "googlesql"

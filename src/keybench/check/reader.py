@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import uuid
+from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -283,14 +284,22 @@ def read_schema(scratch: Scratch, dialect: str = GOOGLESQL) -> Schema:
     """Tables, key columns, defaults, options, interleaving, indexes and sequences; a
     PostgreSQL type as its GoogleSQL counterpart (schema.from_postgresql_type)."""
     with scratch.database.snapshot(multi_use=True) as snapshot:
-        def rows(sql):
-            return [tuple(r) for r in snapshot.execute_sql(sql.format(schema=USER_SCHEMA[dialect]),
-                                                           timeout=admin.ADMIN_CALL_TIMEOUT_S)]
+        def rows(sql: str) -> list[tuple]:
+            return [tuple(r) for r in snapshot.execute_sql(sql, timeout=admin.ADMIN_CALL_TIMEOUT_S)]
 
-        tables, columns, commit_ts = rows(TABLES), rows(COLUMNS), set(rows(COMMIT_TIMESTAMPS))
-        indexes, index_columns = rows(INDEXES), rows(INDEX_COLUMNS)
-        sequence_options = _sequence_options(rows(SEQUENCE_OPTIONS[dialect]), dialect)
-    ddl = admin.ddl_of(scratch.client, scratch.database)
+        return schema_from(rows, lambda: admin.ddl_of(scratch.client, scratch.database), dialect)
+
+
+def schema_from(rows: Callable[[str], list[tuple]], ddl_of: Callable[[], list[str]], dialect: str) -> Schema:
+    """read_schema from the rows of its queries (`rows(sql)`, values as the client library gives
+    them: INT64 as int) and the database's DDL (`ddl_of()`), however they are read."""
+    def queried(sql: str) -> list[tuple]:
+        return rows(sql.format(schema=USER_SCHEMA[dialect]))
+
+    tables, columns, commit_ts = queried(TABLES), queried(COLUMNS), set(queried(COMMIT_TIMESTAMPS))
+    indexes, index_columns = queried(INDEXES), queried(INDEX_COLUMNS)
+    sequence_options = _sequence_options(queried(SEQUENCE_OPTIONS[dialect]), dialect)
+    ddl = ddl_of()
     identities = _identities(ddl)
     extras = _table_extras(ddl)
     columns_of: dict[str, list[Column]] = {}

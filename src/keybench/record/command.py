@@ -182,6 +182,13 @@ def _finish(session: _Session, run_dir: RunDirectory, status: int | None) -> int
         print(f"modelled: {count:,} value(s) the database fills in {backend}:{table}: {visible(what)}")
     for (method, reason), count in sorted(recorder.unattributed.items()):
         print(f"unattributed: {count:,} {method} call(s): {visible(reason)}")
+    for backend, proxy in session.proxies.items():
+        if proxy.undecodable:
+            print(f"unattributed: {proxy.undecodable:,} connection(s) or message(s) to the {emulators.TITLES[backend]} "
+                  "emulator not read as gRPC (not HTTP/2, or a compression gRPC does not define); relayed unchanged")
+        if proxy.tap_errors:
+            print(f"unattributed: {proxy.tap_errors:,} step(s) of {emulators.TITLES[backend]} calls keybench failed "
+                  "to read; the calls went through unchanged")
     run_dir.write("record.csv", to_csv(rows, COLUMNS))
     for n, r in enumerate(recorder.snapshot()):
         r.stream.save(run_dir.partial / f"keystream-{n:03d}-{r.backend}-{_file_name(r.table)}.npz")

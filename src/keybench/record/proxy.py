@@ -1,39 +1,33 @@
-"""A gRPC proxy in front of an emulator: every call forwarded byte for byte, each shown to a tap.
+"""A proxy in front of an emulator: every connection relayed byte for byte, each call shown to a tap.
 
-The Spanner and Bigtable APIs' methods (data, admin, long-running operations) are unary but
-for the server-streaming ones named in SERVER_STREAMING, and are forwarded as such: a call
-then costs no request-iterator thread. A method of any other service (a newer API) is
-forwarded as a bidirectional stream: on the wire a unary call is a stream of one message
-each way, so that serves every kind of call, only at a higher cost. The request and response messages stay
-bytes: the proxy never re-encodes what it forwards. Metadata goes both ways (the client's
-headers up; the emulator's headers, trailers and status down), so a client's retry logic
-(Spanner's RetryInfo on an aborted transaction) sees what the emulator said.
+The proxy is a TCP relay. Each connection an application opens gets one to the emulator, and
+what either side sends is passed on as it arrives, untouched: the HTTP/2 frames, the gRPC
+messages, metadata, deadlines, status, pings and flow control are the two sides' own. So any
+method of any service goes through (a newer API's as well), and the application behaves as it
+does without the proxy, at the cost of one extra hop.
 
-The tap sees each message as it passes and the call's end. It runs on the call's thread, and
-a tap that raises is counted, never passed to the client: the application under test must
-behave as it does without the proxy.
+Each chunk is read (record.wire) before it is passed on, one chunk of a connection at a time:
+the tap sees a call's method, its request and response messages and how it ended, and it has
+recorded a write before the application sees it acknowledged (the tap may look up what the
+write needs, the table's schema, while the database is as the write found it). A tap that
+raises is counted, never passed to the application, and so are connections whose bytes are
+not HTTP/2; they are still relayed.
 """
 
 from __future__ import annotations
 
+import socket
 import threading
-from collections.abc import Iterator
-from concurrent import futures
-from contextlib import contextmanager
+import time
 from typing import Protocol
 
 import grpc
 
-# Calls served at once: each holds a thread for as long as it lasts (a streaming read, a
-# transaction's open session), and an application's connection pool may keep many open.
-MAX_CALLS = 256
-# The server-streaming methods of the services below; none of them streams requests.
-SERVER_STREAMING = frozenset({"ExecuteStreamingSql", "StreamingRead", "BatchWrite", "ReadRows", "SampleRowKeys",
-                              "MutateRows", "ReadChangeStream", "GenerateInitialChangeStreamPartitions",
-                              "ExecuteQuery"})
-KNOWN_SERVICES = ("/google.spanner.", "/google.bigtable.", "/google.longrunning.")
-# Headers the gRPC runtime sets itself: passing them on would duplicate or contradict its own.
-_OWN_HEADERS = ("user-agent", "grpc-", ":")
+from keybench.record.wire import Connection
+
+CHUNK_BYTES = 256 * 1024  # read from a socket at a time
+CONNECT_S = 10.0  # to reach the emulator for a new connection
+ACCEPT_POLL_S = 0.25  # how soon the listener notices close()
 
 
 class CallTap(Protocol):
@@ -49,144 +43,150 @@ class Tap(Protocol):
         """What watches one call of `method` ("/package.Service/Method"); None: nothing does."""
 
 
+class _Relayed:
+    """One application connection and its connection to the emulator."""
+
+    def __init__(self, client: socket.socket, upstream: socket.socket, wire: Connection | None):
+        self.client, self.upstream, self.wire = client, upstream, wire
+        self.pumps_left = 2
+        self.lock = threading.Lock()
+
+    def cut(self) -> None:
+        """Both sockets shut: the pumps of this connection stop."""
+        for s in (self.client, self.upstream):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
 class ForwardingProxy:
-    """Listens on `host` and a free port; forwards every call to `upstream` (HOST:PORT,
-    plaintext, as the emulators speak) and shows each to `tap`."""
+    """Listens on `host` and a free port (or `port`); relays every connection to `upstream`
+    (HOST:PORT, plaintext, as the emulators speak) and shows each call to `tap`."""
 
     def __init__(self, upstream: str, tap: Tap | None = None, host: str = "127.0.0.1", port: int = 0):
         self.upstream, self.tap = upstream, tap
-        self.tap_errors = 0  # taps that raised: their calls went through unrecorded
-        self._lock = threading.Lock()
-        # No limit on message size: the proxy must pass whatever the client and emulator accept.
-        unlimited = [("grpc.max_receive_message_length", -1), ("grpc.max_send_message_length", -1)]
-        self.channel = grpc.insecure_channel(upstream, options=unlimited)
-        self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=MAX_CALLS, thread_name_prefix="kb-proxy"),
-                                  options=unlimited, maximum_concurrent_rpcs=MAX_CALLS)
-        self.server.add_generic_rpc_handlers([_Forward(self)])
+        self.tap_errors = 0  # steps of a tap that raised: their calls went through unrecorded
+        self.undecodable = 0  # connections whose bytes are not HTTP/2, and messages of an unknown compression
+        self._counts = threading.Lock()
+        self._relayed: set[_Relayed] = set()
+        self._relayed_changed = threading.Condition()
+        self._closing = threading.Event()
+        family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
         try:
-            bound = self.server.add_insecure_port(f"{_bracketed(host)}:{port}")
-        except RuntimeError:  # newer gRPC raises where older ones return 0
-            bound = 0
-        if not bound:
-            self.channel.close()
-            raise OSError(f"cannot listen on {host}:{port}")
-        self.address = f"{_bracketed(host)}:{bound}"
-        self.server.start()
+            self._listener = socket.create_server((host.strip("[]"), port), family=family, backlog=128)
+        except OSError as exc:
+            raise OSError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        self._listener.settimeout(ACCEPT_POLL_S)
+        self.address = f"{_bracketed(host)}:{self._listener.getsockname()[1]}"
+        up_host, _, up_port = upstream.rpartition(":")
+        self._upstream = (up_host.strip("[]"), int(up_port))
+        self._acceptor = threading.Thread(target=self._accept, name="kb-proxy-accept", daemon=True)
+        self._acceptor.start()
 
-    def close(self, grace_s: float = 2.0) -> None:
-        """Stop listening; calls still open get `grace_s` to end, then are cancelled."""
-        self.server.stop(grace=grace_s).wait(grace_s + 5)
-        self.channel.close()
+    # --- the relay -------------------------------------------------------------------------
+
+    def _accept(self) -> None:
+        while not self._closing.is_set():
+            try:
+                client, _ = self._listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            threading.Thread(target=self._open, args=(client,), name="kb-proxy-conn", daemon=True).start()
+
+    def _open(self, client: socket.socket) -> None:
+        """The application's new connection, relayed until either side closes it."""
+        client.settimeout(None)
+        try:
+            upstream = socket.create_connection(self._upstream, timeout=CONNECT_S)
+        except OSError:
+            client.close()  # the application sees the emulator unreachable, as it would directly
+            return
+        upstream.settimeout(None)
+        for s in (client, upstream):
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        relayed = _Relayed(client, upstream, Connection(self.tap, self._tap_failed) if self.tap is not None else None)
+        with self._relayed_changed:
+            if self._closing.is_set():
+                client.close()
+                upstream.close()
+                return
+            self._relayed.add(relayed)
+        threading.Thread(target=self._pump, args=(relayed, upstream, client, False), name="kb-proxy-down",
+                         daemon=True).start()
+        self._pump(relayed, client, upstream, True)
+
+    def _pump(self, relayed: _Relayed, source: socket.socket, sink: socket.socket, from_client: bool) -> None:
+        try:
+            while True:
+                data = source.recv(CHUNK_BYTES)
+                if not data:
+                    break
+                if relayed.wire is not None:
+                    self._read(relayed, from_client, data)  # before it is sent: see above
+                sink.sendall(data)
+            sink.shutdown(socket.SHUT_WR)  # a side that finished sending: so does its stand-in
+        except OSError:
+            relayed.cut()  # one side failed: the other pump must not wait on it
+        with relayed.lock:
+            relayed.pumps_left -= 1
+            last = relayed.pumps_left == 0
+        if last:
+            relayed.client.close()
+            relayed.upstream.close()
+            if relayed.wire is not None:
+                self._read(relayed, None, b"")  # its calls still open end
+            with self._relayed_changed:
+                self._relayed.discard(relayed)
+                self._relayed_changed.notify_all()
+
+    # --- reading the calls -----------------------------------------------------------------
+
+    def _read(self, relayed: _Relayed, from_client: bool | None, data: bytes) -> None:
+        """The next chunk one side sent (None: the connection closed), shown to the tap."""
+        # No lock: each direction has its own pump and its own state in the wire; the calls
+        # they share are registered by a request before it is sent, so before any answer.
+        wire = relayed.wire
+        if wire is None:
+            return
+        try:
+            if from_client is None:
+                wire.close()
+            else:
+                wire.feed(from_client, data)
+        except Exception:
+            relayed.wire = None  # not HTTP/2, or broken: relayed on, no longer read
+            self._unread()
+        unknown = wire.take_undecodable()
+        if unknown:
+            self._unread(unknown)
 
     def _tap_failed(self) -> None:
-        with self._lock:
+        with self._counts:
             self.tap_errors += 1
 
-    def watch(self, method: str) -> CallTap | None:
-        if self.tap is None:
-            return None
-        try:
-            return self.tap.call(method)
-        except Exception:
-            self._tap_failed()
-            return None
+    def _unread(self, count: int = 1) -> None:
+        with self._counts:
+            self.undecodable += count
 
-    def forward(self, method: str, requests: Iterator[bytes] | bytes, context: grpc.ServicerContext) -> Iterator[bytes]:
-        """The responses to `requests` (one request: a server-streaming call), passed on."""
-        watcher = self.watch(method)
-        metadata, timeout = _passed_on(context.invocation_metadata()), context.time_remaining()
-        if isinstance(requests, bytes):
-            self._show(watcher, "request", requests)
-            call = self.channel.unary_stream(method)(requests, metadata=metadata, timeout=timeout)
-        else:
-            call = self.channel.stream_stream(method)(self._shown(requests, watcher), metadata=metadata,
-                                                      timeout=timeout)
-        context.add_callback(call.cancel)  # the client went away: so does the upstream call
-        with self._passing_on(watcher, context) as ended:
-            context.send_initial_metadata(_passed_on(call.initial_metadata() or ()))
-            for message in call:
-                self._show(watcher, "response", message)
-                yield message
-            context.set_trailing_metadata(_passed_on(call.trailing_metadata() or ()))
-            ended[0] = grpc.StatusCode.OK
+    # --- the end -----------------------------------------------------------------------------
 
-    def forward_unary(self, method: str, request: bytes, context: grpc.ServicerContext) -> bytes:
-        """The response to a unary call, passed on."""
-        watcher = self.watch(method)
-        self._show(watcher, "request", request)
-        response = b""
-        with self._passing_on(watcher, context) as ended:
-            response, call = self.channel.unary_unary(method).with_call(
-                request, metadata=_passed_on(context.invocation_metadata()), timeout=context.time_remaining())
-            context.send_initial_metadata(_passed_on(call.initial_metadata() or ()))
-            self._show(watcher, "response", response)
-            context.set_trailing_metadata(_passed_on(call.trailing_metadata() or ()))
-            ended[0] = grpc.StatusCode.OK
-        return response
-
-    @contextmanager
-    def _passing_on(self, watcher: CallTap | None, context: grpc.ServicerContext) -> Iterator[list[grpc.StatusCode]]:
-        """Around one call's forwarding: the emulator's refusal passed on as it is, and the tap
-        told how the call ended (CANCELLED until the block sets it otherwise)."""
-        ended, error = [grpc.StatusCode.CANCELLED], None
-        try:
-            yield ended
-        except grpc.RpcError as exc:
-            ended[0], error = self._refused(exc, context)
-        finally:
-            self._ended(watcher, ended[0])
-        if error is not None:
-            context.abort(ended[0], error)
-
-    @staticmethod
-    def _refused(exc: grpc.RpcError, context: grpc.ServicerContext) -> tuple[grpc.StatusCode, str]:
-        """The emulator's own refusal, to pass on as it is: its code, details and trailers."""
-        if isinstance(exc, grpc.Call):
-            context.set_trailing_metadata(_passed_on(exc.trailing_metadata() or ()))
-            return exc.code(), exc.details() or ""
-        return grpc.StatusCode.UNKNOWN, str(exc)
-
-    def _shown(self, requests: Iterator[bytes], watcher: CallTap | None) -> Iterator[bytes]:
-        for message in requests:
-            self._show(watcher, "request", message)
-            yield message
-
-    def _show(self, watcher: CallTap | None, what: str, message: bytes) -> None:
-        if watcher is None:
-            return
-        try:
-            getattr(watcher, what)(message)
-        except Exception:
-            self._tap_failed()
-
-    def _ended(self, watcher: CallTap | None, code: grpc.StatusCode) -> None:
-        if watcher is None:
-            return
-        try:
-            watcher.end(code)
-        except Exception:
-            self._tap_failed()
-
-
-class _Forward(grpc.GenericRpcHandler):
-    def __init__(self, proxy: ForwardingProxy):
-        self.proxy = proxy
-
-    def service(self, handler_call_details):
-        method = handler_call_details.method
-        if not method.startswith(KNOWN_SERVICES):
-            return grpc.stream_stream_rpc_method_handler(lambda requests, context: self.proxy.forward(
-                method, requests, context))
-        if method.rsplit("/", 1)[-1] in SERVER_STREAMING:
-            return grpc.unary_stream_rpc_method_handler(lambda request, context: self.proxy.forward(
-                method, request, context))
-
-        return grpc.unary_unary_rpc_method_handler(lambda request, context: self.proxy.forward_unary(
-            method, request, context))
-
-
-def _passed_on(metadata) -> list[tuple[str, str | bytes]]:
-    return [(k, v) for k, v in metadata if not k.startswith(_OWN_HEADERS)]
+    def close(self, grace_s: float = 2.0) -> None:
+        """Stop listening; connections still open get `grace_s` to end, then are cut. Returns
+        once every connection has closed and the tap has seen every call end."""
+        self._closing.set()
+        self._listener.close()
+        self._acceptor.join(ACCEPT_POLL_S + 5)
+        deadline = time.monotonic() + grace_s
+        with self._relayed_changed:
+            while self._relayed and time.monotonic() < deadline:
+                self._relayed_changed.wait(max(deadline - time.monotonic(), 0.01))
+            for relayed in list(self._relayed):
+                relayed.cut()
+            while self._relayed:
+                self._relayed_changed.wait(5)
 
 
 def _bracketed(host: str) -> str:

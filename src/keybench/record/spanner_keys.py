@@ -218,22 +218,46 @@ class SchemaCache:
 
 
 def read_schema_of(emulator: str):
-    """A reader of a database's schema on the emulator at `emulator` (HOST:PORT), straight to it."""
-    from keybench.backends.connection import client_settings
-    from keybench.backends.spanner_admin import dialect_of
-    from keybench.check.reader import Scratch, read_schema
+    """A reader of a database's schema on the emulator at `emulator` (HOST:PORT), straight to it
+    on a connection of its own. Not through SPANNER_EMULATOR_HOST, which in a test process
+    names the proxy: there the reads would be recorded as the application's, and a read on the
+    connection whose call the tap is decoding would wait behind that call for ever."""
+    from keybench.backends.spanner_admin import ADMIN_CALL_TIMEOUT_S, dialect_named
+    from keybench.check.reader import schema_from
 
     def read(database: str) -> Schema:
-        from google.cloud import spanner
+        import grpc
+        from google.cloud.spanner_admin_database_v1 import DatabaseAdminClient
+        from google.cloud.spanner_admin_database_v1.services.database_admin.transports import (
+            DatabaseAdminGrpcTransport,
+        )
+        from google.cloud.spanner_v1 import ExecuteSqlRequest, SpannerClient, TransactionOptions, TransactionSelector
+        from google.cloud.spanner_v1.services.spanner.transports import SpannerGrpcTransport
 
-        project = database.split("/")[1]
-        instance, name = database.split("/instances/", 1)[1].split("/databases/", 1)
-        client = spanner.Client(project=project, disable_builtin_metrics=True, **client_settings(emulator))
+        # A subchannel pool of its own: a new connection, never one an application's client shares.
+        channel = grpc.insecure_channel(emulator, options=[("grpc.use_local_subchannel_pool", 1)])
         try:
-            db = client.instance(instance).database(name)
-            # the emulator leaves GetDatabase's dialect unset: dialect_of asks the database itself
-            return read_schema(Scratch(client, db), dialect_of(client, db))
+            data = SpannerClient(transport=SpannerGrpcTransport(channel=channel))
+            admin_api = DatabaseAdminClient(transport=DatabaseAdminGrpcTransport(channel=channel))
+            session = data.create_session(database=database, timeout=ADMIN_CALL_TIMEOUT_S)
+            strong = TransactionSelector(single_use=TransactionOptions(
+                read_only=TransactionOptions.ReadOnly(strong=True)))
+
+            def rows(sql: str) -> list[tuple]:
+                result = data.execute_sql(request=ExecuteSqlRequest(session=session.name, sql=sql, transaction=strong),
+                                          timeout=ADMIN_CALL_TIMEOUT_S)
+                codes = [f.type_.code.name for f in result.metadata.row_type.fields]
+                return [tuple(int(v) if v is not None and code == "INT64" else v
+                              for v, code in zip(row, codes, strict=True)) for row in result.rows]
+
+            try:
+                found = admin_api.get_database(name=database, timeout=ADMIN_CALL_TIMEOUT_S)
+                return schema_from(rows, lambda: list(admin_api.get_database_ddl(
+                    database=database, timeout=ADMIN_CALL_TIMEOUT_S).statements),
+                    dialect_named(found.database_dialect, rows))
+            finally:
+                data.delete_session(name=session.name, timeout=ADMIN_CALL_TIMEOUT_S)
         finally:
-            client.close()
+            channel.close()
 
     return read

@@ -1,0 +1,201 @@
+"""gRPC calls read from the bytes of one HTTP/2 connection as they pass, without taking part in it.
+
+The proxy relays a connection's bytes as they are and hands each chunk, in the order the
+two sides sent them, to a `Connection`. It reassembles the HTTP/2 frames (RFC 9113), decodes
+every header block in order (HPACK keeps a table per direction that each block changes), and
+cuts each stream's DATA into gRPC's length-prefixed messages (gRPC over HTTP/2: one flag
+byte, a 4-byte big-endian length, the message). Each call is shown to a tap as the proxy
+always showed it: its method when its headers pass, each request and response message, and
+how it ended (the grpc-status of its trailers; CANCELLED if it was reset, or if the
+connection closed before it ended).
+
+Nothing here answers either side: flow control, settings and pings are the two sides'
+business, and the relay passes them on. Bytes that are not HTTP/2 raise `Undecodable`; the
+proxy stops reading that connection and still relays it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+from hpack import Decoder
+
+CLIENT_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+DATA, HEADERS, RST_STREAM, CONTINUATION = 0x0, 0x1, 0x3, 0x9
+END_STREAM, END_HEADERS, PADDED, PRIORITY = 0x1, 0x4, 0x8, 0x20
+MESSAGE_PREFIX = 5  # gRPC: the compressed flag and the message's length
+STATUS = {code.value[0]: code for code in grpc.StatusCode}
+_DECOMPRESS: dict[bytes, Callable[[bytes], bytes]] = {
+    b"identity": lambda b: b, b"gzip": gzip.decompress, b"deflate": zlib.decompress}
+
+
+class Undecodable(Exception):
+    """The bytes are not HTTP/2 as RFC 9113 frames it."""
+
+
+@dataclass
+class _Call:
+    """One stream: its tap, and the message bytes of each direction not yet cut."""
+
+    watcher: Any  # a CallTap, or None: nothing watches this call, its messages are not cut
+    pending: dict[bool, bytearray] = field(default_factory=lambda: {True: bytearray(), False: bytearray()})
+    encoding: dict[bool, bytes] = field(default_factory=lambda: {True: b"identity", False: b"identity"})
+
+
+class _Direction:
+    """One direction of the connection: its unread bytes, its HPACK table, a header block
+    still arriving in CONTINUATION frames."""
+
+    def __init__(self, from_client: bool):
+        self.from_client = from_client
+        self.unread = bytearray()
+        self.preface = len(CLIENT_PREFACE) if from_client else 0  # preface bytes still to skip
+        self.hpack = Decoder()
+        # The sides agree the table's size in SETTINGS; a bystander accepts whatever they chose.
+        self.hpack.max_allowed_table_size = 2**32 - 1
+        self.hpack.max_header_list_size = 2**31 - 1
+        self.block: bytearray | None = None
+        self.block_stream, self.block_ends_stream = 0, False
+
+
+class Connection:
+    """Reads one connection's calls out of its bytes, and shows each to `tap` (see proxy.Tap).
+    `failed()` is called for each step of a tap that raised; the call goes on regardless."""
+
+    def __init__(self, tap, failed: Callable[[], None]):
+        self.tap, self.failed = tap, failed
+        self.sides = {True: _Direction(True), False: _Direction(False)}
+        self.calls: dict[int, _Call] = {}
+        self.undecodable_messages = 0  # compressed with an encoding gRPC does not define
+
+    def feed(self, from_client: bool, data: bytes) -> None:
+        """The next bytes one side sent."""
+        side = self.sides[from_client]
+        if side.preface:
+            expected = CLIENT_PREFACE[len(CLIENT_PREFACE) - side.preface:][:len(data)]
+            if data[:len(expected)] != expected:
+                raise Undecodable("no HTTP/2 client preface")
+            side.preface -= len(expected)
+            data = data[len(expected):]
+        side.unread += data
+        at = 0
+        unread = side.unread
+        while len(unread) - at >= 9:
+            length = int.from_bytes(unread[at:at + 3], "big")
+            end = at + 9 + length
+            if end > len(unread):
+                break
+            kind, flags = unread[at + 3], unread[at + 4]
+            stream = int.from_bytes(unread[at + 5:at + 9], "big") & 0x7FFFFFFF  # the reserved bit dropped
+            self._frame(side, kind, flags, stream, bytes(unread[at + 9:end]))
+            at = end
+        del unread[:at]
+
+    def take_undecodable(self) -> int:
+        """Messages in an unknown compression since last asked."""
+        count, self.undecodable_messages = self.undecodable_messages, 0
+        return count
+
+    def close(self) -> None:
+        """The connection closed: a call still open ended without its trailers."""
+        for stream in list(self.calls):
+            self._end(stream, grpc.StatusCode.CANCELLED)
+
+    # --- frames ----------------------------------------------------------------------------
+
+    def _frame(self, side: _Direction, kind: int, flags: int, stream: int, payload: bytes) -> None:
+        if side.block is not None and kind != CONTINUATION:
+            raise Undecodable("a header block broken off before its END_HEADERS")
+        if kind == DATA:
+            self._data(side.from_client, stream, _unpadded(payload, flags))
+        elif kind == HEADERS:
+            fragment = _unpadded(payload, flags)
+            if flags & PRIORITY:
+                fragment = fragment[5:]  # the stream dependency and weight
+            side.block, side.block_stream = bytearray(fragment), stream
+            side.block_ends_stream = bool(flags & END_STREAM)
+            if flags & END_HEADERS:
+                self._headers(side)
+        elif kind == CONTINUATION:
+            if side.block is None or stream != side.block_stream:
+                raise Undecodable("CONTINUATION without the HEADERS it continues")
+            side.block += payload
+            if flags & END_HEADERS:
+                self._headers(side)
+        elif kind == RST_STREAM:
+            self._end(stream, grpc.StatusCode.CANCELLED)
+
+    def _headers(self, side: _Direction) -> None:
+        block, stream, ends_stream = bytes(side.block or b""), side.block_stream, side.block_ends_stream
+        side.block = None
+        headers = dict(side.hpack.decode(block, raw=True))  # every block, in order: the table depends on it
+        if side.from_client:
+            if stream not in self.calls and b":path" in headers:
+                method = headers[b":path"].decode("latin-1")
+                self.calls[stream] = _Call(self._step(self.tap.call, method))
+            call = self.calls.get(stream)
+            if call is not None:
+                call.encoding[True] = headers.get(b"grpc-encoding", b"identity")
+            return
+        call = self.calls.get(stream)
+        if call is None:
+            return
+        if b"grpc-encoding" in headers:
+            call.encoding[False] = headers[b"grpc-encoding"]
+        if ends_stream:  # trailers, or a trailers-only answer
+            status = headers.get(b"grpc-status")
+            self._end(stream, STATUS.get(int(status), grpc.StatusCode.UNKNOWN) if status and status.isdigit()
+                      else grpc.StatusCode.UNKNOWN)
+
+    def _data(self, from_client: bool, stream: int, payload: bytes) -> None:
+        call = self.calls.get(stream)
+        if call is None or call.watcher is None:
+            return
+        pending = call.pending[from_client]
+        pending += payload
+        at = 0
+        while len(pending) - at >= MESSAGE_PREFIX:
+            length = int.from_bytes(pending[at + 1:at + 5], "big")
+            end = at + MESSAGE_PREFIX + length
+            if end > len(pending):
+                break
+            message: bytes | None = bytes(pending[at + MESSAGE_PREFIX:end])
+            if pending[at]:
+                message = self._decompressed(call.encoding[from_client], bytes(message or b""))
+            if message is not None:
+                self._step(call.watcher.request if from_client else call.watcher.response, message)
+            at = end
+        del pending[:at]
+
+    def _decompressed(self, encoding: bytes, message: bytes) -> bytes | None:
+        try:
+            return _DECOMPRESS[encoding](message)
+        except (KeyError, OSError, zlib.error, EOFError):
+            self.undecodable_messages += 1
+            return None
+
+    def _end(self, stream: int, code: grpc.StatusCode) -> None:
+        call = self.calls.pop(stream, None)
+        if call is not None and call.watcher is not None:
+            self._step(call.watcher.end, code)
+
+    def _step(self, step: Callable[..., Any], *args: Any) -> Any:
+        """One step of a tap; a tap that raises is counted and the connection read on."""
+        try:
+            return step(*args)
+        except Exception:
+            self.failed()
+            return None
+
+
+def _unpadded(payload: bytes, flags: int) -> bytes:
+    if not flags & PADDED:
+        return payload
+    if not payload or payload[0] >= len(payload):
+        raise Undecodable("padding longer than its frame")
+    return payload[1:len(payload) - payload[0]]
