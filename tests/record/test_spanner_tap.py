@@ -92,6 +92,42 @@ def test_reads_record_their_key_sets_in_the_table_or_index_space_and_dml_is_coun
     assert (record.reads, record.rows_read) == (2, 8)
 
 
+def test_queries_record_the_key_ranges_their_where_gives_and_the_rest_are_counted(database):
+    db, recorder, spanner = database
+    from google.cloud.spanner_v1 import param_types
+
+    with db.batch() as batch:
+        batch.insert("Orders", ("OrderId", "CreatedAt", "Amount"),
+                     [(f"o{i}", spanner.COMMIT_TIMESTAMP, i) for i in range(5)])
+        batch.insert("Items", ("OrderId", "ItemId", "Note"), [("o1", n, None) for n in range(1, 6)])
+    queries = [  # (sql, params, rows)
+        ("SELECT OrderId FROM Orders WHERE OrderId = @id", {"id": "o1"}, 1),
+        ("SELECT OrderId FROM Orders WHERE OrderId >= 'o2' AND OrderId < @end AND Amount > 0", {"end": "o4"}, 2),
+        ("SELECT OrderId FROM Orders", {}, 5),
+        ("SELECT ItemId FROM Items WHERE OrderId IN ('o1', 'o3') AND ItemId BETWEEN 2 AND 3", {}, 2),
+        ("SELECT OrderId FROM Orders WHERE Amount > 2", {}, 2),  # the key does not lead: not placed
+        ("SELECT o.OrderId FROM Orders o JOIN Items i ON o.OrderId = i.OrderId", {}, 5),  # a join: not placed
+    ]
+    with db.snapshot(multi_use=True) as snapshot:
+        for sql, params, rows in queries:
+            got = list(snapshot.execute_sql(sql, params=params,
+                                            param_types={k: param_types.STRING for k in params}))
+            assert len(got) == rows, sql
+    assert not recorder.unattributed
+    reads = {r.table: list(r.stream.reads(with_operation=True)) for r in recorder.snapshot()}
+    o = {n: encode_value(f"o{n}") for n in range(5)}
+    assert [(space, intervals, op) for _, space, intervals, op in reads["Orders"]] == [
+        (TABLE_SPACE, ((o[1], prefix_successor(o[1])),), "ExecuteStreamingSql"),
+        (TABLE_SPACE, ((o[2], o[4]),), "ExecuteStreamingSql"),
+        (TABLE_SPACE, (FULL_SPACE,), "ExecuteStreamingSql")]
+    item = {(n, i): encode_value(f"o{n}") + encode_value(i) for n in (1, 3) for i in (2, 3)}
+    assert [intervals for _, _, intervals, _ in reads["Items"]] == [
+        ((item[1, 2], prefix_successor(item[1, 3])), (item[3, 2], prefix_successor(item[3, 3])))]
+    (orders,) = [r for r in recorder.snapshot() if r.table == "Orders"]
+    assert (orders.reads, orders.rows_read) == (3, 8)
+    assert recorder.other_calls["ExecuteStreamingSql"] == 2
+
+
 def test_dml_rows_are_recorded_at_their_commit_and_dropped_at_a_rollback(database):
     db, recorder, spanner = database
     from google.cloud.spanner_v1 import param_types
@@ -131,7 +167,7 @@ def test_dml_rows_are_recorded_at_their_commit_and_dropped_at_a_rollback(databas
         db.run_in_transaction(rolled_back)
     assert [k for k, _ in _written(recorder, "Orders")] == order  # never committed: never written
     with db.snapshot() as snapshot:
-        list(snapshot.execute_sql("SELECT COUNT(*) FROM Orders"))
+        list(snapshot.execute_sql("SELECT COUNT(*) FROM Orders WHERE Amount > 0"))  # no key range: counted
     assert recorder.other_calls["ExecuteStreamingSql"] >= 1 and not recorder.unattributed
 
 

@@ -161,3 +161,94 @@ def _value(node):
     if isinstance(node, exp.Cast):
         return _value(node.this)
     raise NotAttributed(f"a value the text cannot give: {node.sql()[:60]}")
+
+
+# --- queries -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Bound:
+    value: object  # a literal's value or a Param
+    inclusive: bool
+
+
+@dataclass
+class ColumnCondition:
+    """What a query's WHERE says of one column: equal to one of `equal`, or between its bounds."""
+
+    equal: list[object] | None = None
+    low: Bound | None = None
+    high: Bound | None = None
+
+
+@dataclass
+class QueryKeys:
+    table: str
+    columns: dict[str, ColumnCondition] = field(default_factory=dict)  # by lower-case name
+
+
+_FLIPPED: dict[type, type] = {exp.GT: exp.LT, exp.GTE: exp.LTE, exp.LT: exp.GT, exp.LTE: exp.GTE}
+
+
+def query_keys(sql: str, dialect: str) -> QueryKeys | None:
+    """The table a query reads and what its WHERE says of each column, where the text says it:
+    `column = v`, `column IN (v, ...)`, `<`, `<=`, `>`, `>=` and `BETWEEN`, joined by AND. Other
+    conditions narrow no key range and are left out (the rows read lie within the ranges these
+    give). None: a query keybench cannot place (a join, a subquery, OR at the top, no table)."""
+    try:
+        statement = sqlglot.parse_one(sql, read="postgres" if dialect == "postgresql" else "bigquery")
+    except sqlglot.errors.ParseError:
+        return None
+    if not isinstance(statement, exp.Select) or statement.args.get("joins"):
+        return None
+    source = statement.args.get("from") or statement.args.get("from_")
+    table = source.this if source is not None else None
+    if not isinstance(table, exp.Table) or not table.name:
+        return None
+    found = QueryKeys(table.name)
+    where = statement.args.get("where")
+    if where is not None and not _conditions(where.this, found.columns):
+        return None
+    return found
+
+
+def _conditions(node, columns: dict[str, ColumnCondition]) -> bool:
+    """Adds what `node` (a WHERE or a part of one joined by AND) says of its columns; False if it
+    is an OR, which no single set of column conditions expresses."""
+    if isinstance(node, exp.Paren):
+        return _conditions(node.this, columns)
+    if isinstance(node, exp.And):
+        return _conditions(node.this, columns) and _conditions(node.expression, columns)
+    if isinstance(node, exp.Or):
+        return False
+    try:
+        if isinstance(node, exp.In) and isinstance(node.this, exp.Column) and node.expressions:
+            equal = [_value(v) for v in node.expressions]
+            _condition(columns, node.this).equal = equal
+        elif isinstance(node, exp.Between) and isinstance(node.this, exp.Column):
+            low, high = Bound(_value(node.args["low"]), True), Bound(_value(node.args["high"]), True)
+            condition = _condition(columns, node.this)
+            condition.low, condition.high = low, high
+        elif isinstance(node, exp.EQ | exp.GT | exp.GTE | exp.LT | exp.LTE):
+            column, value, kind = node.this, node.expression, type(node)
+            if not isinstance(column, exp.Column):  # `5 < a`: a > 5
+                column, value, kind = value, column, _FLIPPED.get(type(node), type(node))
+            if isinstance(column, exp.Column):
+                given = _value(value)
+                _bound(_condition(columns, column), kind, given)
+    except NotAttributed:
+        pass  # a value the text does not give (an expression): that condition narrows nothing here
+    return True
+
+
+def _condition(columns: dict[str, ColumnCondition], column) -> ColumnCondition:
+    """The column's condition, made when a value for it is known (never an empty one)."""
+    return columns.setdefault(column.name.lower(), ColumnCondition())
+
+
+def _bound(condition: ColumnCondition, kind, value) -> None:
+    if kind is exp.EQ:
+        condition.equal = [value]
+    elif kind in (exp.GT, exp.GTE):
+        condition.low = Bound(value, kind is exp.GTE)
+    else:
+        condition.high = Bound(value, kind is exp.LTE)

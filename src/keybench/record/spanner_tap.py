@@ -6,8 +6,11 @@ in each index whose key columns the mutation carries, with the commit's own time
 `spanner.commit_timestamp()` value. DML (ExecuteSql, ExecuteStreamingSql, ExecuteBatchDml)
 gives its rows through spanner_sql.py; they wait for their transaction's Commit, and a
 Rollback drops them. `Read` and `StreamingRead` are reads of their key set in the table's or
-the index's key space; queries are counted. A schema change passing the proxy makes the next
-write read the schema again.
+the index's key space. A query is a read of the key ranges its WHERE gives over the table's
+primary key (equality on leading key columns, then a range or a list on the next;
+spanner_sql.query_keys), or of the whole table when it has no WHERE; other queries (a join,
+a WHERE the primary key does not lead, an index hint) are counted, not placed. A schema
+change passing the proxy makes the next write read the schema again.
 """
 
 from __future__ import annotations
@@ -33,7 +36,15 @@ from google.protobuf.struct_pb2 import Value  # type: ignore[import-untyped]
 from keybench.design.byteorder import FULL_SPACE, prefix_successor
 from keybench.record.recorder import Recorder
 from keybench.record.spanner_keys import DatabaseKeys, KeyLayout, SchemaCache, typed
-from keybench.record.spanner_sql import COMMIT_TIME, NotAttributed, Param, dml_rows
+from keybench.record.spanner_sql import (
+    COMMIT_TIME,
+    Bound,
+    ColumnCondition,
+    NotAttributed,
+    Param,
+    dml_rows,
+    query_keys,
+)
 
 BACKEND = "spanner"
 SERVICE = "/google.spanner.v1.Spanner/"
@@ -138,7 +149,7 @@ class _Commit(_Call):
         self.tap.recorder.write(BACKEND, layouts.table_name, [(k, None) for k in deleted], layout.space)
 
 
-def _resolved(value, base_type: str, committed: dt.datetime):
+def _resolved(value, base_type: str, committed: dt.datetime | None):
     """A written value as byteorder encodes it."""
     if value is COMMIT_TIME:
         return committed
@@ -213,7 +224,8 @@ class _Sql(_Call):
     def finish(self, request, code: grpc.StatusCode) -> None:
         dml = [s for s in self.statements(request) if _DML.match(s.sql)]
         if not dml:
-            self.tap.recorder.other(self.method)
+            if code != grpc.StatusCode.OK or not self._query_read(request):
+                self.tap.recorder.other(self.method)
             return
         if code != grpc.StatusCode.OK:
             return  # refused: it wrote nothing
@@ -241,6 +253,82 @@ class _Sql(_Call):
             if found.modelled:
                 self.tap.recorder.modelled[(BACKEND, found.table, "GENERATE_UUID() in the statement")] += found.modelled
             self.tap.pend(transaction, [(found.table, row, found.inserting) for row in rows])
+
+
+    def _query_read(self, request) -> bool:
+        """A query recorded as a read of the key ranges it gives; False: one keybench cannot place."""
+        if not isinstance(request, ExecuteSqlRequest.pb()):
+            return False
+        keys = self.tap.schemas.keys(database_of(request.session))
+        found = query_keys(request.sql, keys.dialect)
+        layouts = keys.table(found.table) if found is not None else None
+        if found is None or layouts is None:
+            return False
+        intervals = query_intervals(layouts.table, found.columns, request.params.fields)
+        if intervals is None:
+            return False
+        first = (PartialResultSet if self.method.endswith("StreamingSql") else ResultSet).pb().FromString(
+            self.responses[0]) if self.responses else None
+        columns = len(first.metadata.row_type.fields) if first is not None else 0
+        self.tap.recorder.read(BACKEND, layouts.table_name, intervals, _rows_returned(self.method, self.responses,
+                                                                                      columns),
+                               self.method.rsplit("/", 1)[-1], layouts.table.space)
+        return True
+
+
+MAX_QUERY_INTERVALS = 10_000  # an IN list's points beyond this widen to their common prefix
+
+
+def query_intervals(layout: KeyLayout, conditions: dict[str, ColumnCondition],
+                    params) -> list[tuple[bytes, bytes]] | None:
+    """The [start, end) intervals of `layout` a query's column conditions read: a point prefix
+    per combination of the leading key columns' values, then the next key column's range; the
+    whole space for a query with no condition; None when the WHERE does not constrain the first
+    key column (the database may read another index: keybench cannot tell which)."""
+    if not conditions:
+        return [FULL_SPACE]
+    prefixes: list[list[object]] = [[]]
+    for column in layout.columns:
+        condition = conditions.get(column.name.lower())
+        if condition is None:
+            break
+        if condition.equal is not None:
+            values = [_query_value(v, column.base_type, params) for v in condition.equal]
+            if any(v is _UNKNOWN for v in values) or len(prefixes) * len(values) > MAX_QUERY_INTERVALS:
+                break
+            prefixes = [[*p, v] for p in prefixes for v in values]
+            continue
+        low, high = condition.low, condition.high
+        if column.descending:  # the greater value sorts first
+            low, high = high, low
+        start, end = _query_bound(low, column.base_type, params), _query_bound(high, column.base_type, params)
+        if start is _UNKNOWN or end is _UNKNOWN or (start is None and end is None):
+            break
+        return [layout.interval([*p, start.value] if start else p or None, start.inclusive if start else True,
+                                [*p, end.value] if end else p or None, end.inclusive if end else True)
+                for p in prefixes]
+    if prefixes == [[]]:
+        return None
+    return [(layout.prefix(p), prefix_successor(layout.prefix(p))) for p in prefixes]
+
+
+_UNKNOWN = object()  # a parameter the request does not carry, or a literal not of the column's type
+
+
+def _query_value(value, base_type: str, params):
+    try:
+        if isinstance(value, Param):
+            return typed(params[value.name], base_type, None) if value.name in params else _UNKNOWN
+        return _resolved(value, base_type, None)
+    except (ValueError, TypeError):
+        return _UNKNOWN
+
+
+def _query_bound(bound: Bound | None, base_type: str, params):
+    if bound is None:
+        return None
+    value = _query_value(bound.value, base_type, params)
+    return _UNKNOWN if value is _UNKNOWN else Bound(value, bound.inclusive)
 
 
 class _BatchDml(_Sql):

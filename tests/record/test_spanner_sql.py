@@ -1,0 +1,39 @@
+"""record.spanner_sql.query_keys: what a query's WHERE says of each column, from its text alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from keybench.record.spanner_sql import Bound, ColumnCondition, Param, query_keys
+
+
+def test_equalities_lists_and_ranges_joined_by_and_are_read_and_other_conditions_left_out():
+    found = query_keys("SELECT * FROM Orders WHERE (Shard IN (1, 2) AND 'x' < Ts) AND Ts <= @hi AND Note LIKE 'a%' "
+                       "AND Amount = Price * 2", "googlesql")
+    assert found is not None and found.table == "Orders"
+    assert found.columns == {"shard": ColumnCondition(equal=[1, 2]),
+                             "ts": ColumnCondition(low=Bound("x", False), high=Bound(Param("hi"), True))}
+
+
+def test_between_and_postgresql_parameters():
+    found = query_keys("SELECT * FROM orders WHERE orderid = $1 AND day BETWEEN 3 AND 5", "postgresql")
+    assert found is not None and found.columns == {
+        "orderid": ColumnCondition(equal=[Param("p1")]),
+        "day": ColumnCondition(low=Bound(3, True), high=Bound(5, True))}
+
+
+def test_a_query_without_where_reads_its_table_with_no_condition():
+    found = query_keys("SELECT COUNT(*) FROM Events", "googlesql")
+    assert found is not None and (found.table, found.columns) == ("Events", {})
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT * FROM A JOIN B ON A.x = B.x",
+    "SELECT * FROM T WHERE a = 1 OR a = 2",
+    "SELECT * FROM (SELECT * FROM T) WHERE a = 1",
+    "SELECT 1",
+    "SELECT * FROM T WHERE",
+    "INSERT INTO T (a) VALUES (1)",
+])
+def test_a_query_keybench_cannot_place_is_none(sql):
+    assert query_keys(sql, "googlesql") is None
