@@ -120,3 +120,39 @@ def test_close_cuts_a_connection_still_open_after_the_grace():
         assert time.monotonic() - started < 30
         assert conn.recv(4) == b""  # cut: the application sees its connection end
     server.close()
+
+
+def test_a_connection_that_stops_being_http2_mid_call_ends_its_open_calls():
+    import socket
+    import threading
+    import time
+
+    from tests.record.test_wire import CLIENT_PREFACE, CONTINUATION, END_HEADERS, Recording, Sides, frame
+
+    server = socket.create_server(("127.0.0.1", 0))  # takes what it is sent, answers nothing
+
+    def sink():
+        try:
+            conn, _ = server.accept()
+            with conn:
+                while conn.recv(65536):
+                    pass
+        except OSError:
+            return  # the test is over
+
+    threading.Thread(target=sink, daemon=True).start()
+    tap = Recording()
+    proxy = ForwardingProxy(f"127.0.0.1:{server.getsockname()[1]}", tap)
+    try:
+        host, port = proxy.address.rsplit(":", 1)
+        with socket.create_connection((host, int(port)), timeout=30) as conn:
+            conn.sendall(CLIENT_PREFACE + Sides().request_headers(1))
+            conn.sendall(frame(CONTINUATION, END_HEADERS, 3, b"\x00"))  # continues no header block
+            deadline = time.monotonic() + 30
+            while not proxy.undecodable and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert proxy.undecodable == 1
+            assert tap.events[0][0] == "call" and tap.events[-1] == ("end", grpc.StatusCode.CANCELLED)
+    finally:
+        proxy.close()
+        server.close()

@@ -34,6 +34,25 @@ def test_a_query_without_where_reads_its_table_with_no_condition():
     "SELECT 1",
     "SELECT * FROM T WHERE",
     "INSERT INTO T (a) VALUES (1)",
+    # a WHERE that gives no column's values: the rows it reads are not the whole table
+    "SELECT * FROM Singers WHERE SingerId IN UNNEST(@ids)",
+    "SELECT * FROM T WHERE a IN (SELECT a FROM U)",
+    "SELECT * FROM T WHERE NOT a = 5",
+    "SELECT * FROM T WHERE Info.a = 5",
+    "SELECT * FROM sch.T WHERE a = 1",  # a named schema's table, not the default schema's T
 ])
 def test_a_query_keybench_cannot_place_is_none(sql):
     assert query_keys(sql, "googlesql") is None
+
+
+def test_columns_qualified_by_the_table_or_its_alias_count_and_other_qualifiers_do_not():
+    found = query_keys("SELECT * FROM Singers AS s WHERE s.SingerId = 5 AND Info.Id = 7 AND Singers.Region > 'a'",
+                       "googlesql")
+    assert found is not None and found.columns == {"singerid": ColumnCondition(equal=[5]),
+                                                   "region": ColumnCondition(low=Bound("a", False))}
+
+
+def test_between_symmetric_narrows_nothing():
+    # SYMMETRIC reads between the two whichever is larger: not a low and a high bound
+    found = query_keys("SELECT * FROM t WHERE id BETWEEN SYMMETRIC 10 AND 1 AND k = 2", "postgresql")
+    assert found is not None and found.columns == {"k": ColumnCondition(equal=[2])}

@@ -9,6 +9,9 @@ import pytest
 
 from keybench.design.byteorder import FULL_SPACE, TABLE_SPACE, encode_value, invert, prefix_successor
 from keybench.record.recorder import Recorder
+from keybench.record.spanner_keys import KeyColumnType, KeyLayout
+from keybench.record.spanner_sql import query_keys
+from keybench.record.spanner_tap import _rows_returned, query_intervals
 from tests.record.conftest import proxied_database
 
 DDL = [
@@ -245,3 +248,39 @@ def test_postgresql_dml_with_parameters_returning_and_a_sequence_is_recorded(pos
     assert len(_written(recorder, "logs", "logsbyat")) == 2
     assert recorder.modelled[("spanner", "logs", "logid from sequence logseq (bit_reversed_positive)")] == 2
     assert not recorder.unattributed
+
+
+def _intervals(where: str, *columns: tuple[str, str]):
+    layout = KeyLayout("table", tuple(KeyColumnType(name, base_type, False) for name, base_type in columns))
+    found = query_keys(f"SELECT * FROM T WHERE {where}", "googlesql")
+    assert found is not None
+    return query_intervals(layout, found.columns, {})
+
+
+@pytest.mark.parametrize(("where", "column"), [
+    ("Id > 5.5", ("Id", "INT64")),  # no INT64 is 5.5: the database compares as FLOAT64
+    ("Id > 5 AND Id < 3", ("Id", "INT64")),  # a range that holds no key
+    ("Id IN (NULL)", ("Id", "INT64")),
+    ("Name = 5", ("Name", "STRING")),  # a number fixes no STRING key
+])
+def test_a_where_whose_key_range_its_literals_do_not_fix_is_not_placed(where, column):
+    assert _intervals(where, column) is None
+
+
+def test_literals_are_encoded_as_their_columns_type_and_null_matches_nothing():
+    point = _intervals("X = 5", ("X", "FLOAT64"))
+    assert point == [(encode_value(5.0), prefix_successor(encode_value(5.0)))]
+    assert _intervals("Id IN (1, NULL)", ("Id", "INT64")) == [(encode_value(1), prefix_successor(encode_value(1)))]
+    # a time without its zone is read in the database's default zone: its key is not the text's UTC
+    assert _intervals("Ts > '2020-01-01 00:00:00'", ("Ts", "TIMESTAMP")) is None
+    at = dt.datetime(2020, 1, 1, 8, tzinfo=dt.UTC)
+    assert _intervals("Ts >= '2020-01-01 00:00:00-08:00'", ("Ts", "TIMESTAMP")) == [(encode_value(at), b"")]
+
+
+def test_the_rows_of_a_unary_query_are_counted_as_rows_not_values():
+    from google.cloud.spanner_v1.types import ResultSet
+
+    answer = ResultSet.pb()()
+    for n in range(10):
+        answer.rows.add().values.add().string_value = str(n)
+    assert _rows_returned("/google.spanner.v1.Spanner/ExecuteSql", [answer.SerializeToString()], 3) == 10

@@ -93,7 +93,10 @@ class ForwardingProxy:
             except TimeoutError:
                 continue
             except OSError:
-                return
+                if self._closing.is_set():
+                    return
+                time.sleep(ACCEPT_POLL_S)  # out of descriptors, say: the next connection may fit
+                continue
             threading.Thread(target=self._open, args=(client,), name="kb-proxy-conn", daemon=True).start()
 
     def _open(self, client: socket.socket) -> None:
@@ -159,6 +162,11 @@ class ForwardingProxy:
         except Exception:
             relayed.wire = None  # not HTTP/2, or broken: relayed on, no longer read
             self._unread()
+            if from_client is not None:
+                try:
+                    wire.close()  # its calls still open end now: no trailers will be read for them
+                except Exception:
+                    self._tap_failed()
         unknown = wire.take_undecodable()
         if unknown:
             self._unread(unknown)

@@ -193,7 +193,8 @@ def query_keys(sql: str, dialect: str) -> QueryKeys | None:
     """The table a query reads and what its WHERE says of each column, where the text says it:
     `column = v`, `column IN (v, ...)`, `<`, `<=`, `>`, `>=` and `BETWEEN`, joined by AND. Other
     conditions narrow no key range and are left out (the rows read lie within the ranges these
-    give). None: a query keybench cannot place (a join, a subquery, OR at the top, no table)."""
+    give). None: a query keybench cannot place (a join, a subquery, OR at the top, no table, a
+    WHERE none of whose conditions gives a column's values)."""
     try:
         statement = sqlglot.parse_one(sql, read="postgres" if dialect == "postgresql" else "bigquery")
     except sqlglot.errors.ParseError:
@@ -202,29 +203,33 @@ def query_keys(sql: str, dialect: str) -> QueryKeys | None:
         return None
     source = statement.args.get("from") or statement.args.get("from_")
     table = source.this if source is not None else None
-    if not isinstance(table, exp.Table) or not table.name:
-        return None
+    if not isinstance(table, exp.Table) or not table.name or table.args.get("db") or table.args.get("catalog"):
+        return None  # a table in a named schema: the database's default schema is the one keybench reads
     found = QueryKeys(table.name)
     where = statement.args.get("where")
-    if where is not None and not _conditions(where.this, found.columns):
-        return None
+    if where is None:
+        return found  # every row of the table
+    names = {table.name.lower(), table.alias_or_name.lower()}
+    if not _conditions(where.this, found.columns, names) or not found.columns:
+        return None  # a WHERE that gives no column's values (`Id IN UNNEST(@ids)`) reads rows keybench cannot place
     return found
 
 
-def _conditions(node, columns: dict[str, ColumnCondition]) -> bool:
-    """Adds what `node` (a WHERE or a part of one joined by AND) says of its columns; False if it
-    is an OR, which no single set of column conditions expresses."""
+def _conditions(node, columns: dict[str, ColumnCondition], table: set[str]) -> bool:
+    """Adds what `node` (a WHERE or a part of one joined by AND) says of the columns of `table`
+    (its name and alias); False if it is an OR, which no single set of column conditions
+    expresses."""
     if isinstance(node, exp.Paren):
-        return _conditions(node.this, columns)
+        return _conditions(node.this, columns, table)
     if isinstance(node, exp.And):
-        return _conditions(node.this, columns) and _conditions(node.expression, columns)
+        return _conditions(node.this, columns, table) and _conditions(node.expression, columns, table)
     if isinstance(node, exp.Or):
         return False
     try:
-        if isinstance(node, exp.In) and isinstance(node.this, exp.Column) and node.expressions:
+        if isinstance(node, exp.In) and _is_column(node.this, table) and node.expressions:
             equal = [_value(v) for v in node.expressions]
             _condition(columns, node.this).equal = equal
-        elif isinstance(node, exp.Between) and isinstance(node.this, exp.Column):
+        elif isinstance(node, exp.Between) and _is_column(node.this, table) and not node.args.get("symmetric"):
             low, high = Bound(_value(node.args["low"]), True), Bound(_value(node.args["high"]), True)
             condition = _condition(columns, node.this)
             condition.low, condition.high = low, high
@@ -232,12 +237,21 @@ def _conditions(node, columns: dict[str, ColumnCondition]) -> bool:
             column, value, kind = node.this, node.expression, type(node)
             if not isinstance(column, exp.Column):  # `5 < a`: a > 5
                 column, value, kind = value, column, _FLIPPED.get(type(node), type(node))
-            if isinstance(column, exp.Column):
+            if _is_column(column, table):
                 given = _value(value)
                 _bound(_condition(columns, column), kind, given)
     except NotAttributed:
         pass  # a value the text does not give (an expression): that condition narrows nothing here
     return True
+
+
+def _is_column(node, table: set[str]) -> bool:
+    """A column of the queried table: unqualified, or qualified by its name or alias only (not
+    `Info.Id`, a field of a proto column, nor another schema's table)."""
+    if not isinstance(node, exp.Column):
+        return False
+    qualifier = [part.name.lower() for part in node.parts[:-1]]
+    return not qualifier or (len(qualifier) == 1 and qualifier[0] in table)
 
 
 def _condition(columns: dict[str, ColumnCondition], column) -> ColumnCondition:

@@ -197,7 +197,7 @@ def key_set_intervals(layout: KeyLayout, key_set) -> list[tuple[bytes, bytes]]:
 def _rows_returned(method: str, responses: list[bytes], columns: int) -> int | None:
     if not columns:
         return None
-    if method.endswith("/Read"):
+    if method.endswith(("/Read", "/ExecuteSql")):  # whole ResultSets: rows, not values
         return sum(len(ResultSet.pb().FromString(r).rows) for r in responses)
     values = 0
     for r in responses:
@@ -257,8 +257,9 @@ class _Sql(_Call):
 
     def _query_read(self, request) -> bool:
         """A query recorded as a read of the key ranges it gives; False: one keybench cannot place."""
-        if not isinstance(request, ExecuteSqlRequest.pb()):
-            return False
+        if not isinstance(request, ExecuteSqlRequest.pb()) or request.partition_token or request.resume_token \
+                or request.query_mode != ExecuteSqlRequest.QueryMode.NORMAL:
+            return False  # one partition of a query, the rest of a stream already begun, or a plan: not a read to place
         keys = self.tap.schemas.keys(database_of(request.session))
         found = query_keys(request.sql, keys.dialect)
         layouts = keys.table(found.table) if found is not None else None
@@ -293,8 +294,9 @@ def query_intervals(layout: KeyLayout, conditions: dict[str, ColumnCondition],
         if condition is None:
             break
         if condition.equal is not None:
-            values = [_query_value(v, column.base_type, params) for v in condition.equal]
-            if any(v is _UNKNOWN for v in values) or len(prefixes) * len(values) > MAX_QUERY_INTERVALS:
+            # NULL equals nothing: `IN (1, NULL)` reads the row of 1 only
+            values = [_query_value(v, column.base_type, params) for v in condition.equal if v is not None]
+            if not values or any(v is _UNKNOWN for v in values) or len(prefixes) * len(values) > MAX_QUERY_INTERVALS:
                 break
             prefixes = [[*p, v] for p in prefixes for v in values]
             continue
@@ -304,9 +306,12 @@ def query_intervals(layout: KeyLayout, conditions: dict[str, ColumnCondition],
         start, end = _query_bound(low, column.base_type, params), _query_bound(high, column.base_type, params)
         if start is _UNKNOWN or end is _UNKNOWN or (start is None and end is None):
             break
-        return [layout.interval([*p, start.value] if start else p or None, start.inclusive if start else True,
-                                [*p, end.value] if end else p or None, end.inclusive if end else True)
-                for p in prefixes]
+        intervals = [layout.interval([*p, start.value] if start else p or None, start.inclusive if start else True,
+                                     [*p, end.value] if end else p or None, end.inclusive if end else True)
+                     for p in prefixes]
+        if any(high and low >= high for low, high in intervals):
+            return None  # a range that holds no key (`Id > 5 AND Id < 3`): the query reads no row keybench can place
+        return intervals
     if prefixes == [[]]:
         return None
     return [(layout.prefix(p), prefix_successor(layout.prefix(p))) for p in prefixes]
@@ -319,9 +324,32 @@ def _query_value(value, base_type: str, params):
     try:
         if isinstance(value, Param):
             return typed(params[value.name], base_type, None) if value.name in params else _UNKNOWN
-        return _resolved(value, base_type, None)
+        return typed(_literal(value, base_type), base_type, None)
     except (ValueError, TypeError):
         return _UNKNOWN
+
+
+# A time of day, then its offset from UTC.
+_ZONE = re.compile(r"\d:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:Z|[+-]\d{1,2}(?::?\d{2})?)$", re.IGNORECASE)
+
+
+def _literal(value, base_type: str) -> Value:
+    """A query's literal as the Value a client sends for a column of `base_type`: the column's
+    type, not the literal's, decides how the key is encoded. ValueError: a literal whose key the
+    text does not fix (5.5 against an INT64, a number against a STRING, a time without its zone,
+    which the database reads in its default zone)."""
+    if isinstance(value, bool):
+        if base_type == "BOOL":
+            return Value(bool_value=value)
+    elif isinstance(value, int | float):
+        if base_type in ("FLOAT64", "FLOAT32"):
+            return Value(number_value=float(value))
+        if base_type == "NUMERIC" or (base_type == "INT64" and isinstance(value, int)):
+            return Value(string_value=str(value))
+    elif isinstance(value, str) and base_type != "BYTES":
+        if base_type != "TIMESTAMP" or _ZONE.search(value.strip()):
+            return Value(string_value=value)
+    raise ValueError(f"{value!r} fixes no {base_type} key")
 
 
 def _query_bound(bound: Bound | None, base_type: str, params):
