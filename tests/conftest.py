@@ -17,6 +17,7 @@ import pytest
 import keybench.infra.runtime
 from keybench.design import strategies
 from keybench.infra import emulators, images
+from keybench.pytest_plugin import end_session_on_sigterm
 from tests import dockerd
 
 REPO = Path(__file__).resolve().parent.parent
@@ -70,6 +71,8 @@ def docker_engine_or_reason(tmp_path_factory):
         print(f"\nDocker tests skipped: {engine}")
         yield engine
         return
+    if engine.process is not None:
+        end_session_on_sigterm()  # a cancelled CI job's SIGTERM still stops the engine we started
     saved = {k: os.environ.get(k) for k in (*engine.env, "TESTCONTAINERS_RYUK_DISABLED")}
     os.environ.update(engine.env, TESTCONTAINERS_RYUK_DISABLED="true")
     try:

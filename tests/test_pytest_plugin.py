@@ -7,7 +7,11 @@ from __future__ import annotations
 
 import os
 import re
+import signal
+import subprocess
+import sys
 import textwrap
+import time
 from importlib.metadata import entry_points
 
 import pytest
@@ -174,3 +178,44 @@ def test_a_variable_naming_a_dead_emulator_fails_and_starts_no_other(pytester, n
     result = pytester.runpytest(*QUIET)
     result.assert_outcomes(errors=1)  # a native emulator started in its place would have let the test pass
     result.stdout.fnmatch_lines(["*the Spanner emulator at 127.0.0.1:* (SPANNER_EMULATOR_HOST) does not answer*"])
+
+
+@pytest.mark.emulator
+def test_sigterm_ends_the_session_as_ctrl_c_does_and_its_fixtures_stop_what_they_started(
+        pytester, no_emulator_found, native_binaries, tmp_path):
+    # A cancelled CI job sends SIGTERM: by default Python ends at once, and no fixture's
+    # teardown runs (a container, a private Docker engine would be left running).
+    started, torn_down = tmp_path / "started", tmp_path / "torn-down"
+    pytester.makeconftest(f"""
+        import pathlib
+        import pytest
+
+        @pytest.fixture(scope="session", autouse=True)
+        def held():
+            yield
+            pathlib.Path({str(torn_down)!r}).write_text("torn down")
+    """)
+    pytester.makepyfile(test_long=f"""
+        import pathlib
+        import time
+
+        def test_long(bigtable_emulator):
+            pathlib.Path({str(started)!r}).write_text(str(bigtable_emulator.pid))
+            time.sleep(300)
+    """)
+    child = pytester.popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while not started.exists() and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert started.exists(), child.communicate(timeout=60)[0]
+        child.send_signal(signal.SIGTERM)
+        output = child.communicate(timeout=120)[0]
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert child.returncode == pytest.ExitCode.INTERRUPTED, output
+    assert torn_down.read_text() == "torn down"
+    assert not os.path.exists(f"/proc/{started.read_text()}")  # the emulator, stopped

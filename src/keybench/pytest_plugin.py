@@ -8,7 +8,8 @@ the verdicts as values, so a project's own tests can gate on its key design:
 An emulator is found in this order: the *_EMULATOR_HOST variable; a container started
 through testcontainers on a Docker engine that answers; the natively installed emulator,
 started on a free port (keybench's own code for each). Whatever a
-fixture started it stops (container id, or PID) when the session ends. When none can be
+fixture started it stops (container id, or PID) when the session ends, also when the
+session ends by SIGTERM, as a cancelled CI job's does. When none can be
 had, the tests that need one fail and say how to get one; `--keybench-missing-emulator=skip`
 (or the ini option keybench_missing_emulator = skip) skips them instead.
 
@@ -19,7 +20,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +51,26 @@ def _grpc_follows_gevent() -> None:
         grpc.experimental.gevent.init_gevent()
         os.environ.setdefault("GOOGLE_CLOUD_SPANNER_MULTIPLEXED_SESSIONS_FOR_RW", "false")
         _grpc_cooperative = True
+
+
+def end_session_on_sigterm() -> None:
+    """From now on, SIGTERM (a cancelled CI job) ends the session as Ctrl-C does: pytest tears
+    the fixtures down, and each stops the emulator, container or engine it started. Python's
+    default ends the process at once and leaves them running. Called when a fixture starts
+    something; a handler the project installed is left alone; a second SIGTERM ends at once."""
+    if threading.current_thread() is threading.main_thread() and \
+            signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _interrupted)
+
+
+def _interrupted(signum, frame) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    raise KeyboardInterrupt
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if signal.getsignal(signal.SIGTERM) is _interrupted:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 MISSING_EMULATOR = "keybench_missing_emulator"
@@ -130,6 +153,8 @@ def _emulator(request: pytest.FixtureRequest, backend: str):
         if (config.getoption(MISSING_EMULATOR) or config.getini(MISSING_EMULATOR)) == "skip":
             pytest.skip(str(exc))
         pytest.fail(f"{exc}; or pass --keybench-missing-emulator=skip to skip the tests that need it", pytrace=False)
+    if stop is not None:
+        end_session_on_sigterm()
     variable = emulators.ENV_VARS[backend]
     saved = os.environ.get(variable)
     os.environ[variable] = found.host
