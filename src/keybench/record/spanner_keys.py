@@ -14,6 +14,8 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -192,29 +194,49 @@ def typed(value, base_type: str, commit_time: dt.datetime | None):
 _TYPED_AS_TEXT = ("INT64", "TIMESTAMP", "DATE", "FLOAT64", "FLOAT32", "NUMERIC", "BOOL")
 
 
-class SchemaCache:
-    """Each database's layouts, read once and again after a schema change passes the proxy."""
+# A database whose schema could not be read is not asked again before this: every call of the
+# application waits while the tap reads, and an emulator that keeps refusing would make each
+# call wait out a read's whole deadline.
+RETRY_SCHEMA_S = 5.0
 
-    def __init__(self, read) -> None:
+
+class SchemaCache:
+    """Each database's layouts, read once and again after a schema change passes the proxy; a
+    read that failed is not tried again for RETRY_SCHEMA_S (its error is raised meanwhile)."""
+
+    def __init__(self, read, clock: Callable[[], float] = time.monotonic) -> None:
         self._read = read  # database path -> Schema
+        self._clock = clock
         self._lock = threading.Lock()
         self._known: dict[str, DatabaseKeys] = {}
+        self._failed: dict[str, tuple[float, Exception]] = {}  # database -> (when, why)
         # A database's sequences count on across a schema change, as the database's do.
         self._counters: dict[str, object] = {}
 
     def keys(self, database: str) -> DatabaseKeys:
         with self._lock:
             known = self._known.get(database)
+            failed = self._failed.get(database)
             counter_of = self._counters.setdefault(database, _counters())
-        if known is None:
+        if known is not None:
+            return known
+        if failed is not None and self._clock() - failed[0] < RETRY_SCHEMA_S:
+            raise failed[1]
+        try:
             known = database_keys(self._read(database), counter_of)
+        except Exception as exc:
             with self._lock:
-                self._known[database] = known
+                self._failed[database] = (self._clock(), exc)
+            raise
+        with self._lock:
+            self._known[database] = known
+            self._failed.pop(database, None)
         return known
 
     def forget(self, database: str) -> None:
         with self._lock:
             self._known.pop(database, None)
+            self._failed.pop(database, None)
 
 
 def read_schema_of(emulator: str):
