@@ -27,7 +27,7 @@ import time
 
 from _common import add_figures_option, figures_file, spread
 
-import keybench.infra.runtime  # noqa: F401  (the proxy runs under gevent, as in the `keybench record` command)
+import keybench.grpc_environment  # noqa: F401  (no gevent: the proxy relays on threads, as in `keybench record`)
 
 TARGET_RATIO = 0.8
 TARGET_STREAM_MB = 1024

@@ -13,6 +13,7 @@ on the project's 2-core machine.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -20,6 +21,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from _common import add_figures_option, figures_file, keybench, spread
 
@@ -49,10 +51,10 @@ def tree_rss_mb(pid: int) -> float:
     return total / 1024
 
 
-def measure(backend: str, strategy: str, rows: int, nodes: int) -> tuple[float, float, float, dict[str, str]]:
+def measure(backend: str, strategy: str, rows: int, nodes: int) -> tuple[float, float, float, dict[str, Any]]:
     """(wall seconds, peak RSS of the process tree in MB, the child's own peak, metrics) of one simulate run."""
     command = [keybench(), "simulate", "--backend", backend, "--strategy", strategy,
-               "--rows", str(rows), "--nodes", str(nodes)]
+               "--rows", str(rows), "--nodes", str(nodes), "--format", "json"]
     start = time.perf_counter()
     child = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     peak = [0.0]
@@ -73,12 +75,12 @@ def measure(backend: str, strategy: str, rows: int, nodes: int) -> tuple[float, 
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode != 0:
         raise SystemExit(f"{' '.join(command)} exited {child.returncode}")
-    metrics = dict(line.split(": ", 1) for line in out.strip().splitlines())
+    metrics = json.loads(out)["rows"][0]
     own = usage.ru_maxrss / 1024  # ru_maxrss is in KB on Linux
     return wall, max(peak[0], own), own, metrics
 
 
-def headline(m: dict[str, str]) -> str:
+def headline(m: dict[str, Any]) -> str:
     return (f"verdict={m['verdict']} claimed={m['expected']} agrees={m['agrees']} "
             f"hot_node_share={float(m['hot_node_share']):.4f} "
             f"effective_nodes={float(m['effective_nodes']):.1f} hot_row_share={float(m['hot_unit_share']):.4f} "

@@ -76,3 +76,17 @@ def test_the_benchmarks_readme_lists_each_benchmark_by_its_own_docstring_and_fig
         doc = ast.get_docstring(ast.parse(script.read_text())) or ""
         expected.append((script.stem, " ".join(doc.split("\n\n")[0].split())))
     assert rows == expected, "benchmarks/README.md: one row per benchmark, its docstring's first paragraph"
+
+
+def test_simulate_scale_reads_what_keybench_simulate_prints_today():
+    """simulate_scale runs `keybench simulate` and reads its output: a change of that output
+    must not break the benchmark unseen (its text form once gained a verdict paragraph)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "simulate_scale.py", "--rows", "20000", "--compare-rows", "0",
+                           "--rounds", "1", "--case", "spanner:uuid4_string", "--figures", "-"],
+                          cwd=BENCHMARKS, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "at 20,000: verdict=spread claimed=spread agrees=yes" in done.stdout
+    assert "summary: 0 of 1 cases" in done.stdout

@@ -11,7 +11,6 @@ session (a terminal's Ctrl-C is for keybench), and dies with keybench."""
 from __future__ import annotations
 
 import ctypes
-import os
 import pickle
 import signal
 import struct
@@ -19,8 +18,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 
-# Set before anything imports grpc, as keybench.infra.runtime does (grpc/grpc#43055).
-os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
+import keybench.grpc_environment  # noqa: F401  (before anything imports grpc: grpc/grpc#43055)
 
 HEADER = struct.Struct("!Q")
 

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
-from hpack import Decoder
+
+from keybench.record.headers import HeaderBlockError, HeaderDecoder
 
 CLIENT_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 DATA, HEADERS, RST_STREAM, CONTINUATION = 0x0, 0x1, 0x3, 0x9
@@ -55,10 +56,7 @@ class _Direction:
         self.from_client = from_client
         self.unread = bytearray()
         self.preface = len(CLIENT_PREFACE) if from_client else 0  # preface bytes still to skip
-        self.hpack = Decoder()
-        # The sides agree the table's size in SETTINGS; a bystander accepts whatever they chose.
-        self.hpack.max_allowed_table_size = 2**32 - 1
-        self.hpack.max_header_list_size = 2**31 - 1
+        self.hpack = HeaderDecoder()
         self.block: bytearray | None = None
         self.block_stream, self.block_ends_stream = 0, False
 
@@ -133,7 +131,10 @@ class Connection:
     def _headers(self, side: _Direction) -> None:
         block, stream, ends_stream = bytes(side.block or b""), side.block_stream, side.block_ends_stream
         side.block = None
-        headers = dict(side.hpack.decode(block, raw=True))  # every block, in order: the table depends on it
+        try:
+            headers = dict(side.hpack.decode(block))  # every block, in order: the table depends on it
+        except HeaderBlockError as exc:
+            raise Undecodable(str(exc)) from None
         if side.from_client:
             if stream not in self.calls and b":path" in headers:
                 method = headers[b":path"].decode("latin-1")
