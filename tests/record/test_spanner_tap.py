@@ -11,7 +11,7 @@ from keybench.design.byteorder import FULL_SPACE, TABLE_SPACE, encode_value, inv
 from keybench.record.recorder import Recorder
 from keybench.record.spanner_keys import KeyColumnType, KeyLayout
 from keybench.record.spanner_sql import query_keys
-from keybench.record.spanner_tap import _rows_returned, query_intervals
+from keybench.record.spanner_tap import _resolved, _rows_returned, query_intervals
 from tests.record.conftest import proxied_database
 
 DDL = [
@@ -271,10 +271,18 @@ def test_literals_are_encoded_as_their_columns_type_and_null_matches_nothing():
     point = _intervals("X = 5", ("X", "FLOAT64"))
     assert point == [(encode_value(5.0), prefix_successor(encode_value(5.0)))]
     assert _intervals("Id IN (1, NULL)", ("Id", "INT64")) == [(encode_value(1), prefix_successor(encode_value(1)))]
-    # a time without its zone is read in the database's default zone: its key is not the text's UTC
-    assert _intervals("Ts > '2020-01-01 00:00:00'", ("Ts", "TIMESTAMP")) is None
     at = dt.datetime(2020, 1, 1, 8, tzinfo=dt.UTC)
     assert _intervals("Ts >= '2020-01-01 00:00:00-08:00'", ("Ts", "TIMESTAMP")) == [(encode_value(at), b"")]
+    # a time without its zone is read in the database's default zone, America/Los_Angeles
+    assert _intervals("Ts >= '2020-01-01 00:00:00'", ("Ts", "TIMESTAMP")) == [(encode_value(at), b"")]
+
+
+def test_a_time_without_its_zone_is_the_instant_the_database_reads_it_as(database):
+    db, _, _ = database
+    texts = ["2020-01-01 00:00:00", "2020-07-01 12:30:00.25", "2020-03-08", "2021-11-07 01:30:00"]
+    with db.snapshot() as snapshot:
+        (row,) = list(snapshot.execute_sql("SELECT " + ", ".join(f"TIMESTAMP '{t}'" for t in texts)))
+    assert [_resolved(t, "TIMESTAMP", None) for t in texts] == list(row)
 
 
 def test_the_rows_of_a_unary_query_are_counted_as_rows_not_values():

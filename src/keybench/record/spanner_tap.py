@@ -19,6 +19,7 @@ import datetime as dt
 import re
 import threading
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import grpc
 from google.cloud.spanner_v1.types import (
@@ -156,7 +157,7 @@ def _resolved(value, base_type: str, committed: dt.datetime | None):
     if isinstance(value, Value):
         return typed(value, base_type, committed)
     if isinstance(value, str) and base_type != "STRING":  # a literal of another type, in quotes
-        return typed(Value(string_value=value), base_type, committed)
+        return typed(Value(string_value=_zoned(value) if base_type == "TIMESTAMP" else value), base_type, committed)
     return value
 
 
@@ -331,13 +332,29 @@ def _query_value(value, base_type: str, params):
 
 # A time of day, then its offset from UTC.
 _ZONE = re.compile(r"\d:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:Z|[+-]\d{1,2}(?::?\d{2})?)$", re.IGNORECASE)
+DEFAULT_ZONE = "America/Los_Angeles"  # where both dialects read a TIMESTAMP literal that gives no zone
+
+
+def _zoned(text: str) -> str:
+    """A TIMESTAMP literal's text with its offset: one that gives none is read in the database's
+    default zone, as the database reads it. ValueError: not a time, or no time zone database
+    here to say the zone's offset on that day."""
+    stripped = text.strip()
+    if _ZONE.search(stripped):
+        return stripped
+    moment = dt.datetime.fromisoformat(stripped)  # a date alone is its midnight
+    if moment.tzinfo is None:
+        try:
+            moment = moment.replace(tzinfo=ZoneInfo(DEFAULT_ZONE))
+        except ZoneInfoNotFoundError:
+            raise ValueError(f"no time zone database to read {text!r} in {DEFAULT_ZONE}") from None
+    return moment.isoformat()
 
 
 def _literal(value, base_type: str) -> Value:
     """A query's literal as the Value a client sends for a column of `base_type`: the column's
     type, not the literal's, decides how the key is encoded. ValueError: a literal whose key the
-    text does not fix (5.5 against an INT64, a number against a STRING, a time without its zone,
-    which the database reads in its default zone)."""
+    text does not fix (5.5 against an INT64, a number against a STRING, a string against BYTES)."""
     if isinstance(value, bool):
         if base_type == "BOOL":
             return Value(bool_value=value)
@@ -347,8 +364,7 @@ def _literal(value, base_type: str) -> Value:
         if base_type == "NUMERIC" or (base_type == "INT64" and isinstance(value, int)):
             return Value(string_value=str(value))
     elif isinstance(value, str) and base_type != "BYTES":
-        if base_type != "TIMESTAMP" or _ZONE.search(value.strip()):
-            return Value(string_value=value)
+        return Value(string_value=_zoned(value) if base_type == "TIMESTAMP" else value)
     raise ValueError(f"{value!r} fixes no {base_type} key")
 
 
