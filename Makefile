@@ -21,8 +21,10 @@ compare: $(STAMP)
 smoke: $(STAMP)
 	$(VENV)/bin/keybench run --smoke
 
+# Parallel: most tests wait on an emulator, a subprocess or Docker, so 4 workers keep 2 cores busy.
+TEST_WORKERS ?= 4
 test: $(STAMP) system-packages
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS)
 
 # The tests that need only Python and take milliseconds each: under a minute.
 test-fast: $(STAMP)

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import gevent
 import pytest
 
 import keybench.infra.runtime
@@ -21,6 +22,13 @@ from keybench.pytest_plugin import end_session_on_sigterm
 from tests import dockerd
 
 REPO = Path(__file__).resolve().parent.parent
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # A pytest-xdist worker waits for its next test on an Event that execnet's I/O thread sets.
+    # keybench.infra.runtime has made it gevent's: with nothing else scheduled, the hub would
+    # see no way to wake and raise LoopExit. A sleeping greenlet keeps the hub waiting, and the
+    # other thread's set() wakes it.
+    gevent.spawn(gevent.sleep, 10**9)
 
 
 # The markers (pyproject.toml) follow from what a test uses: the fixtures that start an
@@ -48,6 +56,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker("browser")
         if SUBPROCESS_HELPERS & used:
             item.add_marker("slow")
+    # The longest first: a parallel run (`make test`) then ends soon after the longest test,
+    # not minutes after the rest, as it does when that test happens to start last.
+    items.sort(key=_minutes, reverse=True)
+
+
+def _minutes(item: pytest.Item) -> float:
+    mark = item.get_closest_marker("minutes")
+    return float(mark.args[0]) if mark else 0.0
 
 
 def test_strategy_toml(body: str, claim: str = "spread") -> str:

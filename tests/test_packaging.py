@@ -18,7 +18,7 @@ import pytest
 
 from tests.conftest import REPO
 
-pytestmark = [pytest.mark.emulator, pytest.mark.wheel]
+pytestmark = [pytest.mark.emulator, pytest.mark.wheel, pytest.mark.minutes(1.5)]
 
 INSTALL_TIMEOUT_S = 900  # the dependencies come from the package index (pip's cache makes it quick)
 

@@ -117,6 +117,7 @@ def test_compose_up_brings_both_emulators_to_healthy_and_keybench_smoke_runs_aga
     assert len(writes) == 6 and min(writes.values()) > 0, writes  # Spanner's two in both dialects
 
 
+@pytest.mark.minutes(2.5)
 def test_the_load_profile_runs_a_master_and_two_workers_and_leaves_csvs_and_the_audited_table(
         docker_engine, compose_up, python_image):
     env = {**compose_up, "BASE_IMAGE": python_image, "WORKERS": str(LOAD_WORKERS), "USERS": "4", "DURATION": "10s"}

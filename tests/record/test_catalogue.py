@@ -20,8 +20,12 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
+
 from keybench.design import strategies
 from tests.conftest import keybench
+
+pytestmark = pytest.mark.minutes(8)
 
 SMOKE_S, LONGER_S = 3, 15
 INCONCLUSIVE = "inconclusive"

@@ -128,6 +128,7 @@ def test_only_a_real_stage_with_a_wait_observes():
     assert observes(RunOptions(**real))
 
 
+@pytest.mark.minutes(2)
 def test_a_real_bigtable_run_shows_its_hot_tablets_beside_the_model(emulator_hosts, tmp_path):
     """The Bigtable emulator through the front, over TLS as Google's endpoint: the hot tablet it
     lists is the newest tenth of the row keys the run wrote into its timestamp-first table. A

@@ -4,6 +4,8 @@ import json
 import re
 import time
 
+import pytest
+
 from keybench.drive.settings import WorkloadSettings
 from keybench.measure.summary import read_results
 from keybench.run import RunOptions, parse_duration, run, schedule_stages
@@ -27,6 +29,7 @@ def test_a_name_shared_by_both_backends_runs_on_each():
     ]
 
 
+@pytest.mark.minutes(1.5)
 def test_smoke_run_of_every_strategy_writes_a_clean_summary(emulator_hosts, tmp_path):
     # report=False: the report and heatmaps have their own tests. Two readers reading back to
     # back: in 1 s, one reader resting by the default --read-share may not reach all five

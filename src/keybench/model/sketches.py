@@ -158,8 +158,7 @@ def range_of(cuts: np.ndarray, keys: np.ndarray, start: int, words: np.ndarray,
     cut_words = prefix_words(cuts, start)
     bins = np.searchsorted(cut_words, words, side="right")
     if len(cuts) and not _words_decide(cuts, keys, start):
-        # A key whose word is a cut's: the cuts of that word are placed against it whole. The
-        # last cut at or below the key's word is the one it would tie (a gather, not a search).
+        # A key that ties a cut's word (the last cut at or below it) is placed against its cuts whole.
         tied = np.flatnonzero((bins > 0) & (cut_words[np.maximum(bins - 1, 0)] == words))
         if len(tied):
             whole_cuts, candidates = same_width(cuts, keys[tied if select is None else select[tied]])
