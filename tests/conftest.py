@@ -75,6 +75,11 @@ def test_strategy_toml(body: str, claim: str = "spread") -> str:
 
 test_strategy_toml.__test__ = False  # a helper, not a test
 
+# What "fails fast" bounds: a command or call that must not wait for an emulator ends before
+# an emulator's start deadline would have passed. The wall time of a command includes starting
+# Python, which took 18 s beside 3 other test workers and two busy loops on 2 cores.
+FAILS_FAST_S = emulators.START_TIMEOUT_S
+
 
 @pytest.fixture(scope="session")
 def docker_engine_or_reason(tmp_path_factory):

@@ -288,7 +288,8 @@ def test_an_aborted_mutation_commit_is_retried_after_milliseconds_not_the_client
         event = events(1)[0]
         started = time.monotonic()
         db.insert(("00000000-0000-4000-8000-000000000001",), event)
-        assert time.monotonic() - started < 1.0 and len(calls) == 4
+        # Well under the client's 14 s, with room for the real commit on a loaded machine.
+        assert time.monotonic() - started < 5.0 and len(calls) == 4
         assert [r.write_id for r in db.read(None)] == [event.write_id]
     finally:
         db.drop()
