@@ -21,8 +21,9 @@ compare: $(STAMP)
 smoke: $(STAMP)
 	$(VENV)/bin/keybench run --smoke
 
-# Parallel: most tests wait on an emulator, a subprocess or Docker, so 4 workers keep 2 cores busy.
-TEST_WORKERS ?= 4
+# Parallel: most tests wait on an emulator, a subprocess or Docker. More workers end sooner on
+# an idle machine, and load a busy one past what some timing tests allow (see CONTRIBUTING.md).
+TEST_WORKERS ?= 2
 test: $(STAMP) system-packages
 	$(PY) -m pytest -n $(TEST_WORKERS)
 

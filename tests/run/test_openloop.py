@@ -46,7 +46,10 @@ def test_below_capacity_intended_and_service_latency_agree(emulator_hosts, tmp_p
     assert (load["writers"], load["readers"], load["insert_rate"], load["read_rate"]) == (4, 0, 100.0, None), load
     assert 75 <= load["inserts_per_s"] <= 110 and load["reads_per_s"] == 0, load
     service, intended = float(row["p50_ms"]), float(row["p50_intended_ms"])
-    assert service <= intended <= service * 1.5 + 1.0, (service, intended)
+    # Intended time adds the client's own scheduling delay, milliseconds on a loaded machine;
+    # counted from the wrong origin (the user's previous operation: 40 ms at 100/s over 4
+    # users, or the stage's start: seconds) it would be far more.
+    assert service <= intended <= service * 1.5 + 5.0, (service, intended)
 
 
 @pytest.fixture
