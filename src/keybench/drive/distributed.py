@@ -98,6 +98,19 @@ class MasterSide:
     def _joined(self, environment, msg, **_kw) -> None:
         self.pid_of[msg.data["index"]] = msg.data["pid"]
 
+    def wait_joined(self, count: int, timeout_s: float) -> list[int]:
+        """After the test started: wait until each of `count` workers has built its stage (or
+        has exited, or `timeout_s` has passed); the indexes of those that have not, in order.
+        A worker builds its clients after the handout, seconds on a loaded machine: a load
+        timed from the handout would give it that much less time than the others."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            exited = self.exited()
+            waiting = [i for i in range(count) if i not in self.pid_of]
+            if not waiting or time.monotonic() >= deadline or any(p in exited for p in self.pid_of.values()):
+                return waiting
+            gevent.sleep(0.05)
+
     def newly_lost(self) -> list[str]:
         """Workers lost since the last call, each as its cause: its process exited, or
         Locust has had it missing (no heartbeat) for WORKER_SILENCE_S."""

@@ -120,8 +120,14 @@ class StageEnvironment:
         lifeline, ended_early, interrupted = Lifeline(ep), None, False
         try:
             heap.freeze()  # the libraries, the stage, the prefill: none of it is walked during the load
-            started = time.monotonic()
             runner.start(plan.users, spawn_rate=plan.spawn_rate or plan.users)
+            if workers:
+                # The load's clock starts once every worker has its stage: each loads as long.
+                late = master.wait_joined(plan.workers, WorkerProcesses.CONNECT_TIMEOUT_S)
+                if late:
+                    progress(f"  {label}  worker(s) {', '.join(map(str, late))} had not built the stage after "
+                             f"{WorkerProcesses.CONNECT_TIMEOUT_S:.0f} s: the load starts without waiting longer")
+            started = time.monotonic()
             progress(f"  {label}  load: {plan.users} user(s) for {plan.duration_s:g}s"
                      + (f" on {plan.workers} worker(s)" if plan.workers else ""))
             next_report = started + PROGRESS_EVERY_S
