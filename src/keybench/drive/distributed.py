@@ -3,7 +3,10 @@
 The master creates the stage's database or table and runs no users. When the test
 starts it sends every connected worker a `keybench_stage` message: what to load (the
 strategy and where its table is) and the worker's partition (index of count), so workers
-write disjoint keys. Each worker builds its own Stage against that table.
+write disjoint keys. Each worker builds its own Stage against that table, seconds on a
+loaded machine: `keybench run` starts the load's clock only once every worker has built it
+(its `keybench_joined`), so each loads as long; a plain `locust --master -t` cannot wait (Locust
+starts its clock at the handout), and a worker that built its stage late is named in the log.
 
 Workers ship their collector's whole state in every `report_to_master` (histograms
 encoded), and the master keeps the latest one per worker in `worker_report`; at the end
@@ -52,6 +55,9 @@ MASTER_SILENCE_S = 10.0
 # heartbeats: Locust marks it after three, which a machine loaded beyond its cores makes,
 # and the worker heals on its next heartbeat.
 WORKER_SILENCE_S = MASTER_SILENCE_S
+# A worker that builds its stage this long after the load's clock started is named: a plain
+# `locust --master -t` starts Locust's clock at the handout, before any worker has its clients.
+LATE_JOIN_S = 1.0
 log = logging.getLogger("keybench")
 
 
@@ -74,6 +80,8 @@ class MasterSide:
         self.flushed_at = float("inf")
         self.handouts = 0  # one per test start: a worker builds each handout's stage once
         self.sent: dict[str, dict] = {}  # client id -> the stage message it was sent
+        self.joined_at: dict[int, float] = {}  # partition index -> when it built the latest handout's stage
+        self.load_from = 0.0  # when the load's clock started: the handout, or once every worker joined
         environment.events.test_start.add_listener(self._hand_out)
         environment.events.worker_report.add_listener(self._keep)
         environment.runner.register_message(JOINED_MESSAGE, self._joined)
@@ -83,6 +91,7 @@ class MasterSide:
         runner = environment.runner
         workers = runner.clients.ready + runner.clients.running + runner.clients.spawning
         self.handouts += 1
+        self.joined_at, self.load_from = {}, time.monotonic()
         for index, client in enumerate(sorted(workers, key=lambda c: c.id)):
             self.index_of[client.id] = index
             self.sent[client.id] = {"spec": dataclasses.asdict(self.spec), "partition": [index, len(workers)],
@@ -97,6 +106,7 @@ class MasterSide:
 
     def _joined(self, environment, msg, **_kw) -> None:
         self.pid_of[msg.data["index"]] = msg.data["pid"]
+        self.joined_at[msg.data["index"]] = time.monotonic()
 
     def wait_joined(self, count: int, timeout_s: float) -> list[int]:
         """After the test started: wait until each of `count` workers has built its stage (or
@@ -106,8 +116,9 @@ class MasterSide:
         deadline = time.monotonic() + timeout_s
         while True:
             exited = self.exited()
-            waiting = [i for i in range(count) if i not in self.pid_of]
+            waiting = [i for i in range(count) if i not in self.joined_at]
             if not waiting or time.monotonic() >= deadline or any(p in exited for p in self.pid_of.values()):
+                self.load_from = time.monotonic()
                 return waiting
             gevent.sleep(0.05)
 
@@ -141,22 +152,37 @@ class MasterSide:
         test may stop and gather more than once). Returns each worker's operation count."""
         self.flushed_at = time.monotonic()
         self.environment.runner.send_message(FLUSH_MESSAGE)
+        for index, at in sorted(self.joined_at.items()):
+            if at - self.load_from > LATE_JOIN_S:
+                log.warning(f"keybench: worker {index} built its stage {at - self.load_from:.1f} s after the load "
+                            "started: it loaded that much less than the others")
         deadline = self.flushed_at + FINAL_REPORT_TIMEOUT_S
-        while time.monotonic() < deadline and not self._all_final():
+        while time.monotonic() < deadline and self._not_final():
             gevent.sleep(0.1)
             for cause in self.newly_lost():
                 log.warning(f"keybench: {cause}: merging its last report; its writes are not audited")
-        if not self._all_final():
-            log.warning("keybench: not every worker sent its final report; merging the latest ones")
+        silent = self._not_final()
+        if silent:
+            # Its writes, if it made any, are in no report: the audit must not call them unexpected.
+            for index in silent:
+                self.lost.setdefault(index, f"worker {index} sent no final report in {FINAL_REPORT_TIMEOUT_S:.0f} s")
+            log.warning(f"keybench: worker(s) {', '.join(map(str, silent))} sent no final report; "
+                        "merging the latest ones")
         reports = list(self.latest.values())
         self.stage.collector.absorb_all([r["snapshot"] for r in reports])
-        counts = {r["index"]: sum(s[4]["requests"] for s in r["snapshot"]["stats"]) for r in reports}
+        counts = dict.fromkeys(self._handed_out(), 0)  # a worker that never reported ran nothing we know of
+        counts |= {r["index"]: sum(s[4]["requests"] for s in r["snapshot"]["stats"]) for r in reports}
         return dict(sorted(counts.items()))
 
-    def _all_final(self) -> bool:
-        """Every worker still alive sent a report after the flush, with its users stopped."""
-        alive = [r for r in self.latest.values() if r["index"] not in self.lost]
-        return bool(alive or self.lost) and all(r["final"] and r["received"] >= self.flushed_at for r in alive)
+    def _handed_out(self) -> list[int]:
+        """The partition indexes the latest test start handed the stage to."""
+        return sorted(self.index_of[c] for c, sent in self.sent.items() if sent["handout"] == self.handouts)
+
+    def _not_final(self) -> list[int]:
+        """The workers handed the stage, not lost, with no report since the flush with their
+        users stopped: one that never reported at all is waited for too."""
+        final = {r["index"] for r in self.latest.values() if r["final"] and r["received"] >= self.flushed_at}
+        return [i for i in self._handed_out() if i not in self.lost and i not in final]
 
 
 def attach_worker(environment, slot: CurrentStage) -> None:
