@@ -23,7 +23,7 @@ smoke: $(STAMP)
 
 # Parallel: most tests wait on an emulator, a subprocess or Docker. More workers end sooner on
 # an idle machine, and load a busy one past what some timing tests allow (see CONTRIBUTING.md).
-TEST_WORKERS ?= 2
+TEST_WORKERS ?= 4
 test: $(STAMP) system-packages
 	$(PY) -m pytest -n $(TEST_WORKERS)
 
