@@ -37,6 +37,7 @@ from keybench.design.keys import (
     separator_after,
 )
 from keybench.design.uuids import UUID1_EPOCH_OFFSET
+from keybench.model.entityvalues import entity_column
 from keybench.model.textcolumns import (
     Column,
     Ragged,
@@ -296,7 +297,7 @@ def distinct_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _entity_lookup(part: Part, events: EventColumns) -> Column:
     """A part that depends on the entity alone: computed once per entity, then looked up."""
     entities, where = distinct_inverse(events.entity)
-    return lookup([part.compute(WriteEvent(int(e), 0, "", 0), random.Random(0)).encode() for e in entities], where)
+    return entity_column(part, entities, where)
 
 
 def bigtable_column(part: Part, events: EventColumns, seed: int, width: int | None) -> Column:
