@@ -20,4 +20,3 @@ def test_distinct_inverse_is_numpys_unique_with_its_inverse(values):
     assert distinct.tolist() == expected.tolist()
     assert where.tolist() == expected_where.tolist()
     assert (distinct[where] == values).all()
-
