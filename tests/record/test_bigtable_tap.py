@@ -7,7 +7,7 @@ import pytest
 from keybench.design.byteorder import TABLE_SPACE
 from keybench.record.bigtable_tap import BigtableTap
 from keybench.record.proxy import ForwardingProxy
-from keybench.record.recorder import Recorder
+from keybench.record.recorder import Recorder, TableName
 
 
 @pytest.fixture
@@ -92,7 +92,7 @@ def test_a_refused_write_is_counted_not_recorded_and_the_client_sees_the_emulato
     row.set_cell("cf", b"q", b"v")
     assert row.commit().code == 5  # NOT_FOUND: the client returns the emulator's status
     client.close()
-    assert recorder.failed_writes[("bigtable", "absent")] == 1
+    assert recorder.failed_writes[TableName("bigtable", "projects/p/instances/i", "absent")] == 1
     assert all(r.writes == 0 for r in recorder.snapshot())
 
 

@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import threading
+import uuid
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -85,6 +86,30 @@ print(f"spanner app: wrote {rows} rows to each table", flush=True)
 '''
 
 
+# An instance per tenant, each with a table "events": one tenant's keyed by the time first,
+# the other's by the device first. Two key spaces that only share a name.
+TENANTS_APP = '''
+import os, random, warnings
+warnings.simplefilter("ignore", RuntimeWarning)
+from google.cloud import bigtable
+from google.cloud.bigtable import column_family
+
+client = bigtable.Client(project="p", admin=True)
+rng = random.Random(1)
+for tenant, key_of in (("by-time", "{ts}#{device}"), ("by-device", "{device}#{ts}")):
+    table = client.instance(os.environ["TAG"] + tenant).table("events")
+    table.create(column_families={"cf": column_family.MaxVersionsGCRule(1)})
+    for first in range(0, 1500, 50):
+        rows = []
+        for n in range(first, first + 50):
+            row = table.direct_row(key_of.format(ts=1_790_000_000_000_000 + n * 1000,
+                                                 device=f"{rng.randrange(1000):04x}").encode())
+            row.set_cell("cf", b"v", b"x")
+            rows.append(row)
+        assert all(s.code == 0 for s in table.mutate_rows(rows))
+'''
+
+
 @pytest.fixture
 def app(tmp_path: Path) -> Path:
     path = tmp_path / "app.py"
@@ -156,6 +181,24 @@ def test_the_verdicts_of_the_keys_an_application_wrote(bigtable_emulator, app, t
         "by_device": ("spread", "1500"), "by_time": ("hotspot", "1500")}
     assert rows["by_time"]["reads"] == "30" and float(rows["by_time"]["rows_per_read"]) > 0
     assert len(list(_run_dir(results).glob("keystream-*.npz"))) == 2
+
+
+def test_tables_of_one_name_in_two_instances_are_judged_apart_and_named_by_their_instance(bigtable_emulator,
+                                                                                          tmp_path):
+    app, tag = tmp_path / "tenants.py", "t" + uuid.uuid4().hex[:8]
+    app.write_text(TENANTS_APP)
+    results = tmp_path / "results"
+    done = keybench("record", "--backend", "bigtable", "--results-dir", str(results), "--fail-on-verdict", "hotspot",
+                    "--", sys.executable, str(app), env={"TAG": tag})
+    assert done.returncode == 1, done.stdout + done.stderr
+    verdicts = [line.split()[:2] for line in done.stdout.splitlines()[-2:]]
+    assert verdicts == [[f"bigtable:{tag}by-device/events", "spread"], [f"bigtable:{tag}by-time/events", "hotspot"]], \
+        done.stdout
+    assert f"--fail-on-verdict: bigtable:{tag}by-time/events (hotspot)" in done.stderr
+    with (_run_dir(results) / "record.csv").open() as f:
+        rows = [(r["database"], r["table"], r["verdict"], r["writes"]) for r in csv.DictReader(f)]
+    assert rows == [(f"projects/p/instances/{tag}by-device", "events", "spread", "1500"),
+                    (f"projects/p/instances/{tag}by-time", "events", "hotspot", "1500")]
 
 
 def test_a_short_recording_is_inconclusive_and_says_how_many_writes_would_settle_it(bigtable_emulator, app, tmp_path):

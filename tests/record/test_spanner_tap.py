@@ -8,7 +8,7 @@ import datetime as dt
 import pytest
 
 from keybench.design.byteorder import FULL_SPACE, TABLE_SPACE, encode_value, invert, prefix_successor
-from keybench.record.recorder import Recorder
+from keybench.record.recorder import Recorder, TableName
 from keybench.record.spanner_keys import KeyColumnType, KeyLayout
 from keybench.record.spanner_sql import query_keys
 from keybench.record.spanner_tap import _resolved, _rows_returned, query_intervals
@@ -40,6 +40,11 @@ def database(spanner_emulator, monkeypatch):
 
     with proxied_database(spanner_emulator.host, monkeypatch, DDL, "rec") as (db, recorder):
         yield db, recorder, spanner
+
+
+def _modelled(recorder: Recorder, db, table: str, what: str) -> int:
+    """The key values of `table` in database `db` the recorder modelled as `what`."""
+    return recorder.modelled[(TableName("spanner", db.name, table), what)]
 
 
 def _written(recorder: Recorder, table: str, space: str = TABLE_SPACE) -> list[tuple[bytes, int]]:
@@ -156,7 +161,7 @@ def test_dml_rows_are_recorded_at_their_commit_and_dropped_at_a_rollback(databas
     assert [k for k, _ in _written(recorder, "Orders")] == order
     assert len(_written(recorder, "Orders", "OrdersByCreatedAt")) == 3  # the first UPDATE carries no CreatedAt
     (ticket,) = _written(recorder, "Tickets")  # its key is the database's: modelled as a version-4 UUID
-    assert len(ticket[0]) == 36 + 2 and recorder.modelled[("spanner", "Tickets", "TicketId = GENERATE_UUID()")] == 1
+    assert len(ticket[0]) == 36 + 2 and _modelled(recorder, db, "Tickets", "TicketId = GENERATE_UUID()") == 1
 
     class Undo(Exception):
         pass
@@ -189,7 +194,7 @@ def test_keys_a_sequence_fills_are_the_values_the_database_hands_out(database):
         stored = sorted(row[0] for row in snapshot.execute_sql("SELECT LogId FROM Logs"))
     assert returned[0] in stored and len(stored) == 3
     assert [k for k, _ in _written(recorder, "Logs")] == sorted(encode_value(v) for v in stored)
-    assert recorder.modelled[("spanner", "Logs", "LogId from sequence LogSeq (bit_reversed_positive)")] == 3
+    assert _modelled(recorder, db, "Logs", "LogId from sequence LogSeq (bit_reversed_positive)") == 3
     assert not recorder.unattributed
 
 
@@ -211,7 +216,7 @@ def test_generated_key_columns_are_modelled_from_their_expression(database):
     # MOD(Visitor, 4) is computed: the index holds the database's own values
     slots = [k for k, _ in _written(recorder, "Visits", "VisitsBySlot")]
     assert sorted(k[:len(encode_value(1))] for k in slots) == sorted(encode_value(slot) for _, slot in stored)
-    assert recorder.modelled[("spanner", "Visits", "Slot = MOD(Visitor, 4)")] == 3
+    assert _modelled(recorder, db, "Visits", "Slot = MOD(Visitor, 4)") == 3
     assert not recorder.unattributed
 
 
@@ -246,7 +251,7 @@ def test_postgresql_dml_with_parameters_returning_and_a_sequence_is_recorded(pos
     assert not recorder.unattributed, recorder.unattributed
     assert [k for k, _ in _written(recorder, "logs")] == sorted(encode_value(v) for v in returned)
     assert len(_written(recorder, "logs", "logsbyat")) == 2
-    assert recorder.modelled[("spanner", "logs", "logid from sequence logseq (bit_reversed_positive)")] == 2
+    assert _modelled(recorder, db, "logs", "logid from sequence logseq (bit_reversed_positive)") == 2
     assert not recorder.unattributed
 
 

@@ -24,18 +24,20 @@ from google.cloud.bigtable_v2.types import (
     ReadRowsResponse,
 )
 
-from keybench.record.recorder import Recorder
+from keybench.record.recorder import Recorder, TableName
 
 BACKEND = "bigtable"
 SERVICE = "/google.bigtable.v2.Bigtable/"
 
 
-def table_of(request) -> str:
-    """The table id of a request's table or authorized view ("projects/p/instances/i/tables/t")."""
+def table_of(request) -> TableName:
+    """The table of a request's table or authorized view ("projects/p/instances/i/tables/t"):
+    its instance's resource name and its id."""
     name = request.table_name or request.authorized_view_name
     if "/tables/" not in name:
         raise ValueError("no table named")
-    return name.split("/tables/", 1)[1].split("/", 1)[0]
+    instance, rest = name.split("/tables/", 1)
+    return TableName(BACKEND, instance, rest.split("/", 1)[0])
 
 
 def row_range_interval(row_range) -> tuple[bytes, bytes]:
@@ -64,7 +66,7 @@ class _Call:
 
     def __init__(self, recorder: Recorder, method: str):
         self.recorder, self.method = recorder, method
-        self.table: str | None = None
+        self.table: TableName | None = None
         self.decoded: Any = None  # the request, as its protobuf message
 
     def request(self, message: bytes) -> None:
@@ -89,12 +91,12 @@ class _Call:
         if self.table is not None:
             self.finish(self.table, code)
 
-    def finish(self, table: str, code: grpc.StatusCode) -> None:
+    def finish(self, table: TableName, code: grpc.StatusCode) -> None:
         keys = self.written()
         if code == grpc.StatusCode.OK:
-            self.recorder.write(BACKEND, table, [(k, None) for k in keys])
+            self.recorder.write(table, [(k, None) for k in keys])
         elif keys:
-            self.recorder.failed(BACKEND, table, len(keys))
+            self.recorder.failed(table, len(keys))
 
     def written(self) -> list[bytes]:
         return [self.decoded.row_key]
@@ -135,13 +137,13 @@ class _MutateRows(_Call):
     def take(self, response) -> None:
         self.succeeded.extend(e.index for e in response.entries if e.status.code == 0)
 
-    def finish(self, table: str, code: grpc.StatusCode) -> None:
+    def finish(self, table: TableName, code: grpc.StatusCode) -> None:
         # Each entry has its own status: one that succeeded is written, whatever the call's end.
         entries = self.decoded.entries
         ok = sorted({i for i in self.succeeded if 0 <= i < len(entries)})
-        self.recorder.write(BACKEND, table, [(entries[i].row_key, None) for i in ok])
+        self.recorder.write(table, [(entries[i].row_key, None) for i in ok])
         if len(entries) > len(ok):
-            self.recorder.failed(BACKEND, table, len(entries) - len(ok))
+            self.recorder.failed(table, len(entries) - len(ok))
 
 
 class _ReadRows(_Call):
@@ -153,8 +155,8 @@ class _ReadRows(_Call):
     def take(self, response) -> None:
         self.rows += sum(1 for chunk in response.chunks if chunk.commit_row)
 
-    def finish(self, table: str, code: grpc.StatusCode) -> None:
-        self.recorder.read(BACKEND, table, row_set_intervals(self.decoded.rows), self.rows, "ReadRows")
+    def finish(self, table: TableName, code: grpc.StatusCode) -> None:
+        self.recorder.read(table, row_set_intervals(self.decoded.rows), self.rows, "ReadRows")
 
 
 _CALLS: dict[str, type[_Call]] = {"MutateRow": _MutateRow, "MutateRows": _MutateRows,

@@ -36,7 +36,7 @@ from keybench.model.verdict import check_verdicts
 from keybench.record.proxy import ForwardingProxy
 from keybench.record.recorder import Recorder
 from keybench.record.taps import tap_for
-from keybench.record.verdicts import COLUMNS, label, record_rows, verdict_table
+from keybench.record.verdicts import COLUMNS, labels, record_rows, table_labels, verdict_table
 from keybench.terminal import visible
 
 BACKENDS = ("spanner", "bigtable")
@@ -175,11 +175,13 @@ def _listen(session: _Session, env: dict[str, str]) -> None:
 
 def _finish(session: _Session, run_dir: RunDirectory, status: int | None) -> int:
     request, recorder = session.request, session.recorder
-    rows = [row for r in recorder.snapshot()
-            for row in record_rows(r, request.params, recorder.failed_writes.get((r.backend, r.table), 0))]
-    print(verdict_table(rows), flush=True)
-    for (backend, table, what), count in sorted(recorder.modelled.items()):
-        print(f"modelled: {count:,} value(s) the database fills in {backend}:{table}: {visible(what)}")
+    recorded = recorder.snapshot()
+    rows = [row for r in recorded for row in record_rows(r, request.params, recorder.failed_writes.get(r.name, 0))]
+    tables = table_labels([*(r.name for r in recorded), *(table for table, _ in recorder.modelled)])
+    names = labels(rows, tables)
+    print(verdict_table(rows, names), flush=True)
+    for (table, what), count in sorted(recorder.modelled.items()):
+        print(f"modelled: {count:,} value(s) the database fills in {tables[table]}: {visible(what)}")
     for (method, reason), count in sorted(recorder.unattributed.items()):
         print(f"unattributed: {count:,} {method} call(s): {visible(reason)}")
     for backend, proxy in session.proxies.items():
@@ -194,10 +196,10 @@ def _finish(session: _Session, run_dir: RunDirectory, status: int | None) -> int
         r.stream.save(run_dir.partial / f"keystream-{n:03d}-{r.backend}-{_file_name(r.table)}.npz")
     final = run_dir.commit()
     progress(f"keybench record: {final}/record.csv")
-    return _exit_code(session, rows, status)
+    return _exit_code(session, rows, names, status)
 
 
-def _exit_code(session: _Session, rows: list[dict], status: int | None) -> int:
+def _exit_code(session: _Session, rows: list[dict], names: list[str], status: int | None) -> int:
     if session.signum is not None:
         progress(f"keybench record: ended by {signal.Signals(session.signum).name}")
         return 128 + session.signum
@@ -207,7 +209,7 @@ def _exit_code(session: _Session, rows: list[dict], status: int | None) -> int:
     if status:
         progress(f"keybench record: COMMAND exited with {status if status > 0 else signal.Signals(-status).name}")
         return 1
-    offending = [f"{label(r)} ({r['verdict']})" for r in rows
+    offending = [f"{name} ({r['verdict']})" for name, r in zip(names, rows, strict=True)
                  if r["verdict"] in session.request.fail_on_verdict]
     if offending:
         progress(f"keybench record: --fail-on-verdict: {', '.join(offending)}")

@@ -12,9 +12,19 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from keybench.design.byteorder import TABLE_SPACE
 from keybench.model.keystream import KeyStream
+
+
+class TableName(NamedTuple):
+    """A table as the API names it. Tables of one name in two databases (or Bigtable instances)
+    are two key spaces, split apart: a database per tenant writes a table `Orders` in each."""
+
+    backend: str
+    database: str  # the resource name of the table's database (Bigtable: its instance)
+    table: str
 
 
 @dataclass
@@ -22,10 +32,15 @@ class TableRecord:
     """One table's recording: its stream (the table's space, and each index's), and its reads."""
 
     backend: str
+    database: str
     table: str
     stream: KeyStream = field(default_factory=KeyStream)
     reads: int = 0
     rows_read: int = 0  # rows the reads returned, where the response says
+
+    @property
+    def name(self) -> TableName:
+        return TableName(self.backend, self.database, self.table)
 
     @property
     def writes(self) -> int:
@@ -38,39 +53,44 @@ class Recorder:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._start = time.monotonic()
-        self.tables: dict[tuple[str, str], TableRecord] = {}
+        self.tables: dict[TableName, TableRecord] = {}
         self.unattributed: Counter[tuple[str, str]] = Counter()  # (method, reason): calls
-        self.failed_writes: Counter[tuple[str, str]] = Counter()  # (backend, table): writes the database refused
+        self.failed_writes: Counter[TableName] = Counter()  # writes the database refused
         self.other_calls: Counter[str] = Counter()  # calls with no keys to record (admin, sessions, ...)
-        # (backend, table, how the database fills it): the key values keybench modelled
-        self.modelled: Counter[tuple[str, str, str]] = Counter()
+        # (table, how the database fills it): the key values keybench modelled
+        self.modelled: Counter[tuple[TableName, str]] = Counter()
 
     def now(self) -> float:
         """Seconds since the recording started: the streams' clock."""
         return time.monotonic() - self._start
 
-    def _table(self, backend: str, table: str) -> TableRecord:
-        record = self.tables.get((backend, table))
+    def _table(self, name: TableName) -> TableRecord:
+        record = self.tables.get(name)
         if record is None:
-            record = self.tables[(backend, table)] = TableRecord(backend, table)
+            record = self.tables[name] = TableRecord(*name)
         return record
 
-    def write(self, backend: str, table: str, keys: list[tuple[bytes, int | None]], space: str = TABLE_SPACE) -> None:
+    def write(self, table: TableName, keys: list[tuple[bytes, int | None]], space: str = TABLE_SPACE) -> None:
         """Writes the database acknowledged, now: one per (key, split-unit length; None: the whole key)."""
         with self._lock:
-            stream, now = self._table(backend, table).stream, self.now()
+            stream, now = self._table(table).stream, self.now()
             for key, unit in keys:
                 stream.add_write(space, now, key, unit)
 
-    def failed(self, backend: str, table: str, count: int) -> None:
+    def failed(self, table: TableName, count: int) -> None:
         with self._lock:
-            self.failed_writes[(backend, table)] += count
+            self.failed_writes[table] += count
 
-    def read(self, backend: str, table: str, intervals: list[tuple[bytes, bytes]], rows: int | None,
+    def modelled_fill(self, table: TableName, what: str, count: int = 1) -> None:
+        """`count` key values the database fills (`what`: how), modelled rather than seen."""
+        with self._lock:
+            self.modelled[(table, what)] += count
+
+    def read(self, table: TableName, intervals: list[tuple[bytes, bytes]], rows: int | None,
              operation: str, space: str = TABLE_SPACE) -> None:
         """One read of `intervals` ([start, end) bytes; an empty end: to the end of the table)."""
         with self._lock:
-            record = self._table(backend, table)
+            record = self._table(table)
             record.stream.add_read(self.now(), intervals, space, operation)
             record.reads += 1
             record.rows_read += rows or 0
@@ -84,7 +104,7 @@ class Recorder:
             self.other_calls[method.rsplit("/", 1)[-1]] += 1
 
     def snapshot(self) -> list[TableRecord]:
-        """The tables, by backend and name."""
+        """The tables, by backend, database and name."""
         with self._lock:
             return [self.tables[k] for k in sorted(self.tables)]
 

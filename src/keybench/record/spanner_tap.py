@@ -35,7 +35,7 @@ from google.cloud.spanner_v1.types import (
 from google.protobuf.struct_pb2 import Value  # type: ignore[import-untyped]
 
 from keybench.design.byteorder import FULL_SPACE, prefix_successor
-from keybench.record.recorder import Recorder
+from keybench.record.recorder import Recorder, TableName
 from keybench.record.spanner_keys import DatabaseKeys, KeyLayout, SchemaCache, typed
 from keybench.record.spanner_sql import (
     COMMIT_TIME,
@@ -94,7 +94,8 @@ class _Commit(_Call):
         pending = self.tap.take(request.transaction_id) if request.transaction_id else []
         if code != grpc.StatusCode.OK or not self.responses:
             return  # not committed: nothing was written (an aborted transaction is retried by the client)
-        keys = self.tap.schemas.keys(database_of(request.session))
+        database = database_of(request.session)
+        keys = self.tap.schemas.keys(database)
         committed = CommitResponse.pb().FromString(self.responses[0]).commit_timestamp.ToDatetime(tzinfo=dt.UTC)
         writes = []
         for mutation in request.mutations:
@@ -105,19 +106,20 @@ class _Commit(_Call):
                 writes += [(write.table, {c.lower(): v for c, v in zip(columns, row.values, strict=True)},
                             kind != "update") for row in write.values]
             elif kind == "delete":
-                self._delete(keys, mutation.delete, committed)
+                self._delete(keys, database, mutation.delete, committed)
         writes += pending
         for table, values, inserting in writes:
-            self._write(keys, table, values, committed, inserting)
+            self._write(keys, database, table, values, committed, inserting)
 
-    def _write(self, keys: DatabaseKeys, table: str, values: dict[str, object], committed: dt.datetime,
-               inserting: bool) -> None:
+    def _write(self, keys: DatabaseKeys, database: str, table: str, values: dict[str, object],
+               committed: dt.datetime, inserting: bool) -> None:
         """One row written (`inserting`: as a new row may be, so the database fills its defaults):
         `values` by column (lower case), each a protobuf Value, a DML parameter's or literal's
         value, or COMMIT_TIME."""
         layouts = keys.table(table)
         if layouts is None:
             raise ValueError(f"table {table} is not in the database's schema")
+        written = TableName(BACKEND, database, layouts.table_name)
         types = layouts.key_columns
         row = {types[name].name: _resolved(value, types[name].base_type, committed)
                for name, value in values.items() if name in types}
@@ -129,7 +131,7 @@ class _Commit(_Call):
                     if fill.column in (c.name for c in layouts.table.columns):
                         raise
                     continue  # an index column left as it was: that index gets no entry
-                self.tap.recorder.modelled[(BACKEND, layouts.table_name, fill.what)] += 1
+                self.tap.recorder.modelled_fill(written, fill.what)
         missing = [c.name for c in layouts.table.columns if c.name not in row]
         if missing:
             raise ValueError(f"key column(s) {', '.join(missing)} of {table} not in the write, and filled by the "
@@ -137,9 +139,9 @@ class _Commit(_Call):
         for layout in layouts.spaces:
             key = layout.key(row)
             if key is not None:
-                self.tap.recorder.write(BACKEND, layouts.table_name, [key], layout.space)
+                self.tap.recorder.write(written, [key], layout.space)
 
-    def _delete(self, keys: DatabaseKeys, delete, committed: dt.datetime) -> None:
+    def _delete(self, keys: DatabaseKeys, database: str, delete, committed: dt.datetime) -> None:
         layouts = keys.table(delete.table)
         if layouts is None:
             raise ValueError(f"table {delete.table} is not in the database's schema")
@@ -147,7 +149,8 @@ class _Commit(_Call):
         deleted = [layout.prefix([typed(v, c.base_type, committed) for c, v in zip(layout.columns, key.values,
                                                                                     strict=False)])
                    for key in delete.key_set.keys]
-        self.tap.recorder.write(BACKEND, layouts.table_name, [(k, None) for k in deleted], layout.space)
+        self.tap.recorder.write(TableName(BACKEND, database, layouts.table_name), [(k, None) for k in deleted],
+                                layout.space)
 
 
 def _resolved(value, base_type: str, committed: dt.datetime | None):
@@ -165,13 +168,15 @@ class _Read(_Call):
     request_type = ReadRequest
 
     def finish(self, request, code: grpc.StatusCode) -> None:
-        layouts = self.tap.schemas.keys(database_of(request.session)).table(request.table)
+        database = database_of(request.session)
+        layouts = self.tap.schemas.keys(database).table(request.table)
         layout = layouts.space(request.index) if layouts is not None else None
-        if layout is None:
+        if layouts is None or layout is None:
             raise ValueError(f"{request.table} {request.index} is not in the database's schema")
         rows = _rows_returned(self.method, self.responses, len(request.columns))
-        self.tap.recorder.read(BACKEND, request.table, key_set_intervals(layout, request.key_set), rows,
-                               self.method.rsplit("/", 1)[-1], layout.space)
+        self.tap.recorder.read(TableName(BACKEND, database, layouts.table_name),
+                               key_set_intervals(layout, request.key_set), rows, self.method.rsplit("/", 1)[-1],
+                               layout.space)
 
 
 def key_set_intervals(layout: KeyLayout, key_set) -> list[tuple[bytes, bytes]]:
@@ -236,7 +241,8 @@ class _Sql(_Call):
         if not transaction:
             self.tap.recorder.not_attributed(self.method, "DML outside a read-write transaction (partitioned DML)")
             return
-        keys = self.tap.schemas.keys(database_of(request.session))
+        database = database_of(request.session)
+        keys = self.tap.schemas.keys(database)
         for statement in dml:
             try:
                 found = dml_rows(statement.sql, keys.dialect)
@@ -252,7 +258,9 @@ class _Sql(_Call):
                 self.tap.recorder.not_attributed(self.method, "a parameter the request does not carry")
                 continue
             if found.modelled:
-                self.tap.recorder.modelled[(BACKEND, found.table, "GENERATE_UUID() in the statement")] += found.modelled
+                layouts = keys.table(found.table)
+                table = TableName(BACKEND, database, layouts.table_name if layouts else found.table)
+                self.tap.recorder.modelled_fill(table, "GENERATE_UUID() in the statement", found.modelled)
             self.tap.pend(transaction, [(found.table, row, found.inserting) for row in rows])
 
 
@@ -261,7 +269,8 @@ class _Sql(_Call):
         if not isinstance(request, ExecuteSqlRequest.pb()) or request.partition_token or request.resume_token \
                 or request.query_mode != ExecuteSqlRequest.QueryMode.NORMAL:
             return False  # one partition of a query, the rest of a stream already begun, or a plan: not a read to place
-        keys = self.tap.schemas.keys(database_of(request.session))
+        database = database_of(request.session)
+        keys = self.tap.schemas.keys(database)
         found = query_keys(request.sql, keys.dialect)
         layouts = keys.table(found.table) if found is not None else None
         if found is None or layouts is None:
@@ -272,9 +281,9 @@ class _Sql(_Call):
         first = (PartialResultSet if self.method.endswith("StreamingSql") else ResultSet).pb().FromString(
             self.responses[0]) if self.responses else None
         columns = len(first.metadata.row_type.fields) if first is not None else 0
-        self.tap.recorder.read(BACKEND, layouts.table_name, intervals, _rows_returned(self.method, self.responses,
-                                                                                      columns),
-                               self.method.rsplit("/", 1)[-1], layouts.table.space)
+        self.tap.recorder.read(TableName(BACKEND, database, layouts.table_name), intervals,
+                               _rows_returned(self.method, self.responses, columns), self.method.rsplit("/", 1)[-1],
+                               layouts.table.space)
         return True
 
 

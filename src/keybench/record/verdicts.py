@@ -7,6 +7,8 @@ its verdict is `inconclusive`, with the writes that would settle it, never a gue
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from keybench.design.byteorder import TABLE_SPACE
@@ -14,17 +16,17 @@ from keybench.model.model_result import MIN_MEASURED_PER_NODE, ModelResult
 from keybench.model.params import SplitParams
 from keybench.model.splitmodel import model_stream
 from keybench.model.verdict import INCONCLUSIVE, judge
-from keybench.record.recorder import Recorder, TableRecord
+from keybench.record.recorder import Recorder, TableName, TableRecord
 
 # The columns of record.csv, in order; the first ones are the answer. A row per key space: a
 # table (index empty) and each Spanner index its writes carried.
-COLUMNS = ("backend", "table", "index", "verdict", "verdict_reason", "hot_node_share", "effective_nodes",
+COLUMNS = ("backend", "database", "table", "index", "verdict", "verdict_reason", "hot_node_share", "effective_nodes",
            "hot_row_share", "writes", "writes_needed", "reads", "rows_per_read", "failed_writes", "nodes")
 
 
 def record_rows(record: TableRecord, params: SplitParams, failed: int = 0) -> list[dict]:
     """One table's rows of record.csv: its own key space first, then each index's."""
-    base = {"backend": record.backend, "table": record.table, "reads": record.reads,
+    base = {"backend": record.backend, "database": record.database, "table": record.table, "reads": record.reads,
             "rows_per_read": round(record.rows_read / record.reads, 2) if record.reads else "",
             "failed_writes": failed, "nodes": params.nodes, "writes_needed": ""}
     if not record.writes:
@@ -54,18 +56,44 @@ def _space_row(base: dict, space: str, result: ModelResult, params: SplitParams)
             "hot_row_share": round(verdict.hot_row_share, 4)}
 
 
-def label(row: dict) -> str:
-    """backend:table, or backend:table.index."""
-    return f"{row['backend']}:{row['table']}" + (f".{row['index']}" if row["index"] else "")
+def database_id(database: str) -> str:
+    """The database's (Bigtable: the instance's) own id, the last part of its resource name."""
+    return database.rsplit("/", 1)[-1]
 
 
-def verdict_table(rows: list[dict]) -> str:
-    """The verdicts, one line per table: what a person reads first."""
+def table_labels(tables: Iterable[TableName]) -> dict[TableName, str]:
+    """Each table as backend:table; a table whose name was recorded in more than one database
+    is named with its database: backend:database/table."""
+    databases: defaultdict[tuple[str, str], set[str]] = defaultdict(set)
+    for t in tables:
+        databases[(t.backend, t.table)].add(t.database)
+    out = {}
+    for (backend, table), same in databases.items():
+        by_id = len({database_id(d) for d in same}) == len(same)  # else two instances hold databases of one id
+        for database in same:
+            where = "" if len(same) == 1 else (database_id(database) if by_id else database) + "/"
+            out[TableName(backend, database, table)] = f"{backend}:{where}{table}"
+    return out
+
+
+def row_table(row: dict) -> TableName:
+    return TableName(row["backend"], row["database"], row["table"])
+
+
+def labels(rows: list[dict], tables: dict[TableName, str] | None = None) -> list[str]:
+    """Each row's key space as its table's label (`tables`; default: of these rows' tables),
+    with .index for an index."""
+    tables = table_labels(row_table(r) for r in rows) if tables is None else tables
+    return [tables[row_table(r)] + (f".{r['index']}" if r["index"] else "") for r in rows]
+
+
+def verdict_table(rows: list[dict], names: list[str]) -> str:
+    """The verdicts, one line per table (`names`: the rows' labels): what a person reads first."""
     if not rows:
         return "no table was written or read"
-    width = max(len(label(r)) for r in rows)
-    return "\n".join(f"{label(r):<{width}}  {r['verdict']:<12}  {_figures(r)}, "
-                     f"{r['reads']:,} reads ({r['verdict_reason']})" for r in rows)
+    width = max(len(name) for name in names)
+    return "\n".join(f"{name:<{width}}  {r['verdict']:<12}  {_figures(r)}, "
+                     f"{r['reads']:,} reads ({r['verdict_reason']})" for name, r in zip(names, rows, strict=True))
 
 
 def _figures(r: dict) -> str:
@@ -112,26 +140,35 @@ class Recording:
         self.recorder = recorder
 
     def tables(self) -> list[str]:
+        """The names of the tables recorded (a name twice if two databases hold it)."""
         return [r.table for r in self.recorder.snapshot()]
 
-    def table(self, name: str, nodes: int | None = None) -> TableVerdict:
-        """The verdict on what was written to table `name` so far, at `nodes` nodes (default the model's)."""
-        return self._space(name, "", nodes)
+    def table(self, name: str, nodes: int | None = None, database: str | None = None) -> TableVerdict:
+        """The verdict on what was written to table `name` so far, at `nodes` nodes (default the
+        model's). `database` (its id or resource name; Bigtable: the instance's) picks one
+        where tables of that name were recorded in more than one."""
+        return self._space(name, "", nodes, database)
 
-    def index(self, table: str, index: str, nodes: int | None = None) -> TableVerdict:
+    def index(self, table: str, index: str, nodes: int | None = None, database: str | None = None) -> TableVerdict:
         """The verdict on the entries table `table`'s writes made in its index `index` so far."""
-        return self._space(table, index, nodes)
+        return self._space(table, index, nodes, database)
 
-    def _space(self, table: str, index: str, nodes: int | None) -> TableVerdict:
+    def _space(self, table: str, index: str, nodes: int | None, database: str | None) -> TableVerdict:
         params = SplitParams() if nodes is None else SplitParams(nodes=nodes)
         params.validate()
-        for record in self.recorder.snapshot():
-            if record.table == table:
-                failed = self.recorder.failed_writes.get((record.backend, record.table), 0)
-                rows = {r["index"]: r for r in record_rows(record, params, failed)}
-                if index in rows:
-                    return TableVerdict(rows[index])
-                raise KeyError(f"no write of {table}'s index {index!r} was recorded "
-                               f"(recorded: {', '.join(i for i in rows if i) or 'none'})")
-        recorded = ", ".join(self.tables()) or "none"
-        raise KeyError(f"no write or read of table {table!r} was recorded (recorded: {recorded})")
+        found = [r for r in self.recorder.snapshot() if r.table == table
+                 and database in (None, r.database, database_id(r.database))]
+        if not found:
+            recorded = ", ".join(self.tables()) or "none"
+            where = f" in database {database!r}" if database is not None else ""
+            raise KeyError(f"no write or read of table {table!r}{where} was recorded (recorded: {recorded})")
+        if len(found) > 1:
+            raise KeyError(f"table {table!r} was recorded in {len(found)} databases "
+                           f"({', '.join(r.database for r in found)}): name one with database=")
+        record = found[0]
+        failed = self.recorder.failed_writes.get(record.name, 0)
+        rows = {r["index"]: r for r in record_rows(record, params, failed)}
+        if index in rows:
+            return TableVerdict(rows[index])
+        raise KeyError(f"no write of {table}'s index {index!r} was recorded "
+                       f"(recorded: {', '.join(i for i in rows if i) or 'none'})")
