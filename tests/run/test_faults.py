@@ -17,9 +17,17 @@ from pathlib import Path
 
 import pytest
 
+from keybench.backends.base import DEFAULT_TIMEOUT_S
 from keybench.infra import emulators
 from keybench.measure.summary import read_summary
 from tests.conftest import REPO
+
+# A stalled database must not hold a stage past its end until the operations in flight time
+# out by themselves (--op-timeout, 30 s by default): the users' stop timeout and the audit's
+# probes end it in seconds. The bound leaves room for a loaded machine (a run beside three other
+# test workers and two busy loops took 11 s), and is still well short of the 30 s a stage that
+# waited would take.
+ENDS_WITHIN_S = DEFAULT_TIMEOUT_S * 2 / 3
 
 
 class Run:
@@ -237,13 +245,13 @@ STRATEGY = {"bigtable": "salted", "spanner": "uuid4_string"}
 
 
 @pytest.mark.parametrize("phase, backend, signum", PHASE_CASES, ids=lambda v: getattr(v, "name", v))
-def test_a_signal_in_any_phase_after_the_load_ends_the_run_within_10_s_of_the_stage_end(
+def test_a_signal_in_any_phase_after_the_load_ends_the_run_in_seconds_of_the_stage_end(
         own_emulators, phase, backend, signum):
     """`end`: the emulator is paused just before the stage's end, so keybench waits on a silent
     database (the users' stop, the audit), and the signal lands there. `restart`: the emulator is
     killed mid-stage, and the signal lands as that stage ends and keybench starts a new emulator
     for the next. Either way: exit 128 + the signal, status interrupted, 1 of 2 stages, an
-    unverified stage, and nothing left running, within 10 s of the stage's end."""
+    unverified stage, and nothing left running, in seconds of the stage's end (ENDS_WITHIN_S)."""
     strategy = STRATEGY[backend]
     run = Run("--backend", backend, "--strategies", f"{strategy},timestamp_first", "--dialects", "googlesql",
               "--users", "2", "--duration", "3s", "--results-dir", str(own_emulators), "--run-id", "phase",
@@ -264,7 +272,7 @@ def test_a_signal_in_any_phase_after_the_load_ends_the_run_within_10_s_of_the_st
     code, _ = run.finish(timeout=60)
     ended = time.monotonic()
     assert code == 128 + signum, run.stderr[-2000:]
-    assert ended - stage_end < 10, run.stderr[-2000:]
+    assert ended - stage_end < ENDS_WITHIN_S, run.stderr[-2000:]
     assert f"interrupted by {signum.name}; the results cover 1 of 2 stages" in run.stderr, run.stderr[-2000:]
     assert json.loads((own_emulators / "phase" / "run.json").read_text())["status"] == "interrupted"
     rows = read_summary(own_emulators / "phase" / "summary.csv")
@@ -370,7 +378,7 @@ def test_two_runs_started_together_never_sabotage_each_other(own_emulators, atte
 def test_a_database_that_stalls_at_the_end_of_the_load_is_unverified_not_waited_for(own_emulators, backend, strategy):
     """SIGSTOP just before the stage ends, with the default --op-timeout (30 s): the operations
     in flight are cut off by the stop timeout, the audit is abandoned after unanswered probes,
-    and the stage ends unverified within 10 s of its end, while the emulator is still paused."""
+    and the stage ends unverified in seconds of its end (ENDS_WITHIN_S), while the emulator is still paused."""
     run = Run("--backend", backend, "--strategies", strategy, "--dialects", "googlesql", "--users", "2",
               "--duration", "4s", "--results-dir", str(own_emulators), "--run-id", "stall", "--no-report")
     started = run.load_started(f"[1/1] {backend}:{strategy}")
@@ -381,7 +389,7 @@ def test_a_database_that_stalls_at_the_end_of_the_load_is_unverified_not_waited_
         ended = run.wait_for(f"[1/1] {backend}:{strategy}  done", timeout=60)
     finally:
         os.kill(pid, signal.SIGCONT)
-    assert ended - (started + 4) < 10, run.stderr[-2000:]
+    assert ended - (started + 4) < ENDS_WITHIN_S, run.stderr[-2000:]
     code, _ = run.finish()
     assert code == 1
     assert "integrity UNVERIFIED" in run.stderr
