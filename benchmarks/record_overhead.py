@@ -165,13 +165,13 @@ def _cpu_s() -> float:
 
 def stream_memory(writes: int) -> None:
     """A Recorder fed `writes` writes of 24-byte keys; this process's peak RSS after."""
-    from keybench.record.recorder import Recorder
+    from keybench.record.recorder import Recorder, TableName
 
-    recorder = Recorder()
+    recorder, table = Recorder(), TableName("bigtable", "projects/bench/instances/bench", "t")
     start = time.perf_counter()
     block = 10_000
     for first in range(0, writes, block):
-        recorder.write("bigtable", "t", [(b"%016x#%07d" % (hash((first, n)) & (2**64 - 1), n), None)
+        recorder.write(table, [(b"%016x#%07d" % (hash((first, n)) & (2**64 - 1), n), None)
                                          for n in range(min(block, writes - first))])
     elapsed = time.perf_counter() - start
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
