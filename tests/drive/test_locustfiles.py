@@ -37,6 +37,24 @@ def test_missing_strategy_is_a_one_line_error(emulator_hosts):
     assert "--strategy is required; valid: timestamp_first" in result.stderr
 
 
+def test_rate_paces_the_writers_of_plain_locust_and_a_bad_rate_is_one_line(emulator_hosts, tmp_path):
+    """--rate 20 over 3 s schedules about 60 inserts: an open loop never runs ahead of its
+    schedule (the bound allows the users' start and stop), where a closed loop runs hundreds."""
+    result = locust("-f", "loadtests/bigtable_locustfile.py", "--strategy", "salted", "--rate", "20",
+                    "--headless", "-u", "2", "-r", "2", "-t", "3s", "--csv", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr[-2000:]
+    with (tmp_path / "out_stats.csv").open() as f:
+        inserts = next(int(r["Request Count"]) for r in csv.DictReader(f) if r["Type"] == "bigtable:salted"
+                       and r["Name"] == "insert")
+    assert 0 < inserts <= 20 * 6, inserts
+    for bad, message in ((("--rate", "0"), "--rate must be positive, got 0"),
+                         (("--rate", "10", "--read-rate", "-1"), "--read-rate")):
+        refused = locust("-f", "loadtests/bigtable_locustfile.py", "--strategy", "salted", *bad,
+                         "--headless", "-u", "2", "-t", "1s", timeout=60)
+        assert refused.returncode == 2, refused.stderr[-1000:]
+        assert refused.stderr.strip().splitlines()[-1].startswith(f"keybench: error: {message}"), refused.stderr
+
+
 def test_plain_locust_finds_emulators_started_by_keybench_emulators_up(native_binaries, no_emulator_env, tmp_path):
     from tests.conftest import keybench
 

@@ -3,8 +3,9 @@ through `keybench record`, gets the verdict `keybench run` gives that design: th
 proxy saw in the API's requests are the keys keybench's own workload writes. Both verdicts
 are printed in one table (the test's output: `pytest -s`, or the report of a failure).
 
-Both sides load each design for the smoke profile's 3 s; the two backends' designs are
-recorded side by side, as their emulators are separate processes. A design the emulator writes
+Both sides load each design for the smoke profile's 3 s at the same paced insert rate (RATE:
+enough writes for a verdict, and no more CPU than that takes on a shared machine); the two
+backends' designs are recorded side by side, as their emulators are separate processes. A design the emulator writes
 slowly (DML, a generated key) may then write too few keys for a verdict on a busy machine:
 a side that comes back `inconclusive` is loaded again for longer, as the verdict's own
 advice says, before the two are compared. So is a recording whose verdict differs from the
@@ -28,6 +29,7 @@ from tests.conftest import keybench
 pytestmark = pytest.mark.minutes(8)
 
 SMOKE_S, LONGER_S = 3, 15
+RATE = "500"  # inserts per second on both sides: --rate of `keybench run` and of the Locust scenario
 INCONCLUSIVE = "inconclusive"
 
 
@@ -38,8 +40,8 @@ def _rows(path: Path) -> list[dict]:
 
 def _run(results: Path, run_id: str, *args: str) -> dict[tuple[str, str], dict]:
     """`keybench run --smoke` in GoogleSQL: each design's row of verdicts.csv."""
-    done = keybench("run", "--smoke", "--dialects", "googlesql", "--results-dir", str(results), "--run-id", run_id,
-                    "--no-report", *args, timeout=1200)
+    done = keybench("run", "--smoke", "--dialects", "googlesql", "--rate", RATE, "--results-dir", str(results),
+                    "--run-id", run_id, "--no-report", *args, timeout=1200)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return {(r["backend"], r["strategy"]): r for r in _rows(results / run_id / "verdicts.csv")}
 
@@ -50,7 +52,7 @@ def _record(results: Path, backend: str, name: str, seconds: int) -> tuple[list[
     run_id = f"{backend}-{name}-{seconds}s"
     done = keybench("record", "--backend", backend, "--results-dir", str(results), "--run-id", run_id,
                     "--", sys.executable, "-m", "locust", "-f", f"loadtests/{backend}_locustfile.py",
-                    "--strategy", name, *(("--dialect", "googlesql") if backend == "spanner" else ()),
+                    "--strategy", name, *(("--dialect", "googlesql") if backend == "spanner" else ()), "--rate", RATE,
                     "--headless", "-u", "4", "-r", "4", "-t", f"{seconds}s", timeout=240)
     assert done.returncode == 0, f"{backend}:{name}: {done.stdout[-1500:]}{done.stderr[-1500:]}"
     return _rows(results / run_id / "record.csv"), done.stdout

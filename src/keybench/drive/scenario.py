@@ -24,7 +24,7 @@ from keybench.design import limits, strategies
 from keybench.design.keys import DEFAULT_SEED
 from keybench.drive import webui
 from keybench.drive.distributed import MasterSide, attach_worker
-from keybench.drive.settings import DEFAULT_READERS, WorkloadSettings
+from keybench.drive.settings import DEFAULT_READERS, WorkloadSettings, given_rate
 from keybench.drive.stage import Stage, StageDefinition
 from keybench.drive.users import CurrentStage, KeybenchUser, user_class
 from keybench.errors import KeybenchError, one_line
@@ -70,6 +70,12 @@ def scenario(backend: str) -> type[KeybenchUser]:
         parser.add_argument("--readers", type=int, default=None, include_in_web_ui=False,
                             help=f"how many of the -u users only read; the rest only insert (default "
                                  f"{DEFAULT_READERS}, none with -u 1)")
+        parser.add_argument("--rate", type=float, default=None, include_in_web_ui=False,
+                            help="open loop for the writers: inserts per second, spread over the writers (default: "
+                                 "closed loop, each writer back to back), as `keybench run --rate`")
+        parser.add_argument("--read-rate", type=float, default=WorkloadSettings.read_rate, include_in_web_ui=False,
+                            help="open loop for the readers: reads per second, spread over the readers (default "
+                                 f"{WorkloadSettings.read_rate:g}: closed loop), as `keybench run --read-rate`")
 
     @events.init.add_listener
     def _setup(environment, **_kw):
@@ -82,7 +88,9 @@ def scenario(backend: str) -> type[KeybenchUser]:
                 raise KeybenchError(f"--strategy is required; valid: {', '.join(strategies.catalogue(backend))}")
             strategy = strategies.select(backend, [opts.strategy], opts.dialect or None)[0]
             # Roles are dealt out against -u: users the web UI adds beyond it write.
-            settings = WorkloadSettings(population=opts.population, users=opts.num_users or 1, readers=opts.readers)
+            settings = WorkloadSettings(population=opts.population, users=opts.num_users or 1, readers=opts.readers,
+                                        insert_rate=given_rate("--rate", opts.rate),
+                                        read_rate=opts.read_rate)
             settings.validate((backend,))
             limits.check_rules(strategy, settings.population, settings.payload_bytes)
             emulators.use(emulators.resolve(backend, may_start=False))

@@ -24,6 +24,7 @@ MAX_BATCH_SIZE = 10_000
 MIN_TIMEOUT_S, MAX_TIMEOUT_S = 0.1, 3600.0
 MAX_WEIGHT = 1_000_000
 MAX_USERS = 10_000  # per stage
+MAX_RATE = 1_000_000.0  # operations per second per stage (--rate, --read-rate)
 DEFAULT_MIX = {INSERT: 8, "point_read": 1, "latest_n": 1, "prefix_scan": 1, "time_window": 1, "number_range": 1}
 WRITER, READER = "writer", "reader"
 # How many of a stage's users read, and how much of their time, unless --readers,
@@ -70,6 +71,18 @@ class WorkloadSettings:
         check_mix(self.mix, backends)
         self.check_readers(backends)
         check_range("--read-share", self.read_share, MIN_READ_SHARE, 1.0)
+        self.check_rates(backends)
+
+    def check_rates(self, backends) -> None:
+        """--rate and --read-rate: in range, and each with users to pace."""
+        check_range("--rate", self.insert_rate, 0, MAX_RATE)
+        if self.insert_rate and self.mix.get(INSERT, 0) == 0:
+            raise KeybenchError("--rate paces the writers, and --mix gives insert weight 0 (no writers); "
+                                "pace the readers with --read-rate")
+        check_range("--read-rate", self.read_rate, 0, MAX_RATE)
+        if self.read_rate and not any(self.roles(b).readers for b in backends):
+            raise KeybenchError(f"--read-rate {self.read_rate:g} paces the readers, and this run has none "
+                                "(--readers 0, or every read weight 0 in --mix)")
 
     def check_readers(self, backends) -> None:
         """An explicit --readers must leave a writer and find a read to do."""
@@ -133,6 +146,13 @@ class WorkloadSettings:
         roles = self.roles(backend)
         total, users = (self.insert_rate, roles.writers) if role == WRITER else (self.read_rate, roles.readers)
         return total / users if total and users else 0.0
+
+
+def given_rate(option: str, rate: float | None) -> float:
+    """An open-loop rate as the option gave it (positive), or 0.0 (closed loop) when not given."""
+    if rate is not None and not rate > 0:
+        raise KeybenchError(f"{option} must be positive, got {rate:g}")
+    return rate or 0.0
 
 
 def backend_operations(backend: str) -> tuple[str, ...]:

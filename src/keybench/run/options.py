@@ -9,7 +9,7 @@ from pathlib import Path
 
 from keybench.design.keys import DEFAULT_SEED, MAX_BUCKETS
 from keybench.design.strategies import BACKENDS, DIALECTS
-from keybench.drive.settings import INSERT, MAX_USERS, WorkloadSettings
+from keybench.drive.settings import MAX_USERS, WorkloadSettings, given_rate
 from keybench.errors import KeybenchError, check_range
 from keybench.infra import target
 from keybench.model.params import SplitParams
@@ -22,7 +22,6 @@ SMOKE_USERS, SMOKE_DURATION_S = 4, 3.0  # the short CI profile (`--smoke`)
 # (README "Limits"): generous for real use, small enough that no input exhausts the machine.
 MAX_WORKERS = 64
 MAX_REPEAT = 1_000
-MAX_RATE = 1_000_000.0  # operations per second per stage
 MIN_DURATION_S, MAX_DURATION_S = 0.1, 7 * 86_400.0
 MAX_SPAWN_RATE = 100_000.0
 RUN_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")  # one safe path component
@@ -101,22 +100,13 @@ class RunOptions:
             raise KeybenchError(f"--run-id {self.run_id!r} is not a single safe name: use letters, digits, '.', "
                                 "'_' and '-' (up to 128, starting with a letter or digit)")
         assert self.users is not None  # __post_init__ set the default
-        replace(self.settings, users=self.users).validate(self.backends)  # --readers as given
+        # --readers as given
+        replace(self.settings, users=self.users, insert_rate=given_rate("--rate", self.rate)).validate(self.backends)
         unknown = [d for d in self.dialects if d not in DIALECTS["spanner"]]
         if unknown or not self.dialects:
             raise KeybenchError(f"unknown Spanner dialect {', '.join(map(repr, unknown)) or '(none)'}; "
                                 f"valid: {', '.join(DIALECTS['spanner'])}")
         check_range("--repeat", self.repeat, 1, MAX_REPEAT)
-        if self.rate is not None and not self.rate > 0:
-            raise KeybenchError(f"--rate must be positive, got {self.rate:g}")
-        check_range("--rate", self.rate, 0, MAX_RATE)
-        if self.rate and self.settings.mix.get(INSERT, 0) == 0:
-            raise KeybenchError("--rate paces the writers, and --mix gives insert weight 0 (no writers); "
-                                "pace the readers with --read-rate")
-        check_range("--read-rate", self.settings.read_rate, 0, MAX_RATE)
-        if self.settings.read_rate and not any(self.workload.roles(b).readers for b in self.backends):
-            raise KeybenchError(f"--read-rate {self.settings.read_rate:g} paces the readers, and this run has none "
-                                "(--readers 0, or every read weight 0 in --mix)")
         check_range("--workers", self.workers, 0, MAX_WORKERS)
         if self.workers > self.users:
             raise KeybenchError(f"--workers {self.workers} exceeds --users {self.users}: a worker without users does "
