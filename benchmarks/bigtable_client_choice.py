@@ -88,8 +88,8 @@ def run_benchmark(args: argparse.Namespace) -> None:
             "100-row     legacy Table.mutate_rows(rows)": (legacy, 100),
             "100-row     data client bulk_mutate_rows": (data_bulk, 100),
         }
-        results = {name: [] for name in cases}
-        cpu = {name: [] for name in cases}
+        results: dict[str, list[float]] = {name: [] for name in cases}
+        cpu: dict[str, list[float]] = {name: [] for name in cases}
         for _ in range(args.rounds):
             for name, (write, size) in cases.items():
                 rate, cpu_us = timed_rows(write, args.greenlets, args.seconds, size)

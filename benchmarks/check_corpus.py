@@ -14,7 +14,9 @@ import argparse
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from _common import add_figures_option, figures_file
 
@@ -36,7 +38,7 @@ def run_benchmark(args: argparse.Namespace) -> int:
     rows = []
     print("| input | mode | key spaces | definite | inconclusive | assumed | FK indexes | seconds | missed |")
     print("|---|---|---|---|---|---|---|---|---|")
-    jobs = [(n, m, run_spanner) for n in spanner_inputs() for m in MODES]
+    jobs: list[tuple[Any, str, Callable[..., Outcome]]] = [(n, m, run_spanner) for n in spanner_inputs() for m in MODES]
     jobs += [(k, "default", run_bigtable) for k in bigtable_keys()]
     for subject, mode, runner in jobs:
         started = time.perf_counter()
@@ -55,10 +57,10 @@ def run_benchmark(args: argparse.Namespace) -> int:
         chosen = [r for r in rows if pick(r)]
         totals = [sum(counts(r[2])[i] for r in chosen) for i in range(4)]
         missed = sum(len(r[2].mismatches) for r in chosen)
-        seconds = [r[3] for r in chosen]
+        times = [r[3] for r in chosen]
         print(f"{title}: {len(chosen)} inputs, {totals[0]} key spaces: {totals[1]} definite ({totals[3]} of them "
               f"on a guess from a name), {totals[2]} inconclusive; {missed} expectation(s) missed; seconds per input "
-              f"median {statistics.median(seconds):.1f}, max {max(seconds):.1f}")
+              f"median {statistics.median(times):.1f}, max {max(times):.1f}")
     return 1 if any(r[2].mismatches for r in rows) else 0
 
 

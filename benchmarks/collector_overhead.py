@@ -53,7 +53,7 @@ class NoOpBackend(Backend):
     def insert_batch(self, rows):
         return [k for k, _ in rows]
 
-    def read(self, spans, limit=None, where=None, index=None, join=False):
+    def read(self, spans, limit=None, where=None, index=None, join=False, parent=False):
         return []
 
     def write_ids(self):
@@ -115,7 +115,7 @@ def run_benchmark(args: argparse.Namespace) -> None:
     cases = {"collector (ledger, histograms, Locust event, key stream)": collector_case,
              "stage insert, no-op backend": stage_insert_case,
              "stage insert --batch-size 10, no-op, per row": lambda n: stage_insert_case(n, 10)}
-    figures = {name: [] for name in cases}
+    figures: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(args.repetitions):
         for name, case in cases.items():  # A B A B
             figures[name].append(case(args.operations))

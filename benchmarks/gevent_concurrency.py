@@ -62,11 +62,11 @@ def make_call(kind: str, location: str):
             location)
         keyset = spanner.KeySet(ranges=[spanner.KeyRange(start_closed=[1], end_closed=[1])])
 
-        def call(i: int) -> None:
+        def snapshot_read(i: int) -> None:
             with database.snapshot() as snapshot:
                 list(snapshot.read("AccessLog", ["UserId", "LastAccess", "WriteId"], keyset, limit=10))
 
-        return call
+        return snapshot_read
     import warnings
 
     from google.cloud.bigtable.data import (
@@ -81,16 +81,16 @@ def make_call(kind: str, location: str):
     if "mutate_row" in kind:
         counter = iter(range(10**9))
 
-        def call(i: int) -> None:
+        def mutate_row(i: int) -> None:
             table.mutate_row(f"probe#{next(counter):09d}".encode(), [SetCell("cf", b"p", b"x" * 100)])
 
-        return call
+        return mutate_row
     query = ReadRowsQuery(row_ranges=[RowRange(start_key=b"", end_key=None)], limit=10)
 
-    def call(i: int) -> None:
+    def read_rows(i: int) -> None:
         table.read_rows(query)
 
-    return call
+    return read_rows
 
 
 def child(kind: str, location: str, calls: int, repeats: int = 3) -> dict:
@@ -150,7 +150,7 @@ def prepare() -> tuple[dict, list]:
 
 def run_benchmark(args: argparse.Namespace) -> None:
     locations, (stages, endpoints) = prepare()
-    results = {(s, k): [] for s in SETUPS for k in KINDS}
+    results: dict[tuple[str, str], list] = {(s, k): [] for s in SETUPS for k in KINDS}
     hung: dict[tuple, str] = {}
     try:
         for _ in range(args.rounds):

@@ -63,6 +63,7 @@ import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
+from typing import Any, cast  # noqa: E402
 
 from _common import add_figures_option, cpu_seconds, figures_file, spread  # noqa: E402
 
@@ -136,6 +137,10 @@ class BareClient:
         self.last_us = 0
         self.lock = threading.Lock()
         self.written: list[WriteEvent] = []  # what the reads pick from
+
+    def write(self, events: list[WriteEvent]) -> int:
+        """Writes `events` with the client library; the rows written."""
+        raise NotImplementedError
 
     def events(self, count: int) -> list[WriteEvent]:
         # Rows carry the time they are written, as keybench's do (time_window reads the last
@@ -265,23 +270,29 @@ class BareBigtable(BareClient):
         self.table = self.client.get_table(INSTANCE, stage.backend.location)
         self.write_row = bigtable.MutateRowCall(self.table, DEFAULT_TIMEOUT_S)
         self.reader = bigtable.ReadRowsCall(self.table, DEFAULT_TIMEOUT_S)
-        backend, strategy = stage.backend, stage.strategy
+        # The Bigtable backend's own helpers (the stage types it as the base Backend).
+        backend: Any = stage.backend
+        strategy = stage.strategy
         self.ReadRowsQuery, self.family = ReadRowsQuery, backend.family
         # One device's rows: its row range, from the read plan's span, built before the timed loop.
         self.device_ranges = []
         for device in range(1, POPULATION + 1):
-            span = stage.plans["prefix_scan"].build(device).spans[0]
+            spans = stage.plans["prefix_scan"].build(device).spans
+            assert spans is not None  # a prefix scan reads a span
+            span = spans[0]
             if rpc:
                 self.device_ranges.append(bigtable.RowSet(row_ranges=[backend._row_range(span)]))
             else:
-                start, end, inclusive = bigtable_row_range(strategy.parts, strategy.separator, span)
+                found = bigtable_row_range(strategy.parts, cast(str, strategy.separator), span)
+                assert found is not None  # one device's rows: never an inverted span
+                start, end, inclusive = found
                 self.device_ranges.append(RowRange(start, end or None, end_is_inclusive=inclusive))
         self.row_keys: dict[int, bytes] = {}
 
     def write(self, events: list[WriteEvent]) -> int:
         from google.cloud.bigtable.data import RowMutationEntry
 
-        backend = self.stage.backend
+        backend: Any = self.stage.backend  # the Bigtable backend's helpers
         keys = [backend.row_key(self.generator.key(e)) for e in events]
         for e, key in zip(events, keys, strict=True):
             self.row_keys[e.seq] = key
@@ -393,8 +404,11 @@ def prefill_keybench(stage: Stage, users: int) -> None:
     workloads = [UserWorkload(stage.settings, stage.strategy.backend, stage.seed, 1000 + i) for i in range(users)]
     insert_batch = stage.settings.batch_size
     per_user = PREFILL_ROWS // users // insert_batch
-    gevent.joinall([gevent.spawn(lambda w=w: [stage.insert(w) for _ in range(per_user)]) for w in workloads],
-                   raise_error=True)
+    def fill(workload: UserWorkload) -> None:
+        for _ in range(per_user):
+            stage.insert(workload)
+
+    gevent.joinall([gevent.spawn(fill, w) for w in workloads], raise_error=True)
 
 
 def child(case: str, backend: str, operation: str, users: int, seconds: float, batch_size: int) -> dict:
@@ -477,8 +491,8 @@ def run_benchmark(args: argparse.Namespace) -> None:
         for backend in backends:
             for operation in (op for op in operations if op in operations_of(backend)):
                 cases = cases_for(backend, args.batch_size, wanted_cases)
-                figures = {case: [] for case in cases}
-                cpu = {case: [] for case in cases}
+                figures: dict[str, list[float]] = {case: [] for case in cases}
+                cpu: dict[str, list[float]] = {case: [] for case in cases}
                 notes = []
                 for round_index in range(args.rounds):
                     # A B C, B C A, C A B: an emulator that slows down with every commit it serves

@@ -78,9 +78,9 @@ def run_benchmark(args: argparse.Namespace) -> int:
                         continue
                     key = (row["backend"], row["strategy"] + (f"[{row['dialect']}]" if row.get("dialect") else ""),
                            row["operation"])
-                    cell = latencies.setdefault(key, {}).setdefault(mode, {"p50": [], "p99": []})
-                    cell["p50"].append(float(row["p50_ms"]))
-                    cell["p99"].append(float(row["p99_ms"]))
+                    percentiles = latencies.setdefault(key, {}).setdefault(mode, {"p50": [], "p99": []})
+                    percentiles["p50"].append(float(row["p50_ms"]))
+                    percentiles["p99"].append(float(row["p99_ms"]))
     print()
     print("| mode | wall s | load s | wall / load | outside the load, s (median per phase) |")
     print("|---|---:|---:|---:|---|")

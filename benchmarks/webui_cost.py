@@ -60,7 +60,7 @@ def one_run(emulator: str, watched: bool, seconds: float, users: int, folder: Pa
     env = {**os.environ, "BIGTABLE_EMULATOR_HOST": emulator}
     log = open(prefix.with_suffix(".log"), "w")
     process = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
-    stop, seen = threading.Event(), []
+    stop, seen = threading.Event(), list[str]()
     poller = threading.Thread(target=poll, args=(f"http://127.0.0.1:{port}", stop, seen), daemon=True)
     if watched:
         poller.start()
@@ -103,9 +103,9 @@ def run_benchmark(args: argparse.Namespace) -> int:
     print("| figure | unwatched | watched | watched / unwatched |")
     print("|---|---|---|---|")
     for key, _, label in FIGURES:
-        plain, watched = ([r[key] for r in results[flag]] for flag in (False, True))
-        ratio = statistics.median(watched) / statistics.median(plain) if statistics.median(plain) else float("nan")
-        print(f"| {label} | {spread(plain, ',.1f')} | {spread(watched, ',.1f')} | {ratio:.2f} |")
+        plain, looked_at = ([r[key] for r in results[flag]] for flag in (False, True))
+        ratio = statistics.median(looked_at) / statistics.median(plain) if statistics.median(plain) else float("nan")
+        print(f"| {label} | {spread(plain, ',.1f')} | {spread(looked_at, ',.1f')} | {ratio:.2f} |")
     return 0
 
 

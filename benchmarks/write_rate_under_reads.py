@@ -56,7 +56,7 @@ def run_benchmark(args: argparse.Namespace) -> None:
     chosen = {(b, n): strategies.select(b, [n], args.dialect if b == "spanner" else None)[0] for b, n in designs}
     endpoints = {b: target.endpoint(default, b) for b in dict.fromkeys(b for b, _ in designs)}
     tag = target.run_tag()
-    figures = {d: {"mixed": [], "insert_only": [], "reads": [], "ratio": []} for d in designs}
+    figures: dict = {d: {"mixed": [], "insert_only": [], "reads": [], "ratio": []} for d in designs}
     started = time.monotonic()
     try:
         for round_number in range(1, args.rounds + 1):
