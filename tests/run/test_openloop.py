@@ -35,21 +35,26 @@ def test_closed_loop_leaves_the_intended_columns_empty(emulator_hosts, tmp_path)
 
 
 def test_below_capacity_intended_and_service_latency_agree(emulator_hosts, tmp_path):
-    options = RunOptions(backends=("bigtable",), strategies=("salted",), users=4, duration_s=4.0, rate=100,
+    # 20 inserts/s over 4 users: a user is due every 200 ms, a rate a starved machine still
+    # keeps (at 100/s, one beside three other test workers and two busy loops fell behind, and
+    # its intended latency grew to 160 ms, as an open loop's should past capacity).
+    users, rate = 4, 20
+    options = RunOptions(backends=("bigtable",), strategies=("salted",), users=users, duration_s=4.0, rate=rate,
                          settings=WorkloadSettings(mix=INSERTS_ONLY), results_dir=tmp_path, run_id="open",
                          report=False)
     assert run(options) == 0
     row = _insert_row(tmp_path / "open")
-    assert 300 <= int(row["requests"]) <= 440, row["requests"]  # the rate, not as fast as possible
+    assert 60 <= int(row["requests"]) <= 88, row["requests"]  # the rate, not as fast as possible
     [stage] = json.loads((tmp_path / "open" / "run.json").read_text())["stages"]
     load = stage["load"]  # an insert-only mix: every user writes, at the rate asked
-    assert (load["writers"], load["readers"], load["insert_rate"], load["read_rate"]) == (4, 0, 100.0, None), load
-    assert 75 <= load["inserts_per_s"] <= 110 and load["reads_per_s"] == 0, load
+    assert (load["writers"], load["readers"], load["insert_rate"], load["read_rate"]) == (4, 0, 20.0, None), load
+    assert 15 <= load["inserts_per_s"] <= 22 and load["reads_per_s"] == 0, load
     service, intended = float(row["p50_ms"]), float(row["p50_intended_ms"])
     # Intended time adds the client's own scheduling delay, milliseconds on a loaded machine;
-    # counted from the wrong origin (the user's previous operation: 40 ms at 100/s over 4
-    # users, or the stage's start: seconds) it would be far more.
-    assert service <= intended <= service * 1.5 + 5.0, (service, intended)
+    # counted from the wrong origin (the user's previous operation, a whole interval of 200 ms
+    # before, or the stage's start: seconds) it would be an interval more or worse.
+    interval_ms = 1000 * users / rate
+    assert service <= intended < service + interval_ms / 2, (service, intended)
 
 
 @pytest.fixture
