@@ -116,9 +116,8 @@ def loop(backend: str, address: str, op: str, count: int, read_rows: int) -> lis
 
 def overhead(args) -> None:
     from keybench.infra import emulators
-    from keybench.record.proxy import ForwardingProxy
     from keybench.record.recorder import Recorder
-    from keybench.record.taps import tap_for
+    from keybench.record.taps import recording_proxy
 
     print(f"Python {sys.version.split()[0]}; rounds={args.rounds} writes={args.writes} reads={args.reads} "
           f"read_rows={args.read_rows}; the client loop in a child process, the proxy in this one")
@@ -130,7 +129,7 @@ def overhead(args) -> None:
         proxy = None
         try:
             prepare(backend, emulator.address, args.read_rows)
-            proxy = ForwardingProxy(emulator.address, tap_for(backend, Recorder(), emulator.address))
+            proxy = recording_proxy(backend, Recorder(), emulator.address)
             for op, count in (("write", args.writes), ("read", args.reads)):
                 rates: dict[str, list[float]] = {"direct": [], "proxied": []}
                 p50: dict[str, list[float]] = {"direct": [], "proxied": []}

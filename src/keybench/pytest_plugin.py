@@ -194,9 +194,8 @@ def keybench_recorder(request: pytest.FixtureRequest):
     bigtable_emulator), or both. A test that writes too few rows for the model gets
     `inconclusive`, with the writes that would settle it in the reason."""
     from keybench.infra import emulators
-    from keybench.record.proxy import ForwardingProxy
     from keybench.record.recorder import Recorder
-    from keybench.record.taps import tap_for
+    from keybench.record.taps import recording_proxy
     from keybench.record.verdicts import Recording
 
     _grpc_follows_gevent()
@@ -206,7 +205,7 @@ def keybench_recorder(request: pytest.FixtureRequest):
     try:
         for backend in wanted:
             found = request.getfixturevalue(f"{backend}_emulator")
-            proxy = ForwardingProxy(found.host, tap_for(backend, recorder, found.host))
+            proxy = recording_proxy(backend, recorder, found.host)
             proxies.append(proxy)
             variable = emulators.ENV_VARS[backend]
             saved[variable] = os.environ.get(variable)

@@ -5,9 +5,8 @@ from __future__ import annotations
 import uuid
 from contextlib import contextmanager
 
-from keybench.record.proxy import ForwardingProxy
 from keybench.record.recorder import Recorder
-from keybench.record.taps import tap_for
+from keybench.record.taps import recording_proxy
 
 
 @contextmanager
@@ -22,7 +21,7 @@ def proxied_database(emulator: str, monkeypatch, ddl: list[str], prefix: str, po
     from keybench.infra.target import INSTANCE, PROJECT
 
     recorder = Recorder()
-    proxy = ForwardingProxy(emulator, tap_for("spanner", recorder, emulator))
+    proxy = recording_proxy("spanner", recorder, emulator)
     monkeypatch.setenv("SPANNER_EMULATOR_HOST", proxy.address)
     client = client_for(PROJECT)
     try:

@@ -5,15 +5,14 @@ from __future__ import annotations
 import pytest
 
 from keybench.design.byteorder import TABLE_SPACE
-from keybench.record.bigtable_tap import BigtableTap
-from keybench.record.proxy import ForwardingProxy
 from keybench.record.recorder import Recorder, TableName
+from keybench.record.taps import recording_proxy
 
 
 @pytest.fixture
 def proxied(bigtable_emulator, monkeypatch):
     recorder = Recorder()
-    proxy = ForwardingProxy(bigtable_emulator.host, BigtableTap(recorder))
+    proxy = recording_proxy("bigtable", recorder, bigtable_emulator.host)
     monkeypatch.setenv("BIGTABLE_EMULATOR_HOST", proxy.address)
     yield recorder, proxy
     proxy.close()

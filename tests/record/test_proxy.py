@@ -3,6 +3,8 @@ tap that fails changes nothing the application sees."""
 
 from __future__ import annotations
 
+import threading
+
 import grpc
 import pytest
 
@@ -42,6 +44,50 @@ def test_a_failing_tap_is_counted_and_the_call_goes_through(proxy):
         answer = call(ListTablesRequest(parent="projects/p/instances/proxy-test"), timeout=30)
     assert list(answer.tables) == []
     assert proxy.tap_errors == 3  # the request, the response and the end
+
+
+class _Held:
+    """A tap that stops at a call's end until released: the reading of that call lags."""
+
+    def __init__(self):
+        self.release, self.ended = threading.Event(), []
+
+    def call(self, method):
+        return self
+
+    def request(self, message):
+        pass
+
+    def response(self, message):
+        pass
+
+    def end(self, code):
+        assert self.release.wait(60), "never released"
+        self.ended.append(code)
+
+
+def test_the_call_is_answered_while_the_tap_reads_it_and_settle_waits_for_the_reading(bigtable_emulator):
+    from google.cloud.bigtable_admin_v2.types import ListTablesRequest, ListTablesResponse
+
+    tap = _Held()
+    proxy = ForwardingProxy(bigtable_emulator.host, tap)
+    try:
+        with grpc.insecure_channel(proxy.address) as channel:
+            call = channel.unary_unary("/google.bigtable.admin.v2.BigtableTableAdmin/ListTables",
+                                       request_serializer=ListTablesRequest.serialize,
+                                       response_deserializer=ListTablesResponse.deserialize)
+            answer = call(ListTablesRequest(parent="projects/p/instances/proxy-test"), timeout=30)
+            assert list(answer.tables) == [] and tap.ended == []  # answered, its end not yet read
+            settled = threading.Event()
+            waiter = threading.Thread(target=lambda: (proxy.settle(), settled.set()), daemon=True)
+            waiter.start()
+            assert not settled.wait(0.3)  # the reading is held: settle() cannot have returned
+            tap.release.set()
+            assert settled.wait(30)
+            assert tap.ended == [grpc.StatusCode.OK]
+    finally:
+        tap.release.set()
+        proxy.close()
 
 
 def test_the_emulators_error_reaches_the_client_with_its_code(proxy):

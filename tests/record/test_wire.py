@@ -106,6 +106,21 @@ def test_messages_split_across_frames_two_in_one_frame_padding_priority_and_cont
     assert tap.events[1:] == [("request", b"a" * 40), ("request", b"b" * 3), ("end", grpc.StatusCode.NOT_FOUND)]
 
 
+def test_a_large_message_in_many_frames_fed_in_small_chunks_is_one_message():
+    tap, sides = Recording(), Sides()
+    conn = Connection(tap, lambda: None)
+    body = bytes(range(256)) * 4096  # 1 MiB
+    framed = message(body)
+    frames = b"".join(frame(DATA, 0, 1, framed[at:at + 16_384]) for at in range(0, len(framed), 16_384))
+    feed_in_pieces(conn, True, CLIENT_PREFACE + sides.request_headers(1) + frames + frame(DATA, END_STREAM, 1, b""),
+                   4_000)
+    assert tap.events == [("call", METHOD), ("request", body)]
+    # A header block broken off by a frame the reader otherwise skips (a PING) is refused too.
+    with pytest.raises(Undecodable):
+        Connection(Recording(), lambda: None).feed(True, CLIENT_PREFACE + frame(HEADERS, 0, 1, b"")
+                                                    + frame(PING, 0, 0, b"12345678"))
+
+
 def test_a_gzip_message_is_decompressed_and_an_unknown_compression_is_counted_not_shown():
     tap, sides = Recording(), Sides()
     conn = Connection(tap, lambda: None)

@@ -35,7 +35,7 @@ from keybench.model.params import SplitParams
 from keybench.model.verdict import check_verdicts
 from keybench.record.proxy import ForwardingProxy
 from keybench.record.recorder import Recorder
-from keybench.record.taps import tap_for
+from keybench.record.taps import recording_proxy
 from keybench.record.verdicts import COLUMNS, labels, record_rows, table_labels, verdict_table
 from keybench.terminal import visible
 
@@ -83,8 +83,8 @@ class _Session:
             endpoint = emulators.resolve(backend)
             self.endpoints.append(endpoint)
             try:
-                proxy = self.proxies[backend] = ForwardingProxy(
-                    endpoint.address, tap_for(backend, self.recorder, endpoint.address), self.request.host)
+                proxy = self.proxies[backend] = recording_proxy(backend, self.recorder, endpoint.address,
+                                                                self.request.host)
             except OSError as exc:
                 raise KeybenchError(f"--host {visible(self.request.host)}: {exc}") from None
             env[emulators.ENV_VARS[backend]] = proxy.address

@@ -15,6 +15,7 @@ from hpack.huffman_table import decode_huffman
 from hpack.table import HeaderTable
 
 STATIC = HeaderTable.STATIC_TABLE  # RFC 7541 appendix A: indexes 1 to 61
+STATIC_SIZE = len(STATIC)
 ENTRY_OVERHEAD = 32  # RFC 7541 4.1: an entry's size is its name and value lengths plus 32
 DEFAULT_TABLE_SIZE = 4096  # RFC 9113 SETTINGS_HEADER_TABLE_SIZE's initial value
 MEMO_LIMIT = 1024  # remembered blocks, and remembered strings, per direction before the memo starts again
@@ -51,13 +52,17 @@ class HeaderDecoder:
         return headers
 
     def _decode(self, block: bytes) -> list[tuple[bytes, bytes]]:
-        headers = []
+        headers: list[tuple[bytes, bytes]] = []
         at, end = 0, len(block)
         while at < end:
             first = block[at]
             if first & 0x80:  # an indexed field
-                index, at = _integer(block, at, 7)
-                headers.append(self._entry(index))
+                index = first & 0x7F
+                if index < 0x7F:  # the index fits its first byte, as nearly every one does
+                    at += 1
+                else:
+                    index, at = _integer(block, at, 7)
+                headers.append(STATIC[index - 1] if 0 < index <= STATIC_SIZE else self._entry(index))
             elif first & 0x40:  # a literal the table keeps
                 name, value, at = self._literal(block, at, 6)
                 headers.append((name, value))
@@ -92,7 +97,11 @@ class HeaderDecoder:
         if at >= len(block):
             raise HeaderBlockError("a header block ends inside a field")
         huffman = block[at] & 0x80
-        length, at = _integer(block, at, 7)
+        length = block[at] & 0x7F
+        if length < 0x7F:
+            at += 1
+        else:
+            length, at = _integer(block, at, 7)
         end = at + length
         if end > len(block):
             raise HeaderBlockError("a header string runs past its block")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -48,26 +49,62 @@ class TableRecord:
 
 
 class Recorder:
-    """Thread-safe: a proxy serves many calls at once, each on its own thread."""
+    """Thread-safe: a proxy serves many calls at once, each on its own thread.
+
+    What it holds is read through snapshot() and the counters below, each of which first lets
+    every source registered with read_after() catch up: a proxy reads what it relays a moment
+    after passing it on, and settles once all it relayed until then is read."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._start = time.monotonic()
-        self.tables: dict[TableName, TableRecord] = {}
-        self.unattributed: Counter[tuple[str, str]] = Counter()  # (method, reason): calls
-        self.failed_writes: Counter[TableName] = Counter()  # writes the database refused
-        self.other_calls: Counter[str] = Counter()  # calls with no keys to record (admin, sessions, ...)
-        # (table, how the database fills it): the key values keybench modelled
-        self.modelled: Counter[tuple[TableName, str]] = Counter()
+        self._sources: list[Callable[[], None]] = []
+        self._tables: dict[TableName, TableRecord] = {}
+        self._unattributed: Counter[tuple[str, str]] = Counter()
+        self._failed_writes: Counter[TableName] = Counter()
+        self._other_calls: Counter[str] = Counter()
+        self._modelled: Counter[tuple[TableName, str]] = Counter()
+
+    def read_after(self, settle: Callable[[], None]) -> None:
+        """`settle` is called before each look at the recording (a proxy's settle)."""
+        self._sources.append(settle)
+
+    def settle(self) -> None:
+        for settle in self._sources:
+            settle()
+
+    @property
+    def unattributed(self) -> Counter[tuple[str, str]]:
+        """(method, reason): calls the taps could not attribute to a table."""
+        self.settle()
+        return self._unattributed
+
+    @property
+    def failed_writes(self) -> Counter[TableName]:
+        """Writes the database refused, by table."""
+        self.settle()
+        return self._failed_writes
+
+    @property
+    def other_calls(self) -> Counter[str]:
+        """Calls with no keys to record (admin, sessions, ...), by method."""
+        self.settle()
+        return self._other_calls
+
+    @property
+    def modelled(self) -> Counter[tuple[TableName, str]]:
+        """(table, how the database fills it): the key values keybench modelled."""
+        self.settle()
+        return self._modelled
 
     def now(self) -> float:
         """Seconds since the recording started: the streams' clock."""
         return time.monotonic() - self._start
 
     def _table(self, name: TableName) -> TableRecord:
-        record = self.tables.get(name)
+        record = self._tables.get(name)
         if record is None:
-            record = self.tables[name] = TableRecord(*name)
+            record = self._tables[name] = TableRecord(*name)
         return record
 
     def write(self, table: TableName, keys: list[tuple[bytes, int | None]], space: str = TABLE_SPACE) -> None:
@@ -79,12 +116,12 @@ class Recorder:
 
     def failed(self, table: TableName, count: int) -> None:
         with self._lock:
-            self.failed_writes[table] += count
+            self._failed_writes[table] += count
 
     def modelled_fill(self, table: TableName, what: str, count: int = 1) -> None:
         """`count` key values the database fills (`what`: how), modelled rather than seen."""
         with self._lock:
-            self.modelled[(table, what)] += count
+            self._modelled[(table, what)] += count
 
     def read(self, table: TableName, intervals: list[tuple[bytes, bytes]], rows: int | None,
              operation: str, space: str = TABLE_SPACE) -> None:
@@ -97,14 +134,15 @@ class Recorder:
 
     def not_attributed(self, method: str, reason: str) -> None:
         with self._lock:
-            self.unattributed[(method.rsplit("/", 1)[-1], reason)] += 1
+            self._unattributed[(method.rsplit("/", 1)[-1], reason)] += 1
 
     def other(self, method: str) -> None:
         with self._lock:
-            self.other_calls[method.rsplit("/", 1)[-1]] += 1
+            self._other_calls[method.rsplit("/", 1)[-1]] += 1
 
     def snapshot(self) -> list[TableRecord]:
         """The tables, by backend, database and name."""
+        self.settle()
         with self._lock:
-            return [self.tables[k] for k in sorted(self.tables)]
+            return [self._tables[k] for k in sorted(self._tables)]
 

@@ -17,6 +17,7 @@ proxy stops reading that connection and still relays it.
 from __future__ import annotations
 
 import gzip
+import struct
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,7 +30,10 @@ from keybench.record.headers import HeaderBlockError, HeaderDecoder
 CLIENT_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 DATA, HEADERS, RST_STREAM, CONTINUATION = 0x0, 0x1, 0x3, 0x9
 END_STREAM, END_HEADERS, PADDED, PRIORITY = 0x1, 0x4, 0x8, 0x20
-MESSAGE_PREFIX = 5  # gRPC: the compressed flag and the message's length
+_READ_FRAMES = frozenset((DATA, HEADERS, RST_STREAM, CONTINUATION))  # the rest (settings, pings, window
+# updates, priority, goaway, push promises) says nothing of a call's messages or its end
+FRAME_HEADER = struct.Struct(">BHBBI")  # RFC 9113 4.1: a 24-bit length, the type, the flags, the stream
+MESSAGE_HEADER = struct.Struct(">BI")  # gRPC: the compressed flag and the message's length
 STATUS = {code.value[0]: code for code in grpc.StatusCode}
 _DECOMPRESS: dict[bytes, Callable[[bytes], bytes]] = {
     b"identity": lambda b: b, b"gzip": gzip.decompress, b"deflate": zlib.decompress}
@@ -80,19 +84,29 @@ class Connection:
                 raise Undecodable("no HTTP/2 client preface")
             side.preface -= len(expected)
             data = data[len(expected):]
-        side.unread += data
-        at = 0
-        unread = side.unread
-        while len(unread) - at >= 9:
-            length = int.from_bytes(unread[at:at + 3], "big")
-            end = at + 9 + length
-            if end > len(unread):
+        # A chunk usually holds whole frames: it is read as it came, and only a frame cut
+        # off at its end waits, copied, for the next chunk.
+        if side.unread:
+            unread = side.unread
+            unread += data
+            if FRAME_HEADER.size <= len(unread) < FRAME_HEADER.size + (unread[0] << 16 | unread[1] << 8 | unread[2]):
+                return  # still inside that frame: a large one is copied once, when whole
+            buffer = bytes(unread)
+        else:
+            buffer = data
+        at, size = 0, len(buffer)
+        while size - at >= FRAME_HEADER.size:
+            high, low, kind, flags, stream = FRAME_HEADER.unpack_from(buffer, at)
+            end = at + FRAME_HEADER.size + (high << 16 | low)
+            if end > size:
                 break
-            kind, flags = unread[at + 3], unread[at + 4]
-            stream = int.from_bytes(unread[at + 5:at + 9], "big") & 0x7FFFFFFF  # the reserved bit dropped
-            self._frame(side, kind, flags, stream, bytes(unread[at + 9:end]))
+            if kind in _READ_FRAMES:
+                self._frame(side, kind, flags, stream & 0x7FFFFFFF,  # the reserved bit dropped
+                            buffer[at + FRAME_HEADER.size:end])
+            elif side.block is not None:
+                raise Undecodable("a header block broken off before its END_HEADERS")
             at = end
-        del unread[:at]
+        side.unread = bytearray(buffer[at:]) if at < size else bytearray()
 
     def take_undecodable(self) -> int:
         """Messages in an unknown compression since last asked."""
@@ -110,27 +124,28 @@ class Connection:
         if side.block is not None and kind != CONTINUATION:
             raise Undecodable("a header block broken off before its END_HEADERS")
         if kind == DATA:
-            self._data(side.from_client, stream, _unpadded(payload, flags))
+            self._data(side.from_client, stream, _unpadded(payload, flags) if flags & PADDED else payload)
         elif kind == HEADERS:
             fragment = _unpadded(payload, flags)
             if flags & PRIORITY:
                 fragment = fragment[5:]  # the stream dependency and weight
-            side.block, side.block_stream = bytearray(fragment), stream
-            side.block_ends_stream = bool(flags & END_STREAM)
+            side.block_stream, side.block_ends_stream = stream, bool(flags & END_STREAM)
             if flags & END_HEADERS:
-                self._headers(side)
+                self._headers(side, fragment)
+            else:
+                side.block = bytearray(fragment)
         elif kind == CONTINUATION:
             if side.block is None or stream != side.block_stream:
                 raise Undecodable("CONTINUATION without the HEADERS it continues")
             side.block += payload
             if flags & END_HEADERS:
-                self._headers(side)
+                block, side.block = bytes(side.block), None
+                self._headers(side, block)
         elif kind == RST_STREAM:
             self._end(stream, grpc.StatusCode.CANCELLED)
 
-    def _headers(self, side: _Direction) -> None:
-        block, stream, ends_stream = bytes(side.block or b""), side.block_stream, side.block_ends_stream
-        side.block = None
+    def _headers(self, side: _Direction, block: bytes) -> None:
+        stream, ends_stream = side.block_stream, side.block_ends_stream
         try:
             headers = dict(side.hpack.decode(block))  # every block, in order: the table depends on it
         except HeaderBlockError as exc:
@@ -158,20 +173,26 @@ class Connection:
         if call is None or call.watcher is None:
             return
         pending = call.pending[from_client]
-        pending += payload
-        at = 0
-        while len(pending) - at >= MESSAGE_PREFIX:
-            length = int.from_bytes(pending[at + 1:at + 5], "big")
-            end = at + MESSAGE_PREFIX + length
-            if end > len(pending):
+        if pending:  # as in feed: a message that spans frames is copied once, when whole
+            pending += payload
+            if MESSAGE_HEADER.size <= len(pending) < MESSAGE_HEADER.size + MESSAGE_HEADER.unpack_from(pending)[1]:
+                return
+            buffer = bytes(pending)
+        else:
+            buffer = payload
+        at, size = 0, len(buffer)
+        while size - at >= MESSAGE_HEADER.size:
+            compressed, length = MESSAGE_HEADER.unpack_from(buffer, at)
+            end = at + MESSAGE_HEADER.size + length
+            if end > size:
                 break
-            message: bytes | None = bytes(pending[at + MESSAGE_PREFIX:end])
-            if pending[at]:
+            message: bytes | None = buffer[at + MESSAGE_HEADER.size:end]
+            if compressed:
                 message = self._decompressed(call.encoding[from_client], bytes(message or b""))
             if message is not None:
                 self._step(call.watcher.request if from_client else call.watcher.response, message)
             at = end
-        del pending[:at]
+        call.pending[from_client] = bytearray(buffer[at:]) if at < size else bytearray()
 
     def _decompressed(self, encoding: bytes, message: bytes) -> bytes | None:
         try:
