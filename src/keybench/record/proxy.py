@@ -9,15 +9,15 @@ does without the proxy, at the cost of one extra hop.
 Each chunk is read (record.wire) just after it is passed on, by the pump that relayed it: the
 tap sees a call's method, its request and response messages and how it ended, and reads a
 request while the database serves it, an answer while the application takes it in. Reading
-before passing on put the tap's work in every call's path (0.70 of the direct write rate on
-Spanner, 0.77 on Bigtable; benchmarks/record_overhead.py). A connection's chunks are read one
-at a time, in the order the pumps took them (each is taken before it is sent, so a request
-before any answer to it), by whichever pump is free: a pump never waits for the other's
-reading unless its connection's unread bytes pass BACKLOG_BYTES. So a write is recorded a
-moment after the application sees it acknowledged, and whoever looks at the recording calls
-`settle()` first (the Recorder does, for those registered with it): it returns once every
-chunk relayed until then is read. A tap that raises is counted, never passed to the
-application, and so are connections whose bytes are not HTTP/2; they are still relayed.
+before passing on put the tap's work in every call's path (benchmarks/record_overhead.py
+measures what is left of it). A connection's chunks are read one at a time, in the order the
+pumps took them (each is taken before it is sent, so a request before any answer to it), by
+whichever pump is free: a pump never waits for the other's reading unless its connection's
+unread bytes pass BACKLOG_BYTES. So a write is recorded a moment after the application sees
+it acknowledged, and whoever looks at the recording calls `settle()` first (the Recorder
+does, for those registered with it): it returns once every chunk relayed until then is read.
+A tap that raises is counted, never passed to the application, and so are connections whose
+bytes are not HTTP/2; they are still relayed.
 """
 
 from __future__ import annotations
