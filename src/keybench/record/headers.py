@@ -77,9 +77,9 @@ class HeaderDecoder:
         return headers
 
     def _entry(self, index: int) -> tuple[bytes, bytes]:
-        if 0 < index <= len(STATIC):
+        if 0 < index <= STATIC_SIZE:
             return STATIC[index - 1]
-        dynamic = index - len(STATIC) - 1
+        dynamic = index - STATIC_SIZE - 1
         if index == 0 or dynamic >= len(self.entries):
             raise HeaderBlockError(f"header index {index} beyond the table")
         return self.entries[dynamic]

@@ -86,27 +86,22 @@ class Connection:
             data = data[len(expected):]
         # A chunk usually holds whole frames: it is read as it came, and only a frame cut
         # off at its end waits, copied, for the next chunk.
-        if side.unread:
-            unread = side.unread
-            unread += data
-            if FRAME_HEADER.size <= len(unread) < FRAME_HEADER.size + (unread[0] << 16 | unread[1] << 8 | unread[2]):
-                return  # still inside that frame: a large one is copied once, when whole
-            buffer = bytes(unread)
-        else:
-            buffer = data
+        buffer = _joined(side.unread, data, FRAME_HEADER.size, _frame_size) if side.unread else data
+        if buffer is None:
+            return
         at, size = 0, len(buffer)
         while size - at >= FRAME_HEADER.size:
             high, low, kind, flags, stream = FRAME_HEADER.unpack_from(buffer, at)
             end = at + FRAME_HEADER.size + (high << 16 | low)
             if end > size:
                 break
+            if side.block is not None and kind != CONTINUATION:
+                raise Undecodable("a header block broken off before its END_HEADERS")
             if kind in _READ_FRAMES:
                 self._frame(side, kind, flags, stream & 0x7FFFFFFF,  # the reserved bit dropped
                             buffer[at + FRAME_HEADER.size:end])
-            elif side.block is not None:
-                raise Undecodable("a header block broken off before its END_HEADERS")
             at = end
-        side.unread = bytearray(buffer[at:]) if at < size else bytearray()
+        side.unread = _rest(buffer, at)
 
     def take_undecodable(self) -> int:
         """Messages in an unknown compression since last asked."""
@@ -121,8 +116,6 @@ class Connection:
     # --- frames ----------------------------------------------------------------------------
 
     def _frame(self, side: _Direction, kind: int, flags: int, stream: int, payload: bytes) -> None:
-        if side.block is not None and kind != CONTINUATION:
-            raise Undecodable("a header block broken off before its END_HEADERS")
         if kind == DATA:
             self._data(side.from_client, stream, _unpadded(payload, flags) if flags & PADDED else payload)
         elif kind == HEADERS:
@@ -173,13 +166,9 @@ class Connection:
         if call is None or call.watcher is None:
             return
         pending = call.pending[from_client]
-        if pending:  # as in feed: a message that spans frames is copied once, when whole
-            pending += payload
-            if MESSAGE_HEADER.size <= len(pending) < MESSAGE_HEADER.size + MESSAGE_HEADER.unpack_from(pending)[1]:
-                return
-            buffer = bytes(pending)
-        else:
-            buffer = payload
+        buffer = _joined(pending, payload, MESSAGE_HEADER.size, _message_size) if pending else payload
+        if buffer is None:
+            return
         at, size = 0, len(buffer)
         while size - at >= MESSAGE_HEADER.size:
             compressed, length = MESSAGE_HEADER.unpack_from(buffer, at)
@@ -192,7 +181,7 @@ class Connection:
             if message is not None:
                 self._step(call.watcher.request if from_client else call.watcher.response, message)
             at = end
-        call.pending[from_client] = bytearray(buffer[at:]) if at < size else bytearray()
+        call.pending[from_client] = _rest(buffer, at)
 
     def _decompressed(self, encoding: bytes, message: bytes) -> bytes | None:
         try:
@@ -213,6 +202,28 @@ class Connection:
         except Exception:
             self.failed()
             return None
+
+
+def _joined(pending: bytearray, data: bytes, header_size: int, whole_size: Callable[[bytearray], int]) -> bytes | None:
+    """The bytes still pending (a frame, or a message, cut off) with `data` after them, to cut
+    into whole ones; None while the first is still incomplete: a large one is copied once, when whole."""
+    pending += data
+    if header_size <= len(pending) < whole_size(pending):
+        return None
+    return bytes(pending)
+
+
+def _rest(buffer: bytes, at: int) -> bytearray:
+    """What is left of `buffer` after the whole ones cut from it, to wait for the next bytes."""
+    return bytearray(buffer[at:]) if at < len(buffer) else bytearray()
+
+
+def _frame_size(buffer: bytearray) -> int:
+    return FRAME_HEADER.size + (buffer[0] << 16 | buffer[1] << 8 | buffer[2])
+
+
+def _message_size(buffer: bytearray) -> int:
+    return MESSAGE_HEADER.size + MESSAGE_HEADER.unpack_from(buffer)[1]
 
 
 def _unpadded(payload: bytes, flags: int) -> bytes:
