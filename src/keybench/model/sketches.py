@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from keybench.model.positions import members, sorted_positions
+
 _MIX1, _MIX2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 _SHIFT30, _SHIFT27, _SHIFT31 = np.uint64(30), np.uint64(27), np.uint64(31)
 _ALL = np.uint64(2**64 - 1)
@@ -102,21 +104,6 @@ def same_width(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return a.astype(f"S{width}", copy=False), b.astype(f"S{width}", copy=False)
 
 
-_SLOT = np.uint64(0x9E3779B97F4A7C15)
-_SLOT_SHIFT = np.uint64(48)
-
-
-def members(words: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Indexes of the `words` among the sorted distinct `values` (a 2^16-slot table of hashes first)."""
-    if len(values) <= 2:
-        return np.flatnonzero(np.isin(words, values))
-    table = np.zeros(1 << 16, dtype=bool)
-    table[(values * _SLOT) >> _SLOT_SHIFT] = True
-    maybe = np.flatnonzero(table[(words * _SLOT) >> _SLOT_SHIFT])
-    at = np.minimum(np.searchsorted(values, words[maybe]), len(values) - 1)
-    return maybe[values[at] == words[maybe]]
-
-
 def range_counts(cuts: np.ndarray, keys: np.ndarray, start: int, words: np.ndarray | None = None,
                  ordered: np.ndarray | None = None, select: np.ndarray | None = None) -> np.ndarray:
     """How many keys fall in each range: before the first of the sorted distinct `cuts`, then
@@ -156,7 +143,7 @@ def range_of(cuts: np.ndarray, keys: np.ndarray, start: int, words: np.ndarray,
              select: np.ndarray | None = None) -> np.ndarray:
     """The range each key falls in (the cuts at or below it); `words` of keys[select], if given."""
     cut_words = prefix_words(cuts, start)
-    bins = np.searchsorted(cut_words, words, side="right")
+    bins = sorted_positions(cut_words, words, side="right")
     if len(cuts) and not _words_decide(cuts, keys, start):
         # A key that ties a cut's word (the last cut at or below it) is placed against its cuts whole.
         tied = np.flatnonzero((bins > 0) & (cut_words[np.maximum(bins - 1, 0)] == words))
@@ -411,7 +398,7 @@ class RowSample(_HashThinned):
         counts += 1
         top = np.sort(np.argsort(-counts, kind="stable")[:self.heavy_capacity])  # values stay sorted
         values, counts = values[top], counts[top]
-        at = np.minimum(np.searchsorted(values, hashes), len(values) - 1)
+        at = np.minimum(sorted_positions(values, hashes), len(values) - 1)
         hit = np.flatnonzero(values[at] == hashes)
         first_write = np.empty(len(values), dtype=np.int64)
         first_write[at[hit][::-1]] = hit[::-1]  # of repeated indexes the last assignment holds: the first write
