@@ -4,6 +4,8 @@ tap that fails changes nothing the application sees."""
 from __future__ import annotations
 
 import threading
+from contextlib import contextmanager
+from functools import partial
 
 import grpc
 import pytest
@@ -66,28 +68,59 @@ class _Held:
         self.ended.append(code)
 
 
-def test_the_call_is_answered_while_the_tap_reads_it_and_settle_waits_for_the_reading(bigtable_emulator):
+@contextmanager
+def _list_tables(emulator, tap):
+    """(proxy, a ListTables call through it) with `tap`; the tap released and the proxy closed after."""
     from google.cloud.bigtable_admin_v2.types import ListTablesRequest, ListTablesResponse
 
-    tap = _Held()
-    proxy = ForwardingProxy(bigtable_emulator.host, tap)
+    proxy = ForwardingProxy(emulator.host, tap)
     try:
         with grpc.insecure_channel(proxy.address) as channel:
             call = channel.unary_unary("/google.bigtable.admin.v2.BigtableTableAdmin/ListTables",
                                        request_serializer=ListTablesRequest.serialize,
                                        response_deserializer=ListTablesResponse.deserialize)
-            answer = call(ListTablesRequest(parent="projects/p/instances/proxy-test"), timeout=30)
-            assert list(answer.tables) == [] and tap.ended == []  # answered, its end not yet read
-            settled = threading.Event()
-            waiter = threading.Thread(target=lambda: (proxy.settle(), settled.set()), daemon=True)
-            waiter.start()
-            assert not settled.wait(0.3)  # the reading is held: settle() cannot have returned
-            tap.release.set()
-            assert settled.wait(30)
-            assert tap.ended == [grpc.StatusCode.OK]
+            yield proxy, partial(call.future, ListTablesRequest(parent="projects/p/instances/proxy-test"),
+                                 timeout=60)
     finally:
         tap.release.set()
         proxy.close()
+
+
+def test_the_call_is_answered_while_the_tap_reads_it_and_settle_waits_for_the_reading(bigtable_emulator):
+    tap = _Held()
+    with _list_tables(bigtable_emulator, tap) as (proxy, call):
+        answer = call().result(timeout=30)
+        assert list(answer.tables) == [] and tap.ended == []  # answered, its end not yet read
+        settled = threading.Event()
+        waiter = threading.Thread(target=lambda: (proxy.settle(), settled.set()), daemon=True)
+        waiter.start()
+        assert not settled.wait(0.3)  # the reading is held: settle() cannot have returned
+        tap.release.set()
+        assert settled.wait(30)
+        assert tap.ended == [grpc.StatusCode.OK]
+
+
+class _SlowRequest(_Held):
+    """A tap that stops at a call's request until released, as the Spanner tap does while it
+    looks up the keys of the call's database."""
+
+    def request(self, message):
+        assert self.release.wait(60), "never released"
+
+    def end(self, code):
+        self.ended.append(code)
+
+
+def test_an_answer_reaches_the_application_only_once_its_request_is_read(bigtable_emulator):
+    tap = _SlowRequest()
+    with _list_tables(bigtable_emulator, tap) as (proxy, call):
+        answer = call()
+        with pytest.raises(grpc.FutureTimeoutError):
+            answer.result(timeout=0.5)  # the tap has not read the request: the answer is held
+        tap.release.set()
+        assert list(answer.result(timeout=30).tables) == []
+        proxy.settle()
+        assert tap.ended == [grpc.StatusCode.OK]
 
 
 def test_the_emulators_error_reaches_the_client_with_its_code(proxy):

@@ -9,9 +9,7 @@ import pytest
 
 from keybench.design.byteorder import FULL_SPACE, TABLE_SPACE, encode_value, invert, prefix_successor
 from keybench.record.recorder import Recorder, TableName
-from keybench.record.spanner_keys import KeyColumnType, KeyLayout
-from keybench.record.spanner_sql import query_keys
-from keybench.record.spanner_tap import _resolved, _rows_returned, query_intervals
+from keybench.record.spanner_tap import _resolved, _rows_returned
 from tests.record.conftest import proxied_database
 
 DDL = [
@@ -255,33 +253,6 @@ def test_postgresql_dml_with_parameters_returning_and_a_sequence_is_recorded(pos
     assert not recorder.unattributed
 
 
-def _intervals(where: str, *columns: tuple[str, str]):
-    layout = KeyLayout("table", tuple(KeyColumnType(name, base_type, False) for name, base_type in columns))
-    found = query_keys(f"SELECT * FROM T WHERE {where}", "googlesql")
-    assert found is not None
-    return query_intervals(layout, found.columns, {})
-
-
-@pytest.mark.parametrize(("where", "column"), [
-    ("Id > 5.5", ("Id", "INT64")),  # no INT64 is 5.5: the database compares as FLOAT64
-    ("Id > 5 AND Id < 3", ("Id", "INT64")),  # a range that holds no key
-    ("Id IN (NULL)", ("Id", "INT64")),
-    ("Name = 5", ("Name", "STRING")),  # a number fixes no STRING key
-])
-def test_a_where_whose_key_range_its_literals_do_not_fix_is_not_placed(where, column):
-    assert _intervals(where, column) is None
-
-
-def test_literals_are_encoded_as_their_columns_type_and_null_matches_nothing():
-    point = _intervals("X = 5", ("X", "FLOAT64"))
-    assert point == [(encode_value(5.0), prefix_successor(encode_value(5.0)))]
-    assert _intervals("Id IN (1, NULL)", ("Id", "INT64")) == [(encode_value(1), prefix_successor(encode_value(1)))]
-    at = dt.datetime(2020, 1, 1, 8, tzinfo=dt.UTC)
-    assert _intervals("Ts >= '2020-01-01 00:00:00-08:00'", ("Ts", "TIMESTAMP")) == [(encode_value(at), b"")]
-    # a time without its zone is read in the database's default zone, America/Los_Angeles
-    assert _intervals("Ts >= '2020-01-01 00:00:00'", ("Ts", "TIMESTAMP")) == [(encode_value(at), b"")]
-
-
 def test_a_time_without_its_zone_is_the_instant_the_database_reads_it_as(database):
     db, _, _ = database
     texts = ["2020-01-01 00:00:00", "2020-07-01 12:30:00.25", "2020-03-08", "2021-11-07 01:30:00"]
@@ -297,3 +268,19 @@ def test_the_rows_of_a_unary_query_are_counted_as_rows_not_values():
     for n in range(10):
         answer.rows.add().values.add().string_value = str(n)
     assert _rows_returned("/google.spanner.v1.Spanner/ExecuteSql", [answer.SerializeToString()], 3) == 10
+
+
+def test_a_write_to_a_new_table_dropped_straight_after_is_recorded(database):
+    """A test fixture's pattern: a table created, written once, dropped at once. The tap reads
+    the commit a moment after the application sees it acknowledged, and the drop must not
+    make it lose the write."""
+    db, recorder, _ = database
+    tables = [f"Brief{n}" for n in range(6)]
+    for table in tables:
+        db.update_ddl([f"CREATE TABLE {table} (Id INT64 NOT NULL) PRIMARY KEY (Id)"]).result(60)
+        with db.batch() as batch:
+            batch.insert(table, ("Id",), [(1,), (2,)])
+        db.update_ddl([f"DROP TABLE {table}"]).result(60)
+    written = {r.table: r.writes for r in recorder.snapshot()}
+    assert not recorder.unattributed
+    assert {t: written.get(t) for t in tables} == dict.fromkeys(tables, 2)

@@ -29,8 +29,8 @@ def sorted_positions(values: np.ndarray, needles: np.ndarray, side: Literal["lef
         return np.searchsorted(values, needles, side=side)
     table = _Buckets(values, side)
     needles = np.asarray(needles, dtype=np.uint64)
-    _, searched = table.place(needles[::len(needles) // PROBED_NEEDLES])
-    if searched > SEARCHED_SHARE * PROBED_NEEDLES:
+    probe = needles[::len(needles) // PROBED_NEEDLES]
+    if table.place(probe)[1] > SEARCHED_SHARE * len(probe):
         return np.searchsorted(values, needles, side=side)
     return table.place(needles)[0]
 

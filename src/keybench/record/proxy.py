@@ -12,10 +12,15 @@ request while the database serves it, an answer while the application takes it i
 before passing on put the tap's work in every call's path (benchmarks/record_overhead.py
 measures what is left of it). A connection's chunks are read one at a time, in the order the
 pumps took them (each is taken before it is sent, so a request before any answer to it), by
-whichever pump is free: a pump never waits for the other's reading unless its connection's
-unread bytes pass BACKLOG_BYTES. So a write is recorded a moment after the application sees
-it acknowledged, and whoever looks at the recording calls `settle()` first (the Recorder
-does, for those registered with it): it returns once every chunk relayed until then is read.
+whichever pump is free. One wait keeps the tap's view of the database true: an answer is
+passed on only once every chunk before it is read, so the tap has read a call's request, and
+looked up what it needs for it (the Spanner tap: the database's keys), before the
+application sees the call answered and can, say, drop the table it wrote. A request is read
+while the database serves it, so an answer seldom waits; otherwise a pump waits for the
+other's reading only when its connection's unread bytes pass BACKLOG_BYTES. So a write is
+recorded a moment after the application sees it acknowledged, and whoever looks at the
+recording calls `settle()` first (the Recorder does, for those registered with it): it
+returns once every chunk relayed until then is read.
 A tap that raises is counted, never passed to the application, and so are connections whose
 bytes are not HTTP/2; they are still relayed.
 """
@@ -156,9 +161,13 @@ class ForwardingProxy:
                 if self.tap is None:
                     sink.sendall(data)
                     continue
-                self._take(relayed, from_client, data)  # before it is sent, so before any answer to it
-                sink.sendall(data)
-                self._read_taken(relayed)
+                position = self._take(relayed, from_client, data)  # before it is sent, so before any answer to it
+                if from_client or relayed.read >= position - 1:
+                    sink.sendall(data)
+                    self._read_taken(relayed)
+                else:  # an answer whose request is not read yet: read first (see the module's docstring)
+                    self._read_taken(relayed, wait=True)
+                    sink.sendall(data)
             sink.shutdown(socket.SHUT_WR)  # a side that finished sending: so does its stand-in
         except OSError:
             relayed.cut()  # one side failed: the other pump must not wait on it
@@ -177,11 +186,13 @@ class ForwardingProxy:
 
     # --- reading the calls -----------------------------------------------------------------
 
-    def _take(self, relayed: _Relayed, from_client: bool | None, data: bytes) -> None:
+    def _take(self, relayed: _Relayed, from_client: bool | None, data: bytes) -> int:
+        """Hands a chunk over to be read; returns its place in the connection's chunks (from 1)."""
         with relayed.lock:
             relayed.unread.append((from_client, data))
             relayed.unread_bytes += len(data)
             relayed.taken += 1
+            return relayed.taken
 
     def _read_taken(self, relayed: _Relayed, wait: bool = False) -> None:
         """The connection's chunks read, in the order taken, by this pump unless the other one

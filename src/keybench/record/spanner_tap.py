@@ -18,8 +18,8 @@ from __future__ import annotations
 import datetime as dt
 import re
 import threading
+from collections.abc import Callable
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import grpc
 from google.cloud.spanner_v1.types import (
@@ -34,13 +34,11 @@ from google.cloud.spanner_v1.types import (
 )
 from google.protobuf.struct_pb2 import Value  # type: ignore[import-untyped]
 
-from keybench.design.byteorder import FULL_SPACE, prefix_successor
 from keybench.record.recorder import Recorder, TableName
-from keybench.record.spanner_keys import DatabaseKeys, KeyLayout, SchemaCache, typed
+from keybench.record.spanner_keys import DatabaseKeys, SchemaCache, typed
+from keybench.record.spanner_ranges import key_set_intervals, query_intervals, zoned
 from keybench.record.spanner_sql import (
     COMMIT_TIME,
-    Bound,
-    ColumnCondition,
     NotAttributed,
     Param,
     dml_rows,
@@ -62,31 +60,58 @@ def database_of(session: str) -> str:
 
 
 class _Call:
-    """One call: its request kept as bytes, decoded at its end, when the outcome is known."""
+    """One call: its request decoded as it is read, with its database's keys when it needs
+    them; the rest waits for its end, when the outcome is known."""
 
     request_type: Any = CommitRequest
+    reads_schema = True  # the call is placed by its database's keys
 
     def __init__(self, tap: SpannerTap, method: str):
         self.tap, self.method = tap, method
         self.requests: list[bytes] = []
         self.responses: list[bytes] = []
+        self._decoded: Any = None  # the first request, or why it could not be decoded
+        self._schema: DatabaseKeys | Exception | None = None
 
     def request(self, message: bytes) -> None:
+        if not self.requests:
+            self._decoded = _attempt(lambda: self.request_type.pb().FromString(message))
+            if self.reads_schema and not isinstance(self._decoded, Exception):
+                # Now, before the proxy passes the answer on: a table the application drops
+                # as soon as it sees the call answered is still in the keys the call is given.
+                self._schema = _attempt(lambda: self.tap.schemas.keys(database_of(self._decoded.session)))
         self.requests.append(message)
 
     def response(self, message: bytes) -> None:
         self.responses.append(message)
 
+    def keys(self) -> DatabaseKeys:
+        """The keys of the call's database as they were when its request was read."""
+        if isinstance(self._schema, Exception):
+            raise self._schema
+        assert self._schema is not None, "a call whose request was not read"
+        return self._schema
+
     def end(self, code: grpc.StatusCode) -> None:
         if not self.requests:
             return
         try:
-            self.finish(self.request_type.pb().FromString(self.requests[0]), code)
+            if isinstance(self._decoded, Exception):
+                raise self._decoded
+            self.finish(self._decoded, code)
         except Exception as exc:
             self.tap.recorder.not_attributed(self.method, f"{type(exc).__name__}: {exc}"[:200])
 
     def finish(self, request, code: grpc.StatusCode) -> None:
         raise NotImplementedError
+
+
+def _attempt(step: Callable[[], Any]) -> Any:
+    """What `step` returns, or the exception it raised (raised again where it matters)."""
+    try:
+        return step()
+    except Exception as exc:
+        return exc
 
 
 class _Commit(_Call):
@@ -95,7 +120,7 @@ class _Commit(_Call):
         if code != grpc.StatusCode.OK or not self.responses:
             return  # not committed: nothing was written (an aborted transaction is retried by the client)
         database = database_of(request.session)
-        keys = self.tap.schemas.keys(database)
+        keys = self.keys()
         committed = CommitResponse.pb().FromString(self.responses[0]).commit_timestamp.ToDatetime(tzinfo=dt.UTC)
         writes = []
         for mutation in request.mutations:
@@ -160,7 +185,7 @@ def _resolved(value, base_type: str, committed: dt.datetime | None):
     if isinstance(value, Value):
         return typed(value, base_type, committed)
     if isinstance(value, str) and base_type != "STRING":  # a literal of another type, in quotes
-        return typed(Value(string_value=_zoned(value) if base_type == "TIMESTAMP" else value), base_type, committed)
+        return typed(Value(string_value=zoned(value) if base_type == "TIMESTAMP" else value), base_type, committed)
     return value
 
 
@@ -169,7 +194,7 @@ class _Read(_Call):
 
     def finish(self, request, code: grpc.StatusCode) -> None:
         database = database_of(request.session)
-        layouts = self.tap.schemas.keys(database).table(request.table)
+        layouts = self.keys().table(request.table)
         layout = layouts.space(request.index) if layouts is not None else None
         if layouts is None or layout is None:
             raise ValueError(f"{request.table} {request.index} is not in the database's schema")
@@ -177,27 +202,6 @@ class _Read(_Call):
         self.tap.recorder.read(TableName(BACKEND, database, layouts.table_name),
                                key_set_intervals(layout, request.key_set), rows, self.method.rsplit("/", 1)[-1],
                                layout.space)
-
-
-def key_set_intervals(layout: KeyLayout, key_set) -> list[tuple[bytes, bytes]]:
-    """A KeySet as [start, end) intervals of the layout's space; `all`: the whole space."""
-    if key_set.all_:  # proto-plus names the field `all_`
-        return [FULL_SPACE]
-
-    def values(list_value) -> list[object]:
-        return [typed(v, c.base_type, None) for c, v in zip(layout.columns, list_value.values, strict=False)]
-
-    intervals = []
-    for key in key_set.keys:
-        point = layout.prefix(values(key))
-        intervals.append((point, prefix_successor(point)))
-    for r in key_set.ranges:
-        start_kind, end_kind = r.WhichOneof("start_key_type"), r.WhichOneof("end_key_type")
-        low = values(getattr(r, start_kind)) if start_kind else None
-        high = values(getattr(r, end_kind)) if end_kind else None
-        intervals.append(layout.interval(low or None, start_kind != "start_open", high or None,
-                                         end_kind == "end_closed"))
-    return intervals
 
 
 def _rows_returned(method: str, responses: list[bytes], columns: int) -> int | None:
@@ -242,7 +246,7 @@ class _Sql(_Call):
             self.tap.recorder.not_attributed(self.method, "DML outside a read-write transaction (partitioned DML)")
             return
         database = database_of(request.session)
-        keys = self.tap.schemas.keys(database)
+        keys = self.keys()
         for statement in dml:
             try:
                 found = dml_rows(statement.sql, keys.dialect)
@@ -270,7 +274,7 @@ class _Sql(_Call):
                 or request.query_mode != ExecuteSqlRequest.QueryMode.NORMAL:
             return False  # one partition of a query, the rest of a stream already begun, or a plan: not a read to place
         database = database_of(request.session)
-        keys = self.tap.schemas.keys(database)
+        keys = self.keys()
         found = query_keys(request.sql, keys.dialect)
         layouts = keys.table(found.table) if found is not None else None
         if found is None or layouts is None:
@@ -285,103 +289,6 @@ class _Sql(_Call):
                                _rows_returned(self.method, self.responses, columns), self.method.rsplit("/", 1)[-1],
                                layouts.table.space)
         return True
-
-
-MAX_QUERY_INTERVALS = 10_000  # an IN list's points beyond this widen to their common prefix
-
-
-def query_intervals(layout: KeyLayout, conditions: dict[str, ColumnCondition],
-                    params) -> list[tuple[bytes, bytes]] | None:
-    """The [start, end) intervals of `layout` a query's column conditions read: a point prefix
-    per combination of the leading key columns' values, then the next key column's range; the
-    whole space for a query with no condition; None when the WHERE does not constrain the first
-    key column (the database may read another index: keybench cannot tell which)."""
-    if not conditions:
-        return [FULL_SPACE]
-    prefixes: list[list[object]] = [[]]
-    for column in layout.columns:
-        condition = conditions.get(column.name.lower())
-        if condition is None:
-            break
-        if condition.equal is not None:
-            # NULL equals nothing: `IN (1, NULL)` reads the row of 1 only
-            values = [_query_value(v, column.base_type, params) for v in condition.equal if v is not None]
-            if not values or any(v is _UNKNOWN for v in values) or len(prefixes) * len(values) > MAX_QUERY_INTERVALS:
-                break
-            prefixes = [[*p, v] for p in prefixes for v in values]
-            continue
-        low, high = condition.low, condition.high
-        if column.descending:  # the greater value sorts first
-            low, high = high, low
-        start, end = _query_bound(low, column.base_type, params), _query_bound(high, column.base_type, params)
-        if start is _UNKNOWN or end is _UNKNOWN or (start is None and end is None):
-            break
-        intervals = [layout.interval([*p, start.value] if start else p or None, start.inclusive if start else True,
-                                     [*p, end.value] if end else p or None, end.inclusive if end else True)
-                     for p in prefixes]
-        if any(high and low >= high for low, high in intervals):
-            return None  # a range that holds no key (`Id > 5 AND Id < 3`): the query reads no row keybench can place
-        return intervals
-    if prefixes == [[]]:
-        return None
-    return [(layout.prefix(p), prefix_successor(layout.prefix(p))) for p in prefixes]
-
-
-_UNKNOWN = object()  # a parameter the request does not carry, or a literal not of the column's type
-
-
-def _query_value(value, base_type: str, params):
-    try:
-        if isinstance(value, Param):
-            return typed(params[value.name], base_type, None) if value.name in params else _UNKNOWN
-        return typed(_literal(value, base_type), base_type, None)
-    except (ValueError, TypeError):
-        return _UNKNOWN
-
-
-# A time of day, then its offset from UTC.
-_ZONE = re.compile(r"\d:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:Z|[+-]\d{1,2}(?::?\d{2})?)$", re.IGNORECASE)
-DEFAULT_ZONE = "America/Los_Angeles"  # where both dialects read a TIMESTAMP literal that gives no zone
-
-
-def _zoned(text: str) -> str:
-    """A TIMESTAMP literal's text with its offset: one that gives none is read in the database's
-    default zone, as the database reads it. ValueError: not a time, or no time zone database
-    here to say the zone's offset on that day."""
-    stripped = text.strip()
-    if _ZONE.search(stripped):
-        return stripped
-    moment = dt.datetime.fromisoformat(stripped)  # a date alone is its midnight
-    if moment.tzinfo is None:
-        try:
-            moment = moment.replace(tzinfo=ZoneInfo(DEFAULT_ZONE))
-        except ZoneInfoNotFoundError:
-            raise ValueError(f"no time zone database to read {text!r} in {DEFAULT_ZONE}") from None
-    return moment.isoformat()
-
-
-def _literal(value, base_type: str) -> Value:
-    """A query's literal as the Value a client sends for a column of `base_type`: the column's
-    type, not the literal's, decides how the key is encoded. ValueError: a literal whose key the
-    text does not fix (5.5 against an INT64, a number against a STRING, a string against BYTES)."""
-    if isinstance(value, bool):
-        if base_type == "BOOL":
-            return Value(bool_value=value)
-    elif isinstance(value, int | float):
-        if base_type in ("FLOAT64", "FLOAT32"):
-            return Value(number_value=float(value))
-        if base_type == "NUMERIC" or (base_type == "INT64" and isinstance(value, int)):
-            return Value(string_value=str(value))
-    elif isinstance(value, str) and base_type != "BYTES":
-        return Value(string_value=_zoned(value) if base_type == "TIMESTAMP" else value)
-    raise ValueError(f"{value!r} fixes no {base_type} key")
-
-
-def _query_bound(bound: Bound | None, base_type: str, params):
-    if bound is None:
-        return None
-    value = _query_value(bound.value, base_type, params)
-    return _UNKNOWN if value is _UNKNOWN else Bound(value, bound.inclusive)
 
 
 class _BatchDml(_Sql):
@@ -399,20 +306,23 @@ class _BatchDml(_Sql):
 
 class _Rollback(_Call):
     request_type = RollbackRequest
+    reads_schema = False
 
     def finish(self, request, code: grpc.StatusCode) -> None:
         self.tap.take(request.transaction_id)
 
 
 class _SchemaChange(_Call):
-    def finish(self, request, code: grpc.StatusCode) -> None:
-        pass
+    reads_schema = False
 
-    def end(self, code: grpc.StatusCode) -> None:
+    @property
+    def request_type(self) -> Any:
         from google.cloud.spanner_admin_database_v1.types import UpdateDatabaseDdlRequest
 
-        if self.requests:
-            self.tap.schemas.forget(UpdateDatabaseDdlRequest.pb().FromString(self.requests[0]).database)
+        return UpdateDatabaseDdlRequest
+
+    def finish(self, request, code: grpc.StatusCode) -> None:
+        self.tap.schemas.forget(request.database)
 
 
 _CALLS: dict[str, type[_Call]] = {"Commit": _Commit, "Rollback": _Rollback, "Read": _Read, "StreamingRead": _Read,
