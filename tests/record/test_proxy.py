@@ -123,6 +123,24 @@ def test_an_answer_reaches_the_application_only_once_its_request_is_read(bigtabl
         assert tap.ended == [grpc.StatusCode.OK]
 
 
+class _SlowRequestReadAfterItsAnswer(_SlowRequest):
+    """As _SlowRequest, for a tap that needs nothing as of a call's request (the Bigtable tap)."""
+
+    request_before_answer = False
+
+
+def test_a_tap_that_reads_a_request_after_its_answer_never_holds_the_answer(bigtable_emulator):
+    tap = _SlowRequestReadAfterItsAnswer()
+    with _list_tables(bigtable_emulator, tap) as (proxy, call):
+        assert list(call().result(timeout=30).tables) == []  # answered while the tap holds the request
+        settled = threading.Event()
+        threading.Thread(target=lambda: (proxy.settle(), settled.set()), daemon=True).start()
+        assert not settled.wait(0.3) and tap.ended == []  # the request is being read
+        tap.release.set()
+        assert settled.wait(30)
+        assert tap.ended == [grpc.StatusCode.OK]
+
+
 def test_the_emulators_error_reaches_the_client_with_its_code(proxy):
     with grpc.insecure_channel(proxy.address) as channel:
         with pytest.raises(grpc.RpcError) as raised:

@@ -167,6 +167,8 @@ _CALLS: dict[str, type[_Call]] = {"MutateRow": _MutateRow, "MutateRows": _Mutate
 class BigtableTap:
     """The tap a proxy in front of the Bigtable emulator shows its calls to."""
 
+    request_before_answer = False  # see Tap
+
     def __init__(self, recorder: Recorder):
         self.recorder = recorder
 

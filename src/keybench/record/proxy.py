@@ -16,8 +16,12 @@ whichever pump is free. One wait keeps the tap's view of the database true: an a
 passed on only once every chunk before it is read, so the tap has read a call's request, and
 looked up what it needs for it (the Spanner tap: the database's keys), before the
 application sees the call answered and can, say, drop the table it wrote. A request is read
-while the database serves it, so an answer seldom waits; otherwise a pump waits for the
-other's reading only when its connection's unread bytes pass BACKLOG_BYTES. So a write is
+while the database serves it, so an answer seldom waits. A tap that needs nothing as of a
+request (Tap.request_before_answer False: the Bigtable tap) has its requests read after
+their answers instead, by the pump that passes the answer on: a fast emulator answers before
+a request is read, and the reading, holding the interpreter's lock, held the answer back.
+Otherwise a pump waits for the other's reading only when its connection's unread bytes pass
+BACKLOG_BYTES. So a write is
 recorded a moment after the application sees it acknowledged, and whoever looks at the
 recording calls `settle()` first (the Recorder does, for those registered with it): it
 returns once every chunk relayed until then is read.
@@ -41,6 +45,7 @@ CHUNK_BYTES = 256 * 1024  # read from a socket at a time
 CONNECT_S = 10.0  # to reach the emulator for a new connection
 ACCEPT_POLL_S = 0.25  # how soon the listener notices close()
 BACKLOG_BYTES = 64 * 1024 * 1024  # of a connection, relayed and unread: past it, a pump waits to read
+LAZY_BYTES = 1024 * 1024  # of requests a tap reads after their answers, relayed and unread: past it, read now
 
 
 class CallTap(Protocol):
@@ -52,6 +57,13 @@ class CallTap(Protocol):
 
 
 class Tap(Protocol):
+    # True: a call's request is read before its answer is passed on, for a tap that looks
+    # something up as of the request (the Spanner tap: the database's keys). False: a request
+    # is read just after its answer is passed on, in the application's time between calls
+    # rather than the database's (shorter than the reading, for a fast emulator). A tap
+    # without it is read as True.
+    request_before_answer: bool
+
     def call(self, method: str) -> CallTap | None:
         """What watches one call of `method` ("/package.Service/Method"); None: nothing does."""
 
@@ -84,6 +96,7 @@ class ForwardingProxy:
 
     def __init__(self, upstream: str, tap: Tap | None = None, host: str = "127.0.0.1", port: int = 0):
         self.upstream, self.tap = upstream, tap
+        self._requests_first = tap is None or getattr(tap, "request_before_answer", True)
         self._tap_errors = 0
         self._undecodable = 0
         self._counts = threading.Lock()
@@ -162,7 +175,11 @@ class ForwardingProxy:
                     sink.sendall(data)
                     continue
                 position = self._take(relayed, from_client, data)  # before it is sent, so before any answer to it
-                if from_client or relayed.read >= position - 1:
+                if from_client:
+                    sink.sendall(data)
+                    if self._requests_first or relayed.unread_bytes > LAZY_BYTES:
+                        self._read_taken(relayed)
+                elif not self._requests_first or relayed.read >= position - 1:
                     sink.sendall(data)
                     self._read_taken(relayed)
                 else:  # an answer whose request is not read yet: read first (see the module's docstring)
@@ -249,6 +266,9 @@ class ForwardingProxy:
         saw acknowledged is recorded."""
         with self._relayed_changed:
             marks = [(relayed, relayed.taken) for relayed in self._relayed]
+        for relayed, _ in marks:  # a request no answer has followed yet is read here
+            self._read_taken(relayed, wait=True)
+        with self._relayed_changed:
             self._settling += 1
             try:
                 for relayed, taken in marks:

@@ -332,6 +332,8 @@ _CALLS: dict[str, type[_Call]] = {"Commit": _Commit, "Rollback": _Rollback, "Rea
 class SpannerTap:
     """The tap a proxy in front of the Spanner emulator shows its calls to."""
 
+    request_before_answer = True  # see Tap
+
     def __init__(self, recorder: Recorder, schemas: SchemaCache):
         self.recorder, self.schemas = recorder, schemas
         self._lock = threading.Lock()
