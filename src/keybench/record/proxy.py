@@ -17,9 +17,10 @@ passed on only once every chunk before it is read, so the tap has read a call's 
 looked up what it needs for it (the Spanner tap: the database's keys), before the
 application sees the call answered and can, say, drop the table it wrote. A request is read
 while the database serves it, so an answer seldom waits. A tap that needs nothing as of a
-request (Tap.request_before_answer False: the Bigtable tap) has its requests read after
-their answers instead, by the pump that passes the answer on: a fast emulator answers before
-a request is read, and the reading, holding the interpreter's lock, held the answer back.
+request (Tap.request_before_answer False: the Bigtable tap) has its requests read by the
+pump that relays the emulator's bytes, once it has passed the next of them on (the call's
+answer; on a new connection, the emulator's settings): a fast emulator answers before a
+request is read, and the reading, holding the interpreter's lock, held the answer back.
 Otherwise a pump waits for the other's reading only when its connection's unread bytes pass
 BACKLOG_BYTES. So a write is
 recorded a moment after the application sees it acknowledged, and whoever looks at the
