@@ -40,6 +40,18 @@ def test_a_column_is_inferred_from_its_facts_or_left_unknown(column, name):
     assert inferred(column).name == name
 
 
+@pytest.mark.parametrize("generated, values", [
+    ("MOD(FARM_FINGERPRINT(Id), 8)", 15),  # the hash's sign kept: -7 to 7
+    ("ABS(MOD(FARM_FINGERPRINT(CAST(Id AS STRING)), 64))", 64),  # cross-media-measurement's Kingdom
+    ("MOD(ABS(FARM_FINGERPRINT(id)), 10)", 10),  # causa-io's ordering example
+    ("abs( mod(spanner.farm_fingerprint(id), '16'::bigint) )", 16),
+])
+def test_a_fingerprint_shard_is_a_hash_of_so_many_values_whether_or_not_an_abs_drops_its_sign(generated, values):
+    found = inferred(Column("Shard", "INT64", generated=generated, stored=True))
+    assert (found.name, found.values) == ("categorical", values), found
+    assert "a hash" in found.reason, found
+
+
 # What an engineer reading the schema would say, written down before the rule was: the
 # write's time only where the name says the write (or the record's own time), never another
 # moment the row describes; an id of 36 characters or 16 bytes is a UUID; names and addresses

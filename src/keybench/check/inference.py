@@ -58,8 +58,10 @@ NAME_LIKE = re.compile(r"(e_?mail|login|handle|slug|^name$|(first|last|full|give
 REMAINDER = re.compile(r"^\s*MOD\s*\((?!\s*(SPANNER\.)?FARM_FINGERPRINT)(.*),\s*'?(\d+)'?(::bigint)?\s*\)\s*$",
                        re.IGNORECASE | re.DOTALL)
 # GoogleSQL: MOD(FARM_FINGERPRINT(x), 16); PostgreSQL: mod(spanner.farm_fingerprint(x), '16'::bigint).
-FINGERPRINT_SHARD = re.compile(r"^\s*MOD\s*\(\s*(SPANNER\.)?FARM_FINGERPRINT\s*\(.*\)"
-                               r"\s*,\s*'?(\d+)'?(::bigint)?\s*\)\s*$", re.IGNORECASE | re.DOTALL)
+# Either may take the absolute value, of the hash or of the remainder: ABS(MOD(FARM_FINGERPRINT(x), 16)).
+FINGERPRINT_SHARD = re.compile(r"^\s*(?P<outer>ABS\s*\(\s*)?MOD\s*\(\s*(?P<inner>ABS\s*\(\s*)?(SPANNER\.)?"
+                               r"FARM_FINGERPRINT\s*\(.*\)\s*,\s*'?(?P<count>\d+)'?(::bigint)?\s*\)\s*(?(outer)\)\s*)$",
+                               re.IGNORECASE | re.DOTALL)
 UUID_DEFAULT = re.compile(r"\s*(SPANNER\.)?GENERATE_UUID\s*\(\s*\)\s*",
                           re.IGNORECASE)  # PostgreSQL: spanner.generate_uuid()
 
@@ -172,15 +174,19 @@ def _inferred(schema: Schema, table: Table, column: Column, stated: dict[str, Di
     if column.generated is not None:
         shard = FINGERPRINT_SHARD.match(column.generated)
         if shard:
-            count = int(shard.group(2))
-            # MOD keeps the fingerprint's sign: -count < value < count. A hash of a column with
-            # fewer values than that takes no more values than the column.
-            values, why = 2 * count - 1, ""
+            count = int(shard.group("count"))
+            # MOD keeps the fingerprint's sign: -count < value < count, unless an ABS drops it
+            # (0 to count-1). A hash of a column with fewer values takes no more than the column.
+            positive = shard.group("outer") or shard.group("inner")
+            values, why = (count if positive else 2 * count - 1), ""
             for source in columns_in(table, column.generated, column.name):
                 hashed = infer(schema, table, source, stated)
                 if hashed.name in WITH_VALUES and hashed.values < values:
                     values, why = hashed.values, f", no more than {source.name}'s {hashed.values:,}"
-            return Distribution("categorical", f"stored AS (MOD(FARM_FINGERPRINT(...), {count})): a hash, "
+            shape = (f"ABS(MOD(FARM_FINGERPRINT(...), {count}))" if shard.group("outer") else
+                     f"MOD(ABS(FARM_FINGERPRINT(...)), {count})" if shard.group("inner") else
+                     f"MOD(FARM_FINGERPRINT(...), {count})")
+            return Distribution("categorical", f"{'stored ' if column.stored else ''}AS ({shape}): a hash, "
                                                f"{values:,} values{why}", values)
         remainder = REMAINDER.match(column.generated)
         if remainder:
