@@ -175,9 +175,9 @@ def test_fail_on_verdict_lists_each_offender_on_one_line_and_exits_1(shop_report
      ["statement 2 refused by the Spanner emulator (GoogleSQL): ", "nonexistent key column y",
       "(statement: CREATE TABLE B (x INT64) PRIMARY KEY (y))"]),
     # Neither dialect reads the first statement: both messages, on one line.
-    ("CREATE TABLE A (x INT64 NOT NULL, PRIMARY KEY (x));\n",
+    ("CREATE TABLE A (x INT64 NOT NULL,, y INT64) PRIMARY KEY (x);\n",
      ["statement 1 refused by the Spanner emulator in both dialects: GoogleSQL: ", "; PostgreSQL: ",
-      "(statement: CREATE TABLE A (x INT64 NOT NULL, PRIMARY KEY (x)))"]),
+      "(statement: CREATE TABLE A (x INT64 NOT NULL,, y INT64) PRIMARY KEY (x))"]),
 ])
 def test_refused_ddl_is_one_line_with_file_statement_and_message_exit_2(spanner_emulator, tmp_path, ddl, expected):
     schema = write(tmp_path, "bad.sql", ddl)
@@ -606,6 +606,27 @@ def test_a_real_schema_s_statements_the_emulator_lacks_are_rewritten_and_noted(s
     assert any(line.startswith("note: statement 3 rewritten") and "ASC left out of its PRIMARY KEY" in line
                for line in lines)
     assert section(lines, "table singers: key (id)").splitlines()[1].startswith("  verdict: spread")
+
+
+def test_a_primary_key_written_inside_the_column_list_is_moved_after_it_and_keeps_its_order(spanner_emulator,
+                                                                                             tmp_path):
+    # Cloud Spanner takes PRIMARY KEY (...) as an element of the column list (as goose
+    # migrations write it); this emulator refuses it, so the check moves it, in one note.
+    path = tmp_path / "baseline.sql"
+    path.write_text("CREATE TABLE Events (Id STRING(36) NOT NULL DEFAULT (GENERATE_UUID()), Note STRING(MAX) "
+                    "DEFAULT ('a, (b'), PRIMARY KEY (Id));\n"
+                    "CREATE TABLE Readings (Id STRING(36) NOT NULL, Taken TIMESTAMP NOT NULL OPTIONS "
+                    "(allow_commit_timestamp = true),\n  PRIMARY KEY (Id, Taken DESC)\n), "
+                    "INTERLEAVE IN PARENT Events;\n"
+                    "CREATE TABLE Log (Taken TIMESTAMP NOT NULL OPTIONS (allow_commit_timestamp = true), "
+                    "Seq INT64 NOT NULL, PRIMARY KEY (Taken, Seq));\n")
+    lines = check(CheckRequest(schema=path)).lines
+    assert any(line.startswith("note: statement 1, statement 2, statement 3 rewritten for this Spanner emulator")
+               and line.endswith("which refused them as written: its PRIMARY KEY moved from the column list to "
+                                 "after it (the same key)") for line in lines), lines
+    assert section(lines, "table Events: key (Id)").splitlines()[1].startswith("  verdict: spread")
+    assert section(lines, "table Readings: key (Id, Taken DESC)").splitlines()[1].startswith("  verdict: spread")
+    assert section(lines, "table Log: key (Taken, Seq)").splitlines()[1].startswith("  verdict: hotspot")
 
 
 def test_an_interleaved_child_hot_through_its_root_s_key_takes_the_root_s_fix(spanner_emulator, tmp_path):

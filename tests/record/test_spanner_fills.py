@@ -58,6 +58,20 @@ def test_a_fingerprint_shard_spreads_over_both_signs_and_follows_its_source():
         shard.value({})
 
 
+@pytest.mark.parametrize("generated", ["ABS(MOD(FARM_FINGERPRINT(CAST(At AS STRING)), 16))",
+                                       "MOD(ABS(FARM_FINGERPRINT(CAST(At AS STRING))), 16)"])
+def test_a_fingerprint_shard_an_abs_wraps_takes_the_same_shards_without_their_sign(generated):
+    signed = _fills(_table(Column("Shard", "INT64", generated="MOD(FARM_FINGERPRINT(CAST(At AS STRING)), 16)",
+                                  stored=True), Column("At", "TIMESTAMP")))["shard"]
+    shard = _fills(_table(Column("Shard", "INT64", generated=generated, stored=True),
+                          Column("At", "TIMESTAMP")))["shard"]
+    start = dt.datetime(2026, 11, 27, tzinfo=dt.UTC)
+    rows = [{"At": start + dt.timedelta(microseconds=n)} for n in range(2000)]
+    assert [shard.value(row) for row in rows] == [abs(signed.value(row)) for row in rows]
+    assert {shard.value(row) for row in rows} == set(range(16))
+    assert shard.what.startswith(f"Shard = {generated.replace('CAST(At AS STRING)', '...')} by a stable hash")
+
+
 def test_a_remainder_of_an_integer_column_is_computed_as_spanner_does():
     table = _table(Column("Slot", "INT64", generated="MOD(Visitor, 4)", stored=True), Column("Visitor", "INT64"))
     slot = _fills(table)["slot"]

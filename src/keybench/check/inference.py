@@ -66,6 +66,19 @@ UUID_DEFAULT = re.compile(r"\s*(SPANNER\.)?GENERATE_UUID\s*\(\s*\)\s*",
                           re.IGNORECASE)  # PostgreSQL: spanner.generate_uuid()
 
 
+def fingerprint_shard(generated: str) -> tuple[int, bool, str] | None:
+    """A generated FARM_FINGERPRINT shard's count, whether an ABS drops the hash's sign, and its
+    shape as a reason names it; None for any other expression."""
+    shard = FINGERPRINT_SHARD.match(generated)
+    if shard is None:
+        return None
+    count = int(shard.group("count"))
+    shape = (f"ABS(MOD(FARM_FINGERPRINT(...), {count}))" if shard.group("outer") else
+             f"MOD(ABS(FARM_FINGERPRINT(...)), {count})" if shard.group("inner") else
+             f"MOD(FARM_FINGERPRINT(...), {count})")
+    return count, bool(shard.group("outer") or shard.group("inner")), shape
+
+
 @dataclass(frozen=True)
 class Distribution:
     """How a key column's values arrive, and why keybench believes so."""
@@ -172,20 +185,16 @@ def _inferred(schema: Schema, table: Table, column: Column, stated: dict[str, Di
         marked = POSTGRESQL_COMMIT_TIMESTAMP if schema.dialect == POSTGRESQL else "allow_commit_timestamp"
         return Distribution("time", f"{marked}: the commit time, which only grows")
     if column.generated is not None:
-        shard = FINGERPRINT_SHARD.match(column.generated)
-        if shard:
-            count = int(shard.group("count"))
+        shard = fingerprint_shard(column.generated)
+        if shard is not None:
+            count, positive, shape = shard
             # MOD keeps the fingerprint's sign: -count < value < count, unless an ABS drops it
             # (0 to count-1). A hash of a column with fewer values takes no more than the column.
-            positive = shard.group("outer") or shard.group("inner")
             values, why = (count if positive else 2 * count - 1), ""
             for source in columns_in(table, column.generated, column.name):
                 hashed = infer(schema, table, source, stated)
                 if hashed.name in WITH_VALUES and hashed.values < values:
                     values, why = hashed.values, f", no more than {source.name}'s {hashed.values:,}"
-            shape = (f"ABS(MOD(FARM_FINGERPRINT(...), {count}))" if shard.group("outer") else
-                     f"MOD(ABS(FARM_FINGERPRINT(...)), {count})" if shard.group("inner") else
-                     f"MOD(FARM_FINGERPRINT(...), {count})")
             return Distribution("categorical", f"{'stored ' if column.stored else ''}AS ({shape}): a hash, "
                                                f"{values:,} values{why}", values)
         remainder = REMAINDER.match(column.generated)

@@ -8,7 +8,7 @@
   returns it;
 - a generated `MOD(FARM_FINGERPRINT(...), n)`: a stable 64-bit hash of the columns the
   expression reads standing for FarmHash's (the same values, the same shard), its remainder
-  keeping the hash's sign as MOD does;
+  keeping the hash's sign as MOD does, unless an ABS drops it;
 - a generated `MOD(column, n)` of an integer column: computed.
 
 Any other value a write leaves out is not modelled: the write stays unattributed, with why.
@@ -21,7 +21,7 @@ import threading
 import uuid
 from dataclasses import dataclass
 
-from keybench.check.inference import FINGERPRINT_SHARD, REMAINDER, UUID_DEFAULT, columns_in
+from keybench.check.inference import REMAINDER, UUID_DEFAULT, columns_in, fingerprint_shard
 from keybench.check.schema import Column, Schema, Table, sequence_of
 from keybench.design.hashing import bit_reversed, stable_hash
 
@@ -57,6 +57,7 @@ class Fill:
     sources: tuple[str, ...] = ()  # a generated column's columns (as the schema writes them)
     modulus: int = 0
     hashed: bool = False  # FARM_FINGERPRINT of the sources, not the source itself
+    positive: bool = False  # an ABS drops the sign: ABS(MOD(h, n)) and MOD(ABS(h), n) alike
 
     def value(self, row: dict[str, object]):
         """The column's value in a row whose other values (by schema name) are `row`; a
@@ -71,7 +72,8 @@ class Fill:
         if self.hashed:
             signed = stable_hash(*(repr(row[s]) for s in self.sources))
             signed -= (signed > INT64_MAX) << 64
-            return _mod(signed, self.modulus)
+            shard = _mod(signed, self.modulus)
+            return abs(shard) if self.positive else shard
         value = row[self.sources[0]]
         if not isinstance(value, int):
             raise ValueError(f"{self.column} = MOD({self.sources[0]}, {self.modulus}) of a {type(value).__name__}")
@@ -123,10 +125,11 @@ def _fill(schema: Schema, table: Table, column: Column, counter_of) -> Fill | No
     if column.generated is None:
         return None
     sources = tuple(c.name for c in columns_in(table, column.generated, name))
-    shard = FINGERPRINT_SHARD.match(column.generated)
-    if shard and sources:
-        return Fill(name, f"{name} = MOD(FARM_FINGERPRINT(...), {shard.group(2)}) by a stable hash of "
-                          f"{', '.join(sources)}", False, sources=sources, modulus=int(shard.group(2)), hashed=True)
+    shard = fingerprint_shard(column.generated)
+    if shard is not None and sources:
+        count, positive, shape = shard
+        return Fill(name, f"{name} = {shape} by a stable hash of {', '.join(sources)}", False, sources=sources,
+                    modulus=count, hashed=True, positive=positive)
     remainder = REMAINDER.match(column.generated)
     if remainder and len(sources) == 1 and remainder.group(2).strip().strip('`"').lower() == sources[0].lower():
         return Fill(name, f"{name} = MOD({sources[0]}, {remainder.group(3)})", False, sources=sources,
