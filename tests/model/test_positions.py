@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from keybench.model.positions import _Buckets, members, sorted_positions
+from keybench.model.positions import _Buckets, _Exact, members, sorted_positions
 
 TOP = 2**64 - 1
 
@@ -43,8 +43,26 @@ def test_sorted_positions_are_those_of_searchsorted(kind, side):
         rng.shuffle(needles)
         expected = np.searchsorted(values, needles, side=side)
         assert np.array_equal(sorted_positions(values, needles, side), expected)
-        # and the table alone, which the probe may have passed over for these needles
+        # and each table alone, which the probe may have passed over for these needles
         assert np.array_equal(_Buckets(values, side).place(needles)[0], expected)
+        assert np.array_equal(_Exact(values, side).place(needles)[0], expected)
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_words_of_text_that_mostly_equal_a_value_are_placed_by_the_table_of_values(side):
+    # The first words of keys led by a tenant and a device type: a few dozen, each the word
+    # of several range boundaries, in one bucket of _Buckets; a tenth of the needles none of them.
+    rng = np.random.default_rng(3)
+    words = np.array([f"{t:02d}#{kind}".encode()[:8].ljust(8, b"#") for t in range(20)
+                      for kind in ("phone", "tablet", "watch")]).view(">u8").astype(np.uint64)
+    values = np.sort(rng.choice(words, size=500))
+    needles = np.concatenate([rng.choice(words, size=90_000), rng.integers(0, TOP, size=10_000, dtype=np.uint64)])
+    rng.shuffle(needles)
+    expected = np.searchsorted(values, needles, side=side)
+    assert np.array_equal(sorted_positions(values, needles, side), expected)
+    placed, searched = _Exact(values, side).place(needles)
+    assert np.array_equal(placed, expected) and searched <= 10_000 + np.isin(words, values, invert=True).sum() * 2000
+    assert _Buckets(values, side).place(needles)[1] > 0.25 * len(needles)  # the buckets alone would search most
 
 
 @pytest.mark.parametrize("count", [1, 2, 3, 400])

@@ -22,17 +22,64 @@ def sorted_positions(values: np.ndarray, needles: np.ndarray, side: Literal["lef
     span of the values is cut into 2^12 buckets, and a table says where the words of each
     bucket go: a needle whose bucket holds no value is placed by one look-up, one whose
     bucket holds one value (once or repeated) by one comparison with it, and the others are
-    searched. Needles that would mostly be searched anyway (text, whose words crowd a few
-    buckets, or words past every value, whose search the processor predicts) are searched
-    at once: a probe of them says so."""
+    searched. When a probe of the needles says most would be searched (text, whose words crowd
+    a few buckets), a table of the distinct values places those equal to one (_Exact); when
+    that too would search most (words past every value, whose search the processor
+    predicts), np.searchsorted places them all."""
     if len(needles) < BUCKETED_NEEDLES or not 2 <= len(values) <= BUCKETED_VALUES:
         return np.searchsorted(values, needles, side=side)
-    table = _Buckets(values, side)
     needles = np.asarray(needles, dtype=np.uint64)
     probe = needles[::len(needles) // PROBED_NEEDLES]
-    if table.place(probe)[1] > SEARCHED_SHARE * len(probe):
-        return np.searchsorted(values, needles, side=side)
-    return table.place(needles)[0]
+    for table in (_Buckets(values, side), _Exact(values, side)):
+        if table.place(probe)[1] <= SEARCHED_SHARE * len(probe):
+            return table.place(needles)[0]
+    return np.searchsorted(values, needles, side=side)
+
+
+_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the high bits of value * 2^64/phi
+
+
+class _Exact:
+    """Where needles equal to one of the values go (text words: a key's first word is mostly
+    that of a range boundary, and such words crowd a few buckets): an open-addressing table
+    of the distinct values (a quarter of its slots taken, so a look-up rarely passes a
+    slot); the needles that are none of them are searched."""
+
+    def __init__(self, values: np.ndarray, side: Literal["left", "right"]):
+        self.values, self.side = values, side
+        distinct, first, counts = np.unique(values, return_index=True, return_counts=True)
+        self.bits = max(4, (4 * len(distinct) - 1).bit_length())
+        self.mask = (1 << self.bits) - 1
+        self.held = np.zeros(1 << self.bits, dtype=np.uint64)
+        self.at = np.full(1 << self.bits, -1, dtype=np.intp)
+        self.passes = 1  # slots a look-up may have to try
+        at = first + counts if side == "right" else first
+        for value, slot, place in zip(distinct.tolist(), self._slots(distinct).tolist(), at.tolist(), strict=True):
+            step = 0
+            while self.at[(slot + step) & self.mask] >= 0:
+                step += 1
+            self.held[(slot + step) & self.mask], self.at[(slot + step) & self.mask] = value, place
+            self.passes = max(self.passes, step + 1)
+
+    def _slots(self, words: np.ndarray) -> np.ndarray:
+        return ((words * _MULTIPLIER) >> np.uint64(64 - self.bits)).astype(np.intp)
+
+    def place(self, needles: np.ndarray) -> tuple[np.ndarray, int]:
+        """The needles' positions, and how many of them were not placed by the table."""
+        slots = self._slots(needles)
+        out = np.empty(len(needles), dtype=np.intp)
+        missed, todo = [], np.arange(len(needles))
+        for step in range(self.passes):
+            slot = (slots[todo] + step) & self.mask
+            at = self.at[slot]
+            found = (at >= 0) & (self.held[slot] == needles[todo])
+            out[todo[found]] = at[found]
+            missed.append(todo[at < 0])  # an empty slot ends the look-up: none of the values
+            todo = todo[~found & (at >= 0)]
+        missed.append(todo)
+        searched = np.concatenate(missed)
+        out[searched] = np.searchsorted(self.values, needles[searched], side=self.side)
+        return out, len(searched)
 
 
 class _Buckets:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from keybench.model.positions import members, sorted_positions
+from keybench.model.keyorder import quantile_positions, same_width
+from keybench.model.positions import sorted_positions
 
 _MIX1, _MIX2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 _SHIFT30, _SHIFT27, _SHIFT31 = np.uint64(30), np.uint64(27), np.uint64(31)
@@ -48,137 +49,6 @@ def key_hashes(keys: np.ndarray) -> np.ndarray:
             x_ ^= np.right_shift(x_, _SHIFT31, out=shifted_)
             out_ ^= x_
     return out
-
-
-def common_prefix(*arrays: np.ndarray, limit: int | None = None) -> int:
-    """Bytes every key of every array shares at its start (NUL past its width), at most `limit`."""
-    reference = next(a for a in arrays if len(a))[0]
-    ref = np.frombuffer(reference.ljust(max(a.dtype.itemsize for a in arrays), b"\x00"), dtype=np.uint8)
-    shared = len(ref) if limit is None else min(limit, len(ref))
-    for keys in arrays:
-        if not len(keys):
-            continue
-        width = keys.dtype.itemsize
-        keys = np.ascontiguousarray(keys)
-        matrix = keys.view(np.uint8).reshape(len(keys), width)
-        j = 0
-        differ = 0
-        while j < shared and j + 8 <= width:  # eight bytes a pass: each key's bytes j..j+8 as one number
-            words = np.ndarray((len(keys),), dtype="<u8", buffer=keys, offset=j, strides=(width,))
-            differ = int(np.bitwise_or.reduce(words ^ ref[j:j + 8].view("<u8")[0]))
-            if differ:
-                j += ((differ & -differ).bit_length() - 1) // 8  # the lowest set bit is the first byte that differs
-                break
-            j += 8
-        while not differ and j < shared and ((matrix[:, j] == ref[j]).all() if j < width else ref[j] == 0):
-            j += 1
-        shared = min(j, shared)
-    return shared
-
-
-def prefix_words(keys: np.ndarray, start: int) -> np.ndarray:
-    """Bytes start..start+8 of each key as a big-endian number: keys that share their first
-    `start` bytes compare as these numbers do, or tie."""
-    width = keys.dtype.itemsize
-    keys = np.ascontiguousarray(keys)
-    if start + 8 <= width and len(keys):  # each key's eight bytes read in place, in one pass
-        return np.ndarray((len(keys),), dtype=">u8", buffer=keys, offset=start, strides=(width,)).astype(np.uint64)
-    matrix = keys.view(np.uint8).reshape(len(keys), width)[:, start:start + 8]
-    if matrix.shape[1] < 8:
-        matrix = np.hstack([matrix, np.zeros((len(keys), 8 - matrix.shape[1]), np.uint8)])
-    return np.ascontiguousarray(matrix).view(">u8").ravel().astype(np.uint64)
-
-
-def keys_of_words(keys: np.ndarray, start: int, words: np.ndarray) -> np.ndarray:
-    """Keys of `keys`' width: the `start` bytes they share, then each word (prefix_words' inverse)."""
-    width = keys.dtype.itemsize
-    matrix = np.zeros((len(words), start + 8), dtype=np.uint8)
-    head = np.ascontiguousarray(keys[:1]).view(np.uint8)[:start]  # past the keys' width, the prefix is NULs
-    matrix[:, :len(head)] = head
-    matrix[:, start:] = np.asarray(words, dtype=np.uint64).astype(">u8").view(np.uint8).reshape(-1, 8)
-    return np.ascontiguousarray(matrix[:, :width]).view(f"S{width}").ravel()
-
-
-def same_width(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    width = max(a.dtype.itemsize, b.dtype.itemsize)
-    return a.astype(f"S{width}", copy=False), b.astype(f"S{width}", copy=False)
-
-
-def range_counts(cuts: np.ndarray, keys: np.ndarray, start: int, words: np.ndarray | None = None,
-                 ordered: np.ndarray | None = None, select: np.ndarray | None = None) -> np.ndarray:
-    """How many keys fall in each range: before the first of the sorted distinct `cuts`, then
-    from each cut to the next; `select` (indexes, ascending) counts those keys only. Every key
-    and cut shares its first `start` bytes; the 8-byte words after them (`words`, of
-    keys[select] if given; `ordered` sorted) decide, whole keys compared only where a key's
-    word ties a cut's. Without `ordered`, each key is placed among the (few) cuts: range_of."""
-    if words is None:
-        words = prefix_words(keys if select is None else keys[select], start)
-    if not len(cuts) or not len(words):
-        return np.bincount(np.zeros(len(words), dtype=np.int64), minlength=len(cuts) + 1)
-    if ordered is None:
-        return np.bincount(range_of(cuts, keys, start, words, select), minlength=len(cuts) + 1)
-    cut_words = prefix_words(cuts, start)
-    below = np.searchsorted(ordered, cut_words, side="left")  # keys before each cut
-    tied = np.zeros(0, np.int64) if _words_decide(cuts, keys, start) else np.flatnonzero(
-        np.searchsorted(ordered, cut_words, side="right") > below)
-    if len(tied):
-        # Of the keys sharing a cut's word, those before the cut, each placed among the cuts
-        # whole: a key lies before cut c when c >= cuts_to(key), and c is one of the cuts of
-        # its word when c < word_end(key): counted by +1 at the one, -1 at the other.
-        at = members(words, np.unique(cut_words[tied]))
-        word_end = np.searchsorted(cut_words, words[at], side="right")
-        whole_cuts, candidates = same_width(cuts, keys[at if select is None else select[at]])
-        cuts_to = np.searchsorted(whole_cuts, candidates, side="right")
-        steps = np.bincount(cuts_to, minlength=len(cuts) + 1) - np.bincount(word_end, minlength=len(cuts) + 1)
-        below[tied] += np.cumsum(steps)[tied]
-    return np.diff(np.concatenate(([0], below, [len(words)])))
-
-
-def _words_decide(cuts: np.ndarray, keys: np.ndarray, start: int) -> bool:
-    """Keys and cuts within their shared prefix and one word: the words alone order them."""
-    return max(keys.dtype.itemsize, cuts.dtype.itemsize) <= start + 8
-
-
-def range_of(cuts: np.ndarray, keys: np.ndarray, start: int, words: np.ndarray,
-             select: np.ndarray | None = None) -> np.ndarray:
-    """The range each key falls in (the cuts at or below it); `words` of keys[select], if given."""
-    cut_words = prefix_words(cuts, start)
-    bins = sorted_positions(cut_words, words, side="right")
-    if len(cuts) and not _words_decide(cuts, keys, start):
-        # A key that ties a cut's word (the last cut at or below it) is placed against its cuts whole.
-        tied = np.flatnonzero((bins > 0) & (cut_words[np.maximum(bins - 1, 0)] == words))
-        if len(tied):
-            whole_cuts, candidates = same_width(cuts, keys[tied if select is None else select[tied]])
-            bins[tied] = np.searchsorted(whole_cuts, candidates, side="right")
-    return bins
-
-
-def order_statistics(keys: np.ndarray, positions: np.ndarray, start: int | None = None,
-                     words: np.ndarray | None = None, ordered: np.ndarray | None = None) -> np.ndarray:
-    """np.sort(keys)[positions] without sorting whole keys: the 8-byte words past the first
-    `start` bytes (which every key shares; None: as many as they share) are sorted, and only
-    keys whose word is one of the chosen ones are sorted whole."""
-    if not len(positions):
-        return keys[:0]
-    start = common_prefix(keys) if start is None else start
-    words = prefix_words(keys, start) if words is None else words
-    ordered = np.sort(words) if ordered is None else ordered
-    if keys.dtype.itemsize <= start + 8:  # a key is its shared prefix and its word: no key sorted
-        return keys_of_words(keys, start, ordered[positions])
-    chosen = np.unique(ordered[positions])
-    candidates = np.sort(keys[members(words, chosen)])  # every key whose word was chosen, in key order
-    candidate_words = prefix_words(candidates, start)
-    first_of_word = np.searchsorted(ordered, ordered[positions], side="left")
-    return candidates[np.searchsorted(candidate_words, ordered[positions], side="left") + positions - first_of_word]
-
-
-def quantile_positions(count: int, pieces: int) -> np.ndarray:
-    """Positions in `count` sorted items that cut them into `pieces` equal counts (fewer
-    with fewer items): the splitmodel's quantile cuts."""
-    pieces = min(pieces, count)
-    if pieces <= 1:
-        return np.zeros(0, dtype=np.int64)
-    return (np.arange(1, pieces, dtype=np.int64) * count) // pieces
 
 
 class _HashThinned:

@@ -49,6 +49,15 @@ import numpy as np
 
 from keybench.design.byteorder import TABLE_SPACE
 from keybench.errors import KeybenchError
+from keybench.model.keyorder import (
+    common_prefix,
+    order_statistics,
+    prefix_words,
+    quantile_positions,
+    range_counts,
+    range_of,
+    same_width,
+)
 from keybench.model.keystream import KeyStream
 from keybench.model.memo import SpaceInputs, SpaceMemo
 from keybench.model.model_result import ModelResult, SpaceMetrics
@@ -57,18 +66,7 @@ from keybench.model.placement import WindowEstimate, estimate_window, window_hal
 from keybench.model.readspans import IntervalSpans, interval_spans
 from keybench.model.saved_stream import SavedKeyStream
 from keybench.model.shape import KeyShape
-from keybench.model.sketches import (
-    DistinctSample,
-    RowSample,
-    common_prefix,
-    key_hashes,
-    order_statistics,
-    prefix_words,
-    quantile_positions,
-    range_counts,
-    range_of,
-    same_width,
-)
+from keybench.model.sketches import DistinctSample, RowSample, key_hashes
 
 RECENT_WRITES_PER_RANGE = 8  # writes the balancer remembers per range: cuts from fewer are noise
 
@@ -134,7 +132,7 @@ class SpaceModel:
         self.pending: list[tuple[np.ndarray, np.ndarray, np.ndarray,
                                  np.ndarray | None]] = []  # writes not yet a whole window
         self.pending_count = 0
-        # Units are compared by the 8 bytes after the prefix they all share (sketches.py).
+        # Units are compared by the 8 bytes after the prefix they all share (keyorder.py).
         self.reference: np.ndarray | None = None
         self.prefix: int | None = None
         self.recent: list[np.ndarray] = []

@@ -22,10 +22,9 @@ pump that relays the emulator's bytes, once it has passed the next of them on (t
 answer; on a new connection, the emulator's settings): a fast emulator answers before a
 request is read, and the reading, holding the interpreter's lock, held the answer back.
 Otherwise a pump waits for the other's reading only when its connection's unread bytes pass
-BACKLOG_BYTES. So a write is
-recorded a moment after the application sees it acknowledged, and whoever looks at the
-recording calls `settle()` first (the Recorder does, for those registered with it): it
-returns once every chunk relayed until then is read.
+BACKLOG_BYTES. So a write is recorded a moment after the application sees it acknowledged,
+and whoever looks at the recording calls `settle()` first (the Recorder does, for those
+registered with it): it returns once every chunk relayed until then is read.
 A tap that raises is counted, never passed to the application, and so are connections whose
 bytes are not HTTP/2; they are still relayed.
 """
@@ -97,7 +96,7 @@ class ForwardingProxy:
 
     def __init__(self, upstream: str, tap: Tap | None = None, host: str = "127.0.0.1", port: int = 0):
         self.upstream, self.tap = upstream, tap
-        self._requests_first = tap is None or getattr(tap, "request_before_answer", True)
+        self._requests_first = getattr(tap, "request_before_answer", True)  # no tap: True
         self._tap_errors = 0
         self._undecodable = 0
         self._counts = threading.Lock()
