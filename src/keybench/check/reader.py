@@ -127,9 +127,10 @@ def _key_after_columns(statement: str) -> str:
     also takes it (`CREATE TABLE t (a INT64, b INT64, PRIMARY KEY (a, b))`), with the key moved
     after the list, where every Spanner version reads it; any other statement as it is."""
     elements, depth, start, opened, quote = [], 0, 0, -1, ""
+    escaped = False
     for at, char in enumerate(statement):
         if quote:
-            quote = "" if char == quote else quote
+            escaped, quote = (False, quote) if escaped else (char == "\\", "" if char == quote else quote)
         elif char in "'\"`":
             quote = char
         elif char == "(":
