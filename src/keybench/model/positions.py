@@ -30,9 +30,11 @@ def sorted_positions(values: np.ndarray, needles: np.ndarray, side: Literal["lef
         return np.searchsorted(values, needles, side=side)
     needles = np.asarray(needles, dtype=np.uint64)
     probe = needles[::len(needles) // PROBED_NEEDLES]
-    for table in (_Buckets(values, side), _Exact(values, side)):
-        if table.place(probe)[1] <= SEARCHED_SHARE * len(probe):
-            return table.place(needles)[0]
+    table = _Buckets(values, side)
+    if table.place(probe)[1] <= SEARCHED_SHARE * len(probe):
+        return table.place(needles)[0]
+    if np.isin(probe, values).sum() >= (1 - SEARCHED_SHARE) * len(probe):  # worth a table of the values
+        return _Exact(values, side).place(needles)[0]
     return np.searchsorted(values, needles, side=side)
 
 
