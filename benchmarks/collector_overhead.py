@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/collector_overhead.py [--operations 50000] [--repetitions 5]
 
-Two no-op measurements, each repeated and printed as min/median/max:
+No-op measurements, each repeated and printed as min/median/max:
 
 - collector: one recorded operation as `Stage.insert` records it: the ledger entry
   (attempt, acknowledge), `Collector.timed` around an empty block (histogram record,
@@ -11,7 +11,8 @@ Two no-op measurements, each repeated and printed as min/median/max:
 - stage insert: a whole `Stage.insert` against a backend whose insert returns at once:
   the collector above plus the workload's choices, the key, the clock and the bookkeeping
   of what reads must return; once with one row per operation, once with `--batch-size 10`
-  (figures per row).
+  (figures per row), and once with a mix of inserts only, whose stage keeps no rows for reads
+  to check (`Stage.keeps_rows`).
 
 Target (issue 7): under 50 us per operation for the collector. Needs no emulator.
 """
@@ -97,10 +98,11 @@ def collector_case(operations: int) -> float:
     return per_operation_us(run, operations)
 
 
-def stage_insert_case(operations: int, batch_size: int = 1) -> float:
+def stage_insert_case(operations: int, batch_size: int = 1, mix: dict[str, int] | None = None) -> float:
     strategy = strategies.catalogue("bigtable")["reverse_timestamp"]
-    stage = Stage(strategy, NoOpBackend(strategy, "noop", "keybench-local", "noop"),
-                  WorkloadSettings(batch_size=batch_size), seed=1,
+    settings = WorkloadSettings(batch_size=batch_size) if mix is None else WorkloadSettings(batch_size=batch_size,
+                                                                                           mix=mix)
+    stage = Stage(strategy, NoOpBackend(strategy, "noop", "keybench-local", "noop"), settings, seed=1,
                   events=locust_events())
     user = stage.new_user()
 
@@ -114,7 +116,8 @@ def stage_insert_case(operations: int, batch_size: int = 1) -> float:
 def run_benchmark(args: argparse.Namespace) -> None:
     cases = {"collector (ledger, histograms, Locust event, key stream)": collector_case,
              "stage insert, no-op backend": stage_insert_case,
-             "stage insert --batch-size 10, no-op, per row": lambda n: stage_insert_case(n, 10)}
+             "stage insert --batch-size 10, no-op, per row": lambda n: stage_insert_case(n, 10),
+             "stage insert, no-op, a mix of inserts only": lambda n: stage_insert_case(n, mix={INSERT: 1})}
     figures: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(args.repetitions):
         for name, case in cases.items():  # A B A B

@@ -20,10 +20,12 @@ from keybench.infra.target import INSTANCE, PROJECT
 def stage_of(emulator_hosts):
     made = []
 
-    def make(name, population=50, backend="bigtable"):
+    def make(name, population=50, backend="bigtable", mix=None):
         strategy = strategies.catalogue(backend)[name]
         backend = open_backend(strategy, f"t-{uuid.uuid4().hex[:8]}", PROJECT, INSTANCE)
-        stage = Stage(strategy, backend, WorkloadSettings(population=population), seed=5)
+        settings = WorkloadSettings(population=population) if mix is None else \
+            WorkloadSettings(population=population, mix=mix)
+        stage = Stage(strategy, backend, settings, seed=5)
         stage.setup()
         made.append(stage)
         return stage
@@ -412,3 +414,16 @@ def test_a_long_stage_encodes_its_keys_and_moves_its_oldest_rows_to_disk_as_it_g
         assert expected == {r.write_id for r in stored if r.entity == entity}
     integrity, _ = stage.finish()
     assert integrity.ok and (integrity.acknowledged, integrity.stored) == (300, 300)
+
+
+@pytest.mark.parametrize("mix, kept", [({"insert": 1}, 0), ({"insert": 3, "point_read": 1}, 40)])
+def test_a_stage_keeps_the_rows_reads_check_only_when_its_mix_has_reads_and_counts_every_insert_either_way(
+        stage_of, mix, kept):
+    """An inserts-only stage keeps no rows for reads to pick from or be checked against (the
+    cost of every insert, for nothing); its ledger, key stream and audit count every row."""
+    stage = stage_of("reverse_timestamp", population=6, mix=mix)
+    fill(stage, 40)
+    assert (len(stage.written), len(stage.recent)) == (kept, kept)
+    assert stage.collector.key_stream.write_count() == 40
+    integrity, _ = stage.finish()
+    assert integrity.ok and (integrity.acknowledged, integrity.stored) == (40, 40)

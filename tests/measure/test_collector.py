@@ -1,6 +1,7 @@
 import json
 import time
 
+import numpy as np
 from locust.event import Events
 
 from keybench.measure.collector import Collector, Measurement, Series
@@ -216,7 +217,7 @@ def test_a_second_that_is_over_is_kept_encoded_and_a_late_operation_still_counts
     sealed = c.seconds[(2_000, SERIES)]
     assert len(sealed.encoded()) < 1_000 and sealed.histogram().get_total_count() == 2
     late = SecondStats()
-    late.record(250_000)
+    late.record(np.array([250_000]))
     sealed.add(late.encoded())
     sealed.seal()
     assert sealed.histogram().get_total_count() == 3 and sealed.histogram().get_max_value() >= 249_000

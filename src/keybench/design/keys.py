@@ -338,12 +338,15 @@ class KeyGenerator:
     seed: int = 0
     separator: str | None = None  # Bigtable: segments are joined into one row key
     _rng: random.Random = field(init=False, repr=False)
+    _computes: list[Callable[[WriteEvent, random.Random], Any]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._rng = random.Random(self.seed)
+        self._computes = [p.compute for p in self.parts]
 
     def key(self, event: WriteEvent) -> tuple:
-        return tuple(p.compute(event, self._rng) for p in self.parts)
+        rng = self._rng  # every insert computes one: a list, not a generator, costs it less
+        return tuple([compute(event, rng) for compute in self._computes])
 
     def row_key(self, key: tuple) -> bytes:
         """Bigtable: the row key bytes of a key tuple."""

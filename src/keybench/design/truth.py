@@ -79,9 +79,9 @@ class _Memory:
         return len(self._by_id) + len(self._pending)
 
     def written(self) -> list[Written]:
-        """Every row, in the order added."""
-        self._settle()
-        return list(self._by_id.values())
+        """Every row, in the order added. The rows are not indexed for it: a stage whose
+        reads never asked about them (inserts only) would index a full generation to move it."""
+        return [*self._by_id.values(), *self._pending]
 
     # Each method returns the write ids a correct answer must contain; `index` is the index the
     # read goes through (None: the table).

@@ -115,6 +115,8 @@ class Stage:
         self._seq = partition.insert_numbers()
         self.users = 0
         self.local_roles = settings.local_roles(strategy.backend, partition)
+        # The rows reads pick from and are checked against: not kept when the mix has no reads.
+        self.keeps_rows = bool(settings.read_weights(strategy.backend))
         self.series = {}
         for op in settings.operations(strategy.backend):
             series = Series(strategy.backend, strategy.name, strategy.dialect, op)
@@ -215,11 +217,13 @@ class Stage:
                 m.rows, m.fanout = len(events), 1
         if m.error is None and not m.collision:
             acked, now = time.monotonic_ns(), time.time()
+            stream = self.collector.key_stream
             for key, e in zip(keys, events, strict=True):
-                row = StoredRow(e.entity, e.ts_us, e.write_id, e.seq)
-                self.written.add(row, acked, self.unindexed(e))
-                self.collector.key_stream.record_insert(self.encoder, key, e, now)
-                self.recent.append((key, row))
+                stream.record_insert(self.encoder, key, e, now)
+                if self.keeps_rows:
+                    row = StoredRow(e.entity, e.ts_us, e.write_id, e.seq)
+                    self.written.add(row, acked, self.unindexed(e))
+                    self.recent.append((key, row))
             self._bound_backlog()
 
     def _bound_backlog(self) -> None:

@@ -22,10 +22,12 @@ import base64
 import time
 from dataclasses import dataclass, field
 
+import numpy as np
 from greenlet import GreenletExit
 from hdrh.histogram import HdrHistogram
 
 from keybench.errors import one_line
+from keybench.measure.latency import record_values
 from keybench.measure.writeids import WriteIdSet
 from keybench.model.keystream import KeyStream
 
@@ -122,8 +124,8 @@ class SecondStats:
         self._open: HdrHistogram | None = new_second_histogram()
         self._sealed = b""
 
-    def record(self, value_us: int) -> None:
-        self._opened().record_value(value_us)
+    def record(self, values_us: np.ndarray) -> None:
+        record_values(self._opened(), values_us)
 
     def add(self, encoded: bytes) -> None:
         """Adds another histogram of the same second and series (a worker's), encoded."""
@@ -206,27 +208,70 @@ class Collector:
         self._recorded_at = time.monotonic()
         if not unrecorded:
             return
-        events: list | None = [] if self.events is not None else None
-        for series, elapsed_s, m, since_intended_s, ended, wall in unrecorded:
-            self._add(series, elapsed_s, m, since_intended_s, ended, wall, events)
-        if events:
-            fire = self.events.request.fire
-            for kwargs in events:
-                fire(**kwargs)
-
-    def _add(self, series: Series, elapsed_s: float, m: Measurement, since_intended_s: float | None, ended: float,
-             wall: float, events: list | None) -> None:
-        s = self._stats[series]
         if self._first_op is None:
+            _, elapsed_s, _, _, ended, _ = unrecorded[0]
             self._first_op = ended - elapsed_s
-        self._last_op = ended
-        s.requests += 1
-        value = _clamped_us(elapsed_s)
-        s.histogram.record_value(value)
-        if since_intended_s is not None:
-            s.intended.record_value(_clamped_us(max(since_intended_s, elapsed_s)))
-        epoch_second = int(wall)
-        if s.second_at != epoch_second:  # the series' first operation this second: find its slot once
+        self._last_op = unrecorded[-1][4]
+        by_series: dict[Series, list[tuple]] = {}
+        last: Series | None = None
+        for operation in unrecorded:
+            if operation[0] is not last:  # a series is hashed where the operations change series, not each time
+                last = operation[0]
+                of_series = by_series.setdefault(last, [])
+            of_series.append(operation)
+        fire = self.events.request.fire if self.events is not None else None
+        for series, operations in by_series.items():
+            self._add(series, operations)
+            if fire is not None:
+                request_type, name = self._stats[series].request_type, series.operation
+                for _, elapsed_s, m, _, _, wall in operations:
+                    # start_time (epoch seconds), as Locust's own clients give it: the event itself comes
+                    # later. response_length 0: Locust shows it as bytes, which keybench does not count
+                    # (rows are in its own stats).
+                    fire(request_type=request_type, name=name, response_time=elapsed_s * 1000.0, response_length=0,
+                         exception=m.error, context={}, start_time=wall - elapsed_s)
+
+    def _add(self, series: Series, operations: list[tuple]) -> None:
+        """One series' operations, in the order they ended: (series, elapsed_s, Measurement,
+        since_intended_s, ended, wall) each."""
+        s = self._stats[series]
+        values = _clamped_us(np.fromiter((o[1] for o in operations), np.float64, len(operations)))
+        record_values(s.histogram, values)
+        intended = [max(o[3], o[1]) for o in operations if o[3] is not None]
+        if intended:
+            record_values(s.intended, _clamped_us(np.array(intended, dtype=np.float64)))
+        s.requests += len(operations)
+        failed = [False] * len(operations)
+        for i, (_, _, m, _, _, _) in enumerate(operations):
+            s.aborts += m.aborts
+            if m.collision:
+                s.collisions += 1
+            elif m.error is not None:
+                s.failures += 1
+                failed[i] = True
+                reason = one_line(m.error)
+                s.errors[reason] = s.errors.get(reason, 0) + 1
+            else:
+                s.rows += m.rows
+                s.rows_scanned += m.rows_scanned
+                s.fanout += m.fanout
+                s.strays += m.strays
+        # The time series: each run of operations that ended in one epoch second goes to its slot.
+        start = 0
+        while start < len(operations):
+            epoch_second = int(operations[start][5])
+            end = start + 1
+            while end < len(operations) and int(operations[end][5]) == epoch_second:
+                end += 1
+            second = self._second(s, series, epoch_second)
+            second.ops += end - start
+            second.failures += sum(failed[start:end])
+            second.record(values[start:end])
+            start = end
+
+    def _second(self, s: OperationStats, series: Series, epoch_second: int) -> SecondStats:
+        """The series' SecondStats of `epoch_second`, found once per second it moves to."""
+        if s.second_at != epoch_second or s.second is None:
             if s.second is not None:
                 s.second.seal()  # the series has moved on: its last second is over
             slot = (epoch_second, series)
@@ -234,29 +279,7 @@ class Collector:
             if second is None:
                 second = self._seconds[slot] = SecondStats()
             s.second_at, s.second = epoch_second, second
-        second = s.second
-        assert second is not None  # set above for this second
-        second.ops += 1
-        second.record(value)
-        s.aborts += m.aborts
-        if m.collision:
-            s.collisions += 1
-        elif m.error is not None:
-            s.failures += 1
-            second.failures += 1
-            reason = one_line(m.error)
-            s.errors[reason] = s.errors.get(reason, 0) + 1
-        else:
-            s.rows += m.rows
-            s.rows_scanned += m.rows_scanned
-            s.fanout += m.fanout
-            s.strays += m.strays
-        if events is not None:
-            # start_time (epoch seconds), as Locust's own clients give it: the event itself comes later.
-            # response_length 0: Locust shows it as bytes, which keybench does not count (rows are in its own stats).
-            events.append({"request_type": s.request_type, "name": series.operation,
-                           "response_time": elapsed_s * 1000.0, "response_length": 0, "exception": m.error,
-                           "context": {}, "start_time": wall - elapsed_s})
+        return s.second
 
     def add_missing(self, series: Series, count: int) -> None:
         """Missing rows are known only after the timed read, against what was written."""
@@ -388,5 +411,6 @@ def _series_fields(series: Series) -> list[str]:
     return [series.backend, series.strategy, series.dialect, series.operation]
 
 
-def _clamped_us(seconds: float) -> int:
-    return min(max(int(seconds * 1e6), LOWEST_US), HIGHEST_US)
+def _clamped_us(seconds: np.ndarray) -> np.ndarray:
+    """Whole microseconds (truncated, as int() does), within the histograms' range."""
+    return np.clip((seconds * 1e6).astype(np.int64), LOWEST_US, HIGHEST_US)
