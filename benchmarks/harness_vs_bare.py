@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/harness_vs_bare.py [--backends spanner,bigtable] [--operations all]
         [--cases all] [--users 8] [--seconds 5] [--rounds 3] [--batch-size 1] [--client-cpu last]
+        [--busy-loops 0]
 
 For each backend and operation (every one the backend has: insert, point_read, latest_n,
 prefix_scan, time_window, number_range; see keybench.design.plans.READ_OPERATIONS), the same
@@ -44,6 +45,10 @@ ones must not be monkey-patched by gevent), on a fresh database or table; the ca
 each round starting one case later (A B C, B C A, C A B), and the printout gives each case's
 ops/s and client CPU per operation with median [min..max], and the ratios of each round's
 pairs.
+
+`--busy-loops N` measures a busy machine: N processes spinning in a loop beside the cases for
+the whole benchmark (started and stopped by PID); the figures go to harness_vs_bare_busy.txt
+unless --figures says otherwise.
 """
 
 import os
@@ -63,6 +68,8 @@ import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
+from contextlib import contextmanager  # noqa: E402
+from pathlib import Path  # noqa: E402
 from typing import Any, cast  # noqa: E402
 
 from _common import add_figures_option, cpu_seconds, figures_file, spread  # noqa: E402
@@ -473,6 +480,20 @@ def fair_baseline(cases: tuple[str, ...]) -> str:
     return next(c for c in ("bare_rpc_gevent", "bare_gevent", "bare_rpc", "bare") if c in cases)
 
 
+@contextmanager
+def busy_loops(count: int):
+    """`count` processes that spin, beside everything the benchmark runs, stopped by PID."""
+    loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+    try:
+        if loops:
+            print(f"{count} busy loop(s) beside the cases, pids {', '.join(str(p.pid) for p in loops)}", flush=True)
+        yield
+    finally:
+        for loop in loops:
+            loop.kill()
+            loop.wait()
+
+
 def run_benchmark(args: argparse.Namespace) -> None:
     args.client_cpus = client_cpus(args.client_cpu)
     backends = _names(args.backends, tuple(STRATEGIES))
@@ -550,13 +571,21 @@ def main() -> None:
     parser.add_argument(CHILD_FLAG, choices=CASES, help=argparse.SUPPRESS)
     parser.add_argument("--backend", help=argparse.SUPPRESS)
     parser.add_argument("--operation", help=argparse.SUPPRESS)
+    parser.add_argument("--busy-loops", type=int, default=0, metavar="N",
+                        help="N processes spinning beside the cases: a busy machine (figures to "
+                             "harness_vs_bare_busy.txt unless --figures is given)")
     add_figures_option(parser, "harness_vs_bare")
     args = parser.parse_args()
     if args.child:
         print(json.dumps(child(args.child, args.backend, args.operation, args.users, args.seconds, args.batch_size)))
         return
 
-    with figures_file(args.figures):
+    if args.busy_loops < 0:
+        parser.error("--busy-loops must be 0 or more")
+    figures = args.figures
+    if args.busy_loops and figures == parser.get_default("figures"):
+        figures = str(Path(figures).with_name("harness_vs_bare_busy.txt"))
+    with figures_file(figures), busy_loops(args.busy_loops):
         run_benchmark(args)
 
 
