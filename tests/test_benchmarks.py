@@ -53,16 +53,39 @@ def test_a_dash_prints_only(tmp_path, monkeypatch, capsys):
     assert capsys.readouterr().out == "figures\n" and list(tmp_path.iterdir()) == []
 
 
+def _writer(name: str, scripts: set[str]) -> str | None:
+    """The benchmark a figures file NAME.txt belongs to: NAME, or SCRIPT_<variant> (harness_vs_bare_busy)."""
+    owners = [s for s in scripts if name == s or name.startswith(s + "_")]
+    return max(owners, key=len) if owners else None
+
+
 def test_every_benchmark_writes_a_figures_file_that_the_docs_include():
     page = (REPO / "docs" / "development" / "benchmarks.md").read_text()
     included = set(re.findall(r'--8<-- "benchmarks/results/(\w+)\.txt"', page))
     scripts = {p.stem for p in BENCHMARKS.glob("*.py") if not p.name.startswith("_")}
-    assert scripts == included, "each benchmark's figures file is included in docs/development/benchmarks.md"
-    for name in sorted(scripts):
-        assert 'add_figures_option(' in (BENCHMARKS / f"{name}.py").read_text(), name
+    assert scripts <= included, "each benchmark's figures file is included in docs/development/benchmarks.md"
+    written = {p.stem for p in (BENCHMARKS / "results").glob("*.txt")}
+    assert written == included, "every figures file in results/ is included, and only those"
+    for name in sorted(included):
+        script = _writer(name, scripts)
+        assert script is not None, f"{name}.txt: no benchmark of that name writes it"
+        assert 'add_figures_option(' in (BENCHMARKS / f"{script}.py").read_text(), script
         head = (BENCHMARKS / "results" / f"{name}.txt").read_text().split("\n\n", 1)[0]
         assert [line.split()[0] for line in head.splitlines()] == list(PROVENANCE), name
-        assert f"benchmarks/{name}.py" in head, f"{name}.txt was written by another benchmark"
+        assert f"benchmarks/{script}.py" in head, f"{name}.txt was written by another benchmark"
+
+
+def test_the_readmes_harness_tables_are_the_closing_tables_of_their_figures_files():
+    """benchmarks/README.md shows keybench against the bare loop idle and busy: each table as
+    its figures file ends, under that file's measured and source lines."""
+    readme = (BENCHMARKS / "README.md").read_text()
+    for name in ("harness_vs_bare", "harness_vs_bare_busy"):
+        text = (BENCHMARKS / "results" / f"{name}.txt").read_text()
+        table = [line for line in text.splitlines() if line.startswith("|")]
+        assert table and "\n".join(table) in readme, f"{name}.txt's closing table is in benchmarks/README.md"
+        for key in ("measured:", "source:"):
+            line = next(line for line in text.splitlines() if line.startswith(key))
+            assert line.split(None, 1)[1] in readme, f"benchmarks/README.md gives {name}.txt's {key}"
 
 
 def test_the_benchmarks_readme_lists_each_benchmark_by_its_own_docstring_and_figures_file():
