@@ -5,7 +5,10 @@ import pytest
 
 from keybench.model.keyorder import (
     common_prefix,
+    key_order,
     order_statistics,
+    ordered_range_counts,
+    ordered_range_of,
     prefix_words,
     quantile_positions,
     range_counts,
@@ -91,3 +94,51 @@ def test_keys_tied_in_their_first_words_are_placed_and_sorted_as_whole_keys_are(
     assert (range_counts(cuts, keys, start, words, np.sort(words)) == exact).all()
     for positions in (quantile_positions(len(keys), 101), np.arange(len(keys))):
         assert (order_statistics(keys, positions, start, words) == np.sort(keys)[positions]).all()
+
+
+def _text_keys(rng, n: int, width: int, prefix: bytes = b"") -> np.ndarray:
+    """Keys that tie in long runs: a shared prefix, a few values, then rarely differing bytes,
+    NULs among them, some keys repeated."""
+    letters = np.frombuffer(b"\x00a#z\xff", dtype=np.uint8)
+    matrix = letters[rng.integers(0, len(letters), size=(n, width))]
+    matrix[:, :width // 2] = matrix[rng.integers(0, max(1, min(12, n)), n), :width // 2]  # twelve leading halves
+    head = np.frombuffer(prefix, dtype=np.uint8)[:width]
+    matrix[:, :len(head)] = head
+    return matrix.view(f"S{width}").ravel()
+
+
+@pytest.mark.parametrize("width", [1, 5, 8, 9, 17, 31, 45])
+@pytest.mark.parametrize("prefix", [b"", b"tenant#"])
+def test_key_order_sorts_keys_as_numpy_sorts_them_whole(width, prefix):
+    rng = np.random.default_rng(width)
+    for n in (0, 1, 2, 3000):
+        keys = _text_keys(rng, n, width, prefix)
+        start = common_prefix(keys) if n else 0
+        assert (keys[key_order(keys, start)] == np.sort(keys)).all()
+        assert (keys[key_order(keys, start, prefix_words(keys, start))] == np.sort(keys)).all()
+    same = np.array([b"abc"] * 50)
+    assert (same[key_order(same, 3)] == same).all()
+
+
+@pytest.mark.parametrize("cut_width", [3, 12, 30])  # narrower than the keys, as wide, wider
+def test_ranges_placed_from_the_keys_order_are_a_search_of_the_cuts(cut_width):
+    rng = np.random.default_rng(cut_width)
+    keys = _text_keys(rng, 4000, 12)
+    cuts = np.unique(np.concatenate([keys[:30].astype(f"S{max(12, cut_width)}"),
+                                     _text_keys(rng, 30, cut_width).astype(f"S{max(12, cut_width)}")]))
+    cuts = cuts.astype(f"S{cut_width}") if cut_width < 12 else cuts
+    cuts = np.unique(cuts)
+    order = key_order(keys, common_prefix(keys))
+    wide = f"S{max(12, cut_width)}"
+    exact = np.searchsorted(cuts.astype(wide), keys.astype(wide), side="right")
+    assert (ordered_range_of(cuts, keys, order) == exact).all()
+    assert (ordered_range_counts(cuts, keys, order) == np.bincount(exact, minlength=len(cuts) + 1)).all()
+
+
+def test_prefix_words_reads_any_bytes_up_to_eight_nul_past_the_key():
+    keys = np.array([b"0123456789", b"abcdefghij", b"ab"])
+    padded = [k.ljust(30, b"\x00") for k in keys.tolist()]
+    for start in range(0, 14):
+        for size in range(1, 9):
+            expected = [int.from_bytes(k[start:start + size], "big") for k in padded]
+            assert prefix_words(keys, start, size).tolist() == expected

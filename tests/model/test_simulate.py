@@ -29,9 +29,12 @@ def small_blocks(monkeypatch):
     monkeypatch.setattr(simulate, "CHUNK_ROWS", 40_000)
 
 
+@pytest.mark.parametrize("hashed_here", [False, True])  # the helper hashes the keys, or this process does
 @pytest.mark.parametrize(("backend", "name"), [("spanner", "index_sparse"), ("spanner", "uuid4_bytes"),
                                                ("bigtable", "reverse_domain")])
-def test_the_helper_process_gives_the_figures_this_process_gives(small_blocks, backend, name):
+def test_the_helper_process_gives_the_figures_this_process_gives(small_blocks, monkeypatch, backend, name,
+                                                                 hashed_here):
+    monkeypatch.setattr(simulate._HelpedSpace, "hashes_here", lambda self: hashed_here)
     alone = _figures(name, backend, 150_000, helper=False)
     helped = _figures(name, backend, 150_000, helper=True)
     assert helped == alone

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from keybench.model.keyorder import quantile_positions
-from keybench.model.sketches import DistinctSample, RowSample, key_hashes
+from keybench.model.sketches import DistinctSample, RowSample, hash_groups, key_hashes
 from tests.model.test_keyorder import _keys
 
 
@@ -102,3 +102,15 @@ def test_row_sample_estimates_rewrites_and_keeps_the_busiest_row_once_thinned():
     assert count == pytest.approx(exact[0], rel=0.1)
     assert rewrite_share == pytest.approx(exact[1], abs=0.03)
     assert most == exact[3] == n // 25
+
+
+@pytest.mark.parametrize("distinct", [1, 7, 1000, 10**9])
+def test_hash_groups_are_np_uniques_with_each_hashs_last_occurrence(distinct):
+    rng = np.random.default_rng(distinct)
+    hashes = rng.integers(0, distinct, 5000).astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    values, first, last, counts = hash_groups(hashes)
+    expected_values, expected_first, expected_counts = np.unique(hashes, return_index=True, return_counts=True)
+    _, from_end = np.unique(hashes[::-1], return_index=True)
+    assert (values == expected_values).all() and (first == expected_first).all() and (counts == expected_counts).all()
+    assert (last == len(hashes) - 1 - from_end).all()
+    assert all(len(a) == 0 for a in hash_groups(hashes[:0]))

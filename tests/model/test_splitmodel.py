@@ -17,6 +17,7 @@ from keybench.errors import KeybenchError
 from keybench.model.keystream import KeyStream
 from keybench.model.placement import assign_greedy, interval_ranks, rank_keys
 from keybench.model.simulate import simulate_strategy, simulate_stream
+from keybench.model.sketches import key_hashes
 from keybench.model.splitmodel import (
     ROW_SAMPLE,
     SpaceModel,
@@ -296,12 +297,35 @@ def test_the_model_keeps_bounded_state_and_gives_the_same_figures_however_the_wr
     pieces = SpaceModel(params, TABLE_SPACE, n)
     for at in np.array_split(np.arange(n), 13):
         pieces.add(times[at], keys[at], lengths[at])
+    hashed = SpaceModel(params, TABLE_SPACE, n)  # some pieces come with their keys hashed by the caller
+    for i, at in enumerate(np.array_split(np.arange(n), 7)):
+        hashed.add(times[at], keys[at], lengths[at], hashes=key_hashes(keys[at]) if i % 3 else None)
     assert whole.held.thinned and len(whole.held) <= whole.held.capacity and len(whole.rows.hashes) <= ROW_SAMPLE
     assert sum(map(len, whole.recent)) <= whole.memory
     first, second = whole.finish(), pieces.finish()
-    assert first == second
+    assert first == second == hashed.finish()
     assert first.hot_node_share <= 1.5 / 16 and first.effective_nodes >= 0.9 * 16
     assert first.rows == pytest.approx(n, rel=0.02) and first.rewrite_share <= 0.01 and first.max_row_writes == 1
+
+
+@pytest.mark.parametrize(("backend", "name", "window"), [
+    ("bigtable", "table_per_tenant", 3000),  # text keys tied for their first words
+    ("bigtable", "single_row_counter", 3000),  # a few rows, each written many times
+    ("spanner", "index_interleaved", 3000),  # split units shorter than the keys, and an index
+    ("bigtable", "reverse_domain", 40),  # windows shorter than the writes the balancer remembers
+])
+def test_keys_sorted_once_a_window_give_the_figures_of_keys_placed_by_their_words(monkeypatch, backend, name, window):
+    from dataclasses import asdict
+
+    from keybench.model import splitmodel
+
+    stream = simulate_stream(strategies.catalogue(backend)[name], 30_000, reads_per_operation=20, read_window_s=2.0)
+    params = SplitParams(nodes=NODES, window_writes=window)
+    sorted_once = model_stream(stream, params)
+    monkeypatch.setattr(splitmodel, "key_order", lambda *args: None)  # every key placed by its words instead
+    by_words = model_stream(stream, params)
+    assert [asdict(m) for m in sorted_once.spaces.values()] == [asdict(m) for m in by_words.spaces.values()]
+    assert sorted_once.summary()["read_ranges_touched"] is not None
 
 
 def test_a_streamed_simulation_models_like_the_stream_held_in_memory():

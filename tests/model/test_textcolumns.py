@@ -83,7 +83,7 @@ def test_unpadded_digits_are_str_of_each_number():
     assert _rows(unpadded_digits(values), len(values)) == [str(v).encode() for v in values]
 
 
-@pytest.mark.parametrize("fields", ["YmdHMSf", "Y-m-d H:M:S", "YmdHMS"])
+@pytest.mark.parametrize("fields", ["YmdHMSf", "Y-m-d H:M:S", "YmdHMS", "Y-m-d H:M:S.f"])
 def test_date_time_text_is_strftime(fields):
     rng = np.random.default_rng(5)
     ts = np.concatenate([rng.integers(-2 * 10**15, 4 * 10**15, 3000), [0, -1, 951_782_400_000_000]])  # 2000-02-29
@@ -94,6 +94,12 @@ def test_date_time_text_is_strftime(fields):
     few_days = 951_696_000_000_000 + np.sort(rng.integers(0, 3 * 86_400_000_000, 3000))  # 2000-02-28 to 03-01
     expected = [(EPOCH + dt.timedelta(microseconds=int(t))).strftime(form).encode() for t in few_days]
     assert _rows(date_time_text(few_days, fields), len(few_days)) == expected
+    # many times a second (a simulation's): each second's text is worked out once, across a
+    # day's, a month's and a year's end
+    for second in (951_782_399, 954_547_199, 978_307_199):
+        many = second * 1_000_000 - 200_000_000 + np.sort(rng.integers(0, 400_000_000, 3000))
+        expected = [(EPOCH + dt.timedelta(microseconds=int(t))).strftime(form).encode() for t in many]
+        assert _rows(date_time_text(many, fields), len(many)) == expected
 
 
 def test_utc_offsets_follow_the_zone_across_its_changes():

@@ -5,7 +5,7 @@ replays, with no Python per row where the part allows."""
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -68,9 +68,17 @@ class EventColumns:
     entity: np.ndarray
     ts_us: np.ndarray
     seq: np.ndarray
+    _nulls: dict[Part, np.ndarray | None] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.seq)
+
+    def nulls(self, part: Part) -> np.ndarray | None:
+        """Which events leave the part NULL (a boolean array; None: none does), worked out
+        once: a NULL_FILTERED index's entries and the key columns both ask."""
+        if part not in self._nulls:
+            self._nulls[part] = _nulls(part, self)
+        return self._nulls[part]
 
     def event(self, i: int) -> WriteEvent:
         return WriteEvent(int(self.entity[i]), int(self.ts_us[i]), "", int(self.seq[i]))
@@ -179,7 +187,7 @@ def _farm_shards(ts_us: np.ndarray, count: int) -> np.ndarray:
     fingerprints = np.zeros(len(keys), dtype=np.uint64)
     for width in np.unique(lengths).tolist():  # a few widths: with or without a fraction
         at = lengths == width
-        fingerprints[at] = fingerprint64_rows(matrix[at, :width])
+        fingerprints[at] = fingerprint64_rows(take(matrix[:, :width], at))
     return fingerprint_shard(fingerprints, count)
 
 
@@ -277,9 +285,9 @@ def _spanner_values(part: Part, events: EventColumns, strategy, rng: np.random.G
     if name == "label":
         return constant(encode_value(part.buckets[0]), rows)
     if name == "last_access":
-        return _nullable(_int64_column(events.ts_us), _nulls(part, events))
+        return _nullable(_int64_column(events.ts_us), events.nulls(part))
     if name == "unread":
-        return _nullable(constant(encode_value(True), rows), _nulls(part, events))
+        return _nullable(constant(encode_value(True), rows), events.nulls(part))
     return None
 
 
@@ -394,7 +402,7 @@ def index_rows(strategy, events: EventColumns) -> dict[str, np.ndarray]:
         if index.null_filtered:
             nulls = np.zeros(len(events), dtype=bool)
             for part in index.parts:
-                part_nulls = _nulls(part, events)
+                part_nulls = events.nulls(part)
                 if part_nulls is not None:
                     nulls |= part_nulls
             out[index.name] = ~nulls

@@ -17,6 +17,7 @@ from __future__ import annotations
 import mmap
 import os
 import sys
+import time
 from dataclasses import replace
 
 import numpy as np
@@ -56,6 +57,7 @@ from keybench.model.params import (
 )
 from keybench.model.sampled_reads import add_sample_reads, build_reads, sample_read_plan
 from keybench.model.shape import key_shape
+from keybench.model.sketches import key_hashes
 from keybench.model.splitmodel import SpaceModel, check_model_budget
 from keybench.model.verdict import judge
 
@@ -167,6 +169,8 @@ class _HelpedSpace:
     def __init__(self, process, params: SplitParams, space: str, writes: int, initial):
         self.process, self.space = process, space
         self.reads: list = []
+        self.waited = 0.0  # how long this process last waited for the helper
+        self.hashing = 0.0  # how long hashing a block here last took
         self.fd = os.memfd_create("keybench-block", os.MFD_CLOEXEC)
         self.block: mmap.mmap | None = None
         self.path = f"/proc/{os.getpid()}/fd/{self.fd}"
@@ -177,8 +181,16 @@ class _HelpedSpace:
 
     def add(self, times, keys, lengths, units) -> None:
         if self.process.busy:
+            began = time.perf_counter()
             self.process.receive()  # the block before is modelled (and copied out of the shared memory)
-        arrays = [np.ascontiguousarray(a) for a in (times, keys, lengths) + (() if units is None else (units,))]
+            self.waited = time.perf_counter() - began
+        named = {"times": times, "keys": keys, "lengths": lengths, "units": units}
+        if self.hashes_here():
+            began = time.perf_counter()
+            named["hashes"] = key_hashes(keys)
+            self.hashing = time.perf_counter() - began
+        names = [name for name, a in named.items() if a is not None]
+        arrays = [np.ascontiguousarray(named[name]) for name in names]
         size = sum(a.nbytes for a in arrays)
         if self.block is None or len(self.block) < size:
             if self.block is not None:
@@ -186,12 +198,17 @@ class _HelpedSpace:
             os.ftruncate(self.fd, max(size, 1))
             self.block = mmap.mmap(self.fd, max(size, 1))
         layout, offset = [], 0
-        for a in arrays:
+        for name, a in zip(names, arrays, strict=True):
             self.block[offset:offset + a.nbytes] = a.reshape(-1).view(np.uint8).data
-            layout.append((offset, a.dtype.str, len(a)))
+            layout.append((name, offset, a.dtype.str, len(a)))
             offset += a.nbytes
         self.process.send(feed_space, self.space, self.reads, self.path, layout)
         self.reads = []
+
+    def hashes_here(self) -> bool:
+        """Whether the helper is the slower of the two: then the keys are hashed here, in
+        time this process would spend waiting for it (the same hashes, see SpaceModel.add)."""
+        return self.waited > self.hashing
 
     def finish(self):
         try:
@@ -212,9 +229,10 @@ def open_space(params: SplitParams, space: str, writes: int, initial) -> None:
     _HELD[space] = SpaceModel(params, space, writes, initial)
 
 
-def feed_space(space: str, reads: list, path: str, layout: list[tuple[int, str, int]]) -> None:
-    """Models a block of writes the caller put at `layout` (offset, dtype, count) in `path`."""
-    end = max(offset + np.dtype(dtype).itemsize * count for offset, dtype, count in layout)
+def feed_space(space: str, reads: list, path: str, layout: list[tuple[str, int, str, int]]) -> None:
+    """Models a block of writes the caller put at `layout` (SpaceModel.add's argument, offset,
+    dtype, count) in `path`."""
+    end = max(offset + np.dtype(dtype).itemsize * count for _, offset, dtype, count in layout)
     block = _MAPPED.get(path)
     if block is None or len(block) < end:
         if block is not None:
@@ -222,10 +240,11 @@ def feed_space(space: str, reads: list, path: str, layout: list[tuple[int, str, 
         with open(path, "r+b") as file:
             block = _MAPPED[path] = mmap.mmap(file.fileno(), 0)
     # copies: the caller reuses the memory for its next block, and the model keeps recent writes
-    arrays = [np.frombuffer(block, dtype=dtype, count=count, offset=offset).copy() for offset, dtype, count in layout]
+    arrays = {name: np.frombuffer(block, dtype=dtype, count=count, offset=offset).copy()
+              for name, offset, dtype, count in layout}
     model = _HELD[space]
     model.add_reads(reads)
-    model.add(arrays[0], arrays[1], arrays[2], arrays[3] if len(arrays) > 3 else None)
+    model.add(**arrays)
 
 
 def finish_space(space: str, reads: list):

@@ -51,6 +51,19 @@ def key_hashes(keys: np.ndarray) -> np.ndarray:
     return out
 
 
+def hash_groups(hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each distinct hash, ascending, with the index of its first and of its last occurrence
+    and its count: np.unique's, from one sort that need not be stable (np.unique sorts stably
+    to find the first occurrence, several times slower)."""
+    if not len(hashes):
+        return hashes, np.zeros(0, np.intp), np.zeros(0, np.intp), np.zeros(0, np.intp)
+    order = np.argsort(hashes)
+    ordered = hashes[order]
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    counts = np.diff(np.append(starts, len(hashes)))
+    return ordered[starts], np.minimum.reduceat(order, starts), np.maximum.reduceat(order, starts), counts
+
+
 class _HashThinned:
     """A sample that keeps what hashes at or below `threshold`, halved as often as the
     sample passes its capacity: every key (row) is kept with the same chance, `fraction`."""
@@ -109,7 +122,7 @@ class DistinctSample(_HashThinned):
             keys, hashes = keys[kept], hashes[kept]
         if not len(keys):
             return
-        distinct, first = np.unique(hashes, return_index=True)
+        distinct, first, _, _ = hash_groups(hashes)
         held = self._held
         new = np.fromiter((h not in held for h in distinct.tolist()), dtype=bool, count=len(distinct))
         if not new.any():
@@ -206,9 +219,8 @@ class RowSample(_HashThinned):
             keys, hashes, times = keys[kept], hashes[kept], times[kept]
         if not len(hashes):
             return
-        distinct, first, counts = np.unique(hashes, return_index=True, return_counts=True)
-        _, from_end = np.unique(hashes[::-1], return_index=True)
-        last_times = times[len(hashes) - 1 - from_end]
+        distinct, first, last, counts = hash_groups(hashes)
+        last_times = times[last]
         at = np.minimum(np.searchsorted(self.hashes, distinct), max(len(self.hashes) - 1, 0))
         known = (self.hashes[at] == distinct) if len(self.hashes) else np.zeros(len(distinct), bool)
         self.counts[at[known]] += counts[known]

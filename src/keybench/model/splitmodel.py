@@ -51,7 +51,10 @@ from keybench.design.byteorder import TABLE_SPACE
 from keybench.errors import KeybenchError
 from keybench.model.keyorder import (
     common_prefix,
+    key_order,
     order_statistics,
+    ordered_range_counts,
+    ordered_range_of,
     prefix_words,
     quantile_positions,
     range_counts,
@@ -67,6 +70,20 @@ from keybench.model.readspans import IntervalSpans, interval_spans
 from keybench.model.saved_stream import SavedKeyStream
 from keybench.model.shape import KeyShape
 from keybench.model.sketches import DistinctSample, RowSample, key_hashes
+
+# Writes as the model takes them: times, keys, lengths, split-unit lengths (None: whole keys)
+# and the keys' hashes (None: not yet hashed).
+Block = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]
+
+
+def _sliced(block: Block, at: slice) -> Block:
+    times, keys, lengths, units, hashes = block
+    return (times[at], keys[at], lengths[at], None if units is None else units[at],
+            None if hashes is None else hashes[at])
+
+
+# The recent writes' units, their words, and either their words sorted or their key order.
+Recent = tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]
 
 RECENT_WRITES_PER_RANGE = 8  # writes the balancer remembers per range: cuts from fewer are noise
 
@@ -129,16 +146,17 @@ class SpaceModel:
         self.held = DistinctSample(max(HELD_SAMPLE, 16 * self.ranges))
         self.rows = RowSample(ROW_SAMPLE)
         self.lowest: bytes | None = None  # the smallest unit held: the space's first range starts there
-        self.pending: list[tuple[np.ndarray, np.ndarray, np.ndarray,
-                                 np.ndarray | None]] = []  # writes not yet a whole window
+        self.pending: list[Block] = []  # writes not yet a whole window
         self.pending_count = 0
         # Units are compared by the 8 bytes after the prefix they all share (keyorder.py).
         self.reference: np.ndarray | None = None
         self.prefix: int | None = None
         self.recent: list[np.ndarray] = []
         self.recent_words: list[np.ndarray] = []
+        self.recent_orders: list[np.ndarray | None] = []  # each block's key_order, where its words do not decide
         self.previous = np.zeros(0, dtype="S1")
         self.previous_words = np.zeros(0, dtype=np.uint64)
+        self.previous_order: np.ndarray | None = None
         self.k = 0
         self.seen = 0
         self.key_bytes = 0
@@ -150,15 +168,17 @@ class SpaceModel:
         if initial is not None and len(initial[0]):
             self._hold(_unit_keys(*initial))
 
-    def _hold(self, units: np.ndarray, hashes: np.ndarray | None = None, words: np.ndarray | None = None) -> None:
+    def _hold(self, units: np.ndarray, hashes: np.ndarray | None = None, words: np.ndarray | None = None,
+              order: np.ndarray | None = None) -> None:
         """Units now held: into the sample; the lowest and the prefix all share kept. `words`,
-        when given, are the units' words after the prefix, which then already covers them."""
+        when given, are the units' words after the prefix, which then already covers them;
+        `order` their key_order, if known."""
         if not len(units):
             return
         if words is None:
             words = prefix_words(units, self._share_prefix(units))
         self.held.add(units, key_hashes(units) if hashes is None else hashes)
-        low = np.sort(units[words == words.min()])[0]
+        low = units[order[0]] if order is not None else np.sort(units[words == words.min()])[0]
         if self.lowest is None or low < self.lowest:
             self.lowest = low
 
@@ -178,17 +198,19 @@ class SpaceModel:
         """(time, intervals, operation) reads, before the writes of their time are added."""
         self.reads.extend(reads)
 
-    def add(self, times: np.ndarray, keys: np.ndarray, lengths: np.ndarray, units: np.ndarray | None = None) -> None:
-        """Writes in time order (after every write added before)."""
+    def add(self, times: np.ndarray, keys: np.ndarray, lengths: np.ndarray, units: np.ndarray | None = None,
+            hashes: np.ndarray | None = None) -> None:
+        """Writes in time order (after every write added before); `hashes`, if the caller has
+        them, key_hashes(keys) (a caller making the keys in another process hashes them there)."""
         if not self.pending:
             check_model_budget(self.params, self.space, self.writes, keys.dtype.itemsize)
         self.pending.append((np.asarray(times, dtype=np.float64), keys, np.asarray(lengths),
-                             None if units is None else np.asarray(units)))
+                             None if units is None else np.asarray(units), hashes))
         self.pending_count += len(times)
         while self.pending_count >= self.window:
             self._window(*self._take(self.window))
 
-    def _take(self, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    def _take(self, count: int) -> Block:
         taken, rest, need = [], [], count
         for block in self.pending:
             if need <= 0:
@@ -198,38 +220,41 @@ class SpaceModel:
             if n <= need:
                 taken.append(block)
             else:
-                times, keys, lengths, units = block
-                taken.append((times[:need], keys[:need], lengths[:need], None if units is None else units[:need]))
-                rest.append((times[need:], keys[need:], lengths[need:], None if units is None else units[need:]))
+                taken.append(_sliced(block, slice(None, need)))
+                rest.append(_sliced(block, slice(need, None)))
             need -= min(n, need)
         self.pending, self.pending_count = rest, self.pending_count - count
         times = np.concatenate([b[0] for b in taken])
         keys = np.concatenate([b[1] for b in taken]) if len(taken) > 1 else taken[0][1]
         lengths = np.concatenate([b[2] for b in taken])
-        if all(b[3] is None for b in taken):
-            return times, keys, lengths, None
-        units = np.concatenate([b[2] if b[3] is None else b[3] for b in taken])
-        return times, keys, lengths, units
+        units = None if all(b[3] is None for b in taken) else np.concatenate(
+            [b[2] if b[3] is None else b[3] for b in taken])
+        hashes = None if any(b[4] is None for b in taken) else np.concatenate([b[4] for b in taken])
+        return times, keys, lengths, units, hashes
 
-    def _recent(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The recent writes' units, their words and those sorted."""
+    def _recent(self) -> Recent:
+        """The recent writes' units, their words, and their key order if known, else their words sorted."""
         if not self.recent:
-            return np.zeros(0, "S1"), np.zeros(0, np.uint64), np.zeros(0, np.uint64)
+            return np.zeros(0, "S1"), np.zeros(0, np.uint64), np.zeros(0, np.uint64), None
         if len(self.recent) == 1:
-            return self.recent[0], self.recent_words[0], np.sort(self.recent_words[0])
+            keys, words, order = self.recent[0], self.recent_words[0], self.recent_orders[0]
+            return keys, words, None if order is not None else np.sort(words), order
         words = np.concatenate(self.recent_words)
-        return np.concatenate(self.recent), words, np.sort(words)
+        return np.concatenate(self.recent), words, np.sort(words), None
 
-    def _cuts(self, recent: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
+    def _cuts(self, recent: Recent) -> np.ndarray:
         """The range boundaries before a window (as keys): ranges / 4 pieces at quantiles of
         the units held (data no write touches any more, a migration's source, is split by
         size only), `ranges` pieces at quantiles of the units the recent writes went to
         (where the writes go, load splits cut the ranges); the first range starts at the
         lowest unit held."""
         by_size = self.held.quantile_cuts(max(1, self.ranges // 4))
-        keys, words, ordered = recent
+        keys, words, ordered, order = recent
         positions = quantile_positions(len(keys), self.ranges)
-        by_load = order_statistics(keys, positions, self.prefix, words, ordered) if len(keys) else by_size[:0]
+        if order is not None:
+            by_load = keys[order[positions]]
+        else:
+            by_load = order_statistics(keys, positions, self.prefix, words, ordered) if len(keys) else by_size[:0]
         cuts = np.unique(np.concatenate(same_width(by_size, by_load)))
         if len(cuts) and self.lowest is not None and cuts[0] <= self.lowest:
             cuts = cuts[cuts > self.lowest]
@@ -252,15 +277,19 @@ class SpaceModel:
             if intervals:
                 self.spans.append((op, interval_spans(self.read_cuts, intervals)))
 
-    def _window(self, times: np.ndarray, keys: np.ndarray, lengths: np.ndarray, units: np.ndarray | None) -> None:
+    def _window(self, times: np.ndarray, keys: np.ndarray, lengths: np.ndarray, units: np.ndarray | None,
+                hashes: np.ndarray | None) -> None:
         unit_keys = _unit_keys(keys, lengths, units)
-        row_hashes = key_hashes(keys)
+        row_hashes = key_hashes(keys) if hashes is None else hashes
         unit_hashes = row_hashes if unit_keys is keys else key_hashes(unit_keys)
         if self.seen == 0:
             self.first_time = float(times[0])
         self._give_reads(float(times[0]))
         prefix = self._share_prefix(unit_keys)
         words = prefix_words(unit_keys, prefix)
+        # Keys longer than the shared prefix and one word are sorted once, here: their order
+        # places them among this window's cuts, and cuts the next window from them.
+        order = key_order(unit_keys, prefix, words) if unit_keys.dtype.itemsize > prefix + 8 else None
         recent = self._recent()
         cuts = self._cuts(recent)
         ordered_units = np.sort(unit_hashes)
@@ -269,27 +298,31 @@ class SpaceModel:
         if self.k > 0 and len(unit_keys) >= 2:
             halves = window_halves(len(unit_keys))
             # the previous window's writes are the recent ones, unless the balancer remembers more
-            previous_keys, previous_words, previous_ordered = (
-                recent if len(self.recent) == 1 else (self.previous, self.previous_words, None))
+            previous_keys, previous_words, previous_ordered, previous_order = (
+                recent if len(self.recent) == 1 else (self.previous, self.previous_words, None, self.previous_order))
             new_unit = np.concatenate(([True], ordered_units[1:] != ordered_units[:-1]))
-            bins = range_of(cuts, unit_keys, prefix, words)
+            bins = ordered_range_of(cuts, unit_keys, order) if order is not None else range_of(
+                cuts, unit_keys, prefix, words)
             first, second = (np.bincount(bins[h], minlength=len(cuts) + 1) for h in halves)
             unit_ids = None
             if not new_unit.all():  # a unit written twice: each write's unit as a number 0..units-1
-                ids = np.searchsorted(ordered_units[new_unit], unit_hashes)
+                ids = np.empty(len(unit_hashes), dtype=np.intp)  # sorting once more beats searching each write
+                ids[np.argsort(unit_hashes)] = np.cumsum(new_unit) - 1
                 unit_ids = (ids[halves[0]], ids[halves[1]])
             estimate = estimate_window(
                 (first, second), unit_ids, self.nodes,
+                ordered_range_counts(cuts, previous_keys, previous_order) if previous_order is not None else
                 range_counts(cuts, previous_keys, prefix, previous_words, previous_ordered))
             self.estimates.append((estimate, len(unit_keys), self._held_count()))
         # A read's cost is counted on ranges of equal size (the size splits alone): the fine
         # load splits behind a moving tail say where writes go, not how data is laid out.
         self.read_cuts = self.held.quantile_cuts(self.ranges)
-        self._hold(unit_keys, unit_hashes, words)
+        self._hold(unit_keys, unit_hashes, words, order)
         self.rows.add(keys, row_hashes, times, ordered_units if unit_keys is keys else None)
-        self.previous, self.previous_words = unit_keys, words
+        self.previous, self.previous_words, self.previous_order = unit_keys, words, order
         self.recent.append(unit_keys)
         self.recent_words.append(words)
+        self.recent_orders.append(order)
         # The writes from `memory` before the window's nominal end (a last, short window's
         # end included) to its last write.
         memory = self.memory - (self.window - len(times))
@@ -297,9 +330,11 @@ class SpaceModel:
         while len(self.recent) > 1 and kept - len(self.recent[0]) >= memory:
             kept -= len(self.recent.pop(0))
             self.recent_words.pop(0)
+            self.recent_orders.pop(0)
         if kept > memory:
             self.recent[0] = self.recent[0][kept - memory:]
             self.recent_words[0] = self.recent_words[0][kept - memory:]
+            self.recent_orders[0] = None  # the order of the whole block
         self.seen += len(times)
         self.key_bytes += int(lengths.sum())
         self.last_time = float(times[-1])

@@ -26,7 +26,7 @@ class Ragged:
         return len(self.widths)
 
     def take(self, rows) -> Ragged:
-        return Ragged(self.matrix[rows], self.widths[rows])
+        return Ragged(_rows_of(self.matrix, rows), self.widths[rows])
 
 
 Column = np.ndarray | Ragged
@@ -45,7 +45,7 @@ def from_bytes(encoded: list[bytes]) -> Column:
 def lookup(values: list[bytes], where: np.ndarray) -> Column:
     """Row i takes values[where[i]]: a few distinct values (a tenant, a domain) for many rows."""
     table = from_bytes(values) if values else np.zeros((0, 0), dtype=np.uint8)
-    return table[where] if isinstance(table, np.ndarray) else table.take(where)
+    return take(table, where)
 
 
 def widths_of(column: Column, rows: int) -> np.ndarray:
@@ -60,7 +60,14 @@ def inverted(column: Column) -> Column:
 
 
 def take(column: Column, rows) -> Column:
-    return column.take(rows) if isinstance(column, Ragged) else column[rows]
+    return column.take(rows) if isinstance(column, Ragged) else _rows_of(column, rows)
+
+
+def _rows_of(matrix: np.ndarray, rows) -> np.ndarray:
+    """matrix[rows] for a (rows, width) byte matrix, each row copied as one item."""
+    if not matrix.shape[1]:
+        return matrix[rows]
+    return _items(matrix)[rows].view(np.uint8).reshape(-1, matrix.shape[1])
 
 
 # Distinct per-row offsets a column is copied at by slices (one copy per offset); past this
@@ -83,15 +90,16 @@ def join(columns: list[Column], rows: int) -> tuple[np.ndarray, np.ndarray]:
     for column in segments:
         matrix = column.matrix if isinstance(column, Ragged) else column
         width = matrix.shape[1]
-        if isinstance(offset, int):
-            out[:, offset:offset + width] = matrix
-        else:
+        if width and isinstance(offset, int):
+            _field(out, offset, width)[:] = _items(matrix)
+        elif width and isinstance(offset, np.ndarray):
             counts = np.bincount(offset)
             starts = np.flatnonzero(counts)
             if len(starts) <= _SLICED_OFFSETS:
+                items = _items(matrix)
                 for start in starts.tolist():
                     at = offset == start if counts[start] < rows else slice(None)
-                    out[at, start:start + width] = matrix[at]
+                    _field(out, start, width)[at] = items[at]
             else:
                 step = np.arange(width)
                 valid = step[None, :] < widths_of(column, rows)[:, None]
@@ -100,9 +108,30 @@ def join(columns: list[Column], rows: int) -> tuple[np.ndarray, np.ndarray]:
         offset = offset + column.widths if isinstance(column, Ragged) else offset + width
     lengths = np.asarray(offset, dtype=np.int64)
     widest = max(1, int(lengths.max()) if rows else 1)
-    out = out[:, :widest]
-    out[np.arange(widest)[None, :] >= lengths[:, None]] = 0  # what padding left past each key's end
-    return np.ascontiguousarray(out).view(f"S{widest}").ravel(), lengths.astype(np.uint16)
+    out = np.ascontiguousarray(out[:, :widest])
+    # What padding left past each key's end, zeroed: by slices where keys come in few lengths.
+    counts = np.bincount(lengths, minlength=widest + 1)
+    ends = np.flatnonzero(counts[:widest])
+    if len(ends) <= _SLICED_OFFSETS:
+        for end in ends.tolist():
+            _field(out, end, widest - end)[lengths == end] = np.zeros(1, dtype=f"V{widest - end}")
+    else:
+        out[np.arange(widest)[None, :] >= lengths[:, None]] = 0
+    return out.view(f"S{widest}").ravel(), lengths.astype(np.uint16)
+
+
+def _items(matrix: np.ndarray) -> np.ndarray:
+    """A (rows, width) byte matrix as one void item a row: numpy copies items whole, and
+    the bytes of a two-dimensional selection one by one."""
+    source = matrix if matrix.strides[1] == 1 else np.ascontiguousarray(matrix)
+    return source.view(f"V{matrix.shape[1]}").ravel()
+
+
+def _field(matrix: np.ndarray, offset: int, width: int) -> np.ndarray:
+    """Bytes offset..offset+width of each row of a contiguous byte matrix, as one void item a
+    row (a view: what is written to it is written to the matrix)."""
+    field = np.dtype({"names": ["c"], "formats": [f"V{width}"], "offsets": [offset], "itemsize": matrix.shape[1]})
+    return matrix.view(field).ravel()["c"]
 
 
 def _segments(columns: list[Column], rows: int) -> list[Column]:
@@ -131,9 +160,7 @@ def _side_by_side(columns: list[np.ndarray], rows: int) -> np.ndarray:
     for column in columns:
         width = column.shape[1]
         if width and rows:
-            field = np.dtype({"names": ["c"], "formats": [f"V{width}"], "offsets": [offset], "itemsize": total})
-            source = column if column.strides[1] == 1 else np.ascontiguousarray(column)
-            matrix.view(field).ravel()["c"] = source.view(f"V{width}").ravel()
+            _field(matrix, offset, width)[:] = _items(column)
         offset += width
     return matrix
 
@@ -252,11 +279,30 @@ def _civil(days: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 _US_PER_DAY = 86_400_000_000
 
 
+_FIELD_WIDTHS = {"Y": 4, "m": 2, "d": 2, "H": 2, "M": 2, "S": 2, "f": 6}
+
+
 def date_time_text(ts_us: np.ndarray, fields: str) -> np.ndarray:
     """Times (µs since the epoch, UTC) as text, one field after another, each zero-padded:
     fields from "YmdHMSf" with any single-byte separators between them, as strftime writes
     "%Y-%m-%d %H:%M:%S" ("f": the six digits of the microseconds)."""
     ts_us = np.asarray(ts_us, dtype=np.int64)
+    seconds, micros = np.divmod(ts_us, 1_000_000)
+    first, last = (int(seconds.min()), int(seconds.max())) if len(seconds) else (0, 0)
+    if not len(seconds) or last - first >= len(seconds) // 4:
+        return _date_time_text(ts_us, fields)
+    # Times of a few seconds each (a run's, a simulation's): each second's text is worked out
+    # once, then each time's microseconds written over it.
+    text = _date_time_text(np.arange(first, last + 1, dtype=np.int64) * 1_000_000, fields)[seconds - first]
+    offset = 0
+    for char in fields:
+        if char == "f":
+            text[:, offset:offset + 6] = padded(micros, 6)
+        offset += _FIELD_WIDTHS.get(char, 1)
+    return text
+
+
+def _date_time_text(ts_us: np.ndarray, fields: str) -> np.ndarray:
     days, of_day = np.divmod(ts_us, _US_PER_DAY)
     first, last = (int(days.min()), int(days.max())) if len(days) else (0, 0)
     if len(days) and last - first < len(days) // 4:
@@ -265,13 +311,12 @@ def date_time_text(ts_us: np.ndarray, fields: str) -> np.ndarray:
     else:
         year, month, day = _civil(days)
     seconds, micros = np.divmod(of_day, 1_000_000)
-    values = {"Y": (year, 4), "m": (month, 2), "d": (day, 2), "H": (seconds // 3600, 2),
-              "M": (seconds // 60 % 60, 2), "S": (seconds % 60, 2), "f": (micros, 6)}
+    values = {"Y": year, "m": month, "d": day, "H": seconds // 3600, "M": seconds // 60 % 60, "S": seconds % 60,
+              "f": micros}
     parts = []
     for char in fields:
         if char in values:
-            field, width = values[char]
-            parts.append(padded(field, width))
+            parts.append(padded(values[char], _FIELD_WIDTHS[char]))
         else:
             parts.append(constant(char.encode(), len(ts_us)))
     return _side_by_side(parts, len(ts_us)) if parts else np.zeros((len(ts_us), 0), dtype=np.uint8)
