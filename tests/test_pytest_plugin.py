@@ -180,6 +180,44 @@ def test_a_variable_naming_a_dead_emulator_fails_and_starts_no_other(pytester, n
     result.stdout.fnmatch_lines(["*the Spanner emulator at 127.0.0.1:* (SPANNER_EMULATOR_HOST) does not answer*"])
 
 
+def test_a_sigterm_another_thread_takes_still_ends_a_session_blocked_in_a_long_call(pytester, tmp_path):
+    # The kernel may hand the SIGTERM to any thread (gRPC keeps several); Python then only
+    # notes it, and a main thread asleep in C would not see it for minutes.
+    started = tmp_path / "started"
+    pytester.makepyfile(test_blocked=f"""
+        import pathlib
+        import signal
+        import threading
+        import time
+
+        from keybench.pytest_plugin import end_session_on_sigterm
+
+        STARTED = pathlib.Path({str(started)!r})
+
+        def sigterm_to_this_thread():
+            while not STARTED.exists():
+                time.sleep(0.01)
+            time.sleep(0.5)  # the main thread is in the sleep's C call by now
+            signal.pthread_kill(threading.get_ident(), signal.SIGTERM)
+
+        def test_blocked():
+            end_session_on_sigterm()  # as an emulator fixture that started one calls it
+            threading.Thread(target=sigterm_to_this_thread, daemon=True).start()
+            STARTED.write_text("started")
+            time.sleep(300)
+    """)
+    child = pytester.popen([sys.executable, "-m", "pytest", *QUIET, "-q"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    try:
+        output = child.communicate(timeout=120)[0]
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert started.exists(), output
+    assert child.returncode == pytest.ExitCode.INTERRUPTED, output
+
+
 @pytest.mark.emulator
 def test_sigterm_ends_the_session_as_ctrl_c_does_and_its_fixtures_stop_what_they_started(
         pytester, no_emulator_found, native_binaries, tmp_path):

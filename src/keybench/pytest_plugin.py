@@ -61,6 +61,7 @@ def end_session_on_sigterm() -> None:
     if threading.current_thread() is threading.main_thread() and \
             signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
         signal.signal(signal.SIGTERM, _interrupted)
+        _MainThreadWaker.start()
 
 
 def _interrupted(signum, frame) -> None:
@@ -71,6 +72,70 @@ def _interrupted(signum, frame) -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     if signal.getsignal(signal.SIGTERM) is _interrupted:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _MainThreadWaker.stop()
+
+
+class _MainThreadWaker:
+    """Wakes the main thread when another thread took the SIGTERM. The kernel hands a process
+    its signal through any thread, gRPC's own among them; there Python only notes it, and runs
+    the handler when the main thread next runs Python code, which a test blocked in a long C
+    call (a sleep, a wait for a process, a read from a socket) may not do for minutes. Python
+    writes each signal it notes to its wakeup fd: this thread reads them and answers a SIGTERM
+    with a signal to the main thread whose handler does nothing. The blocking call is
+    interrupted (EINTR), and Python runs the SIGTERM handler before it resumes the call.
+
+    Not started where the wakeup fd is another's (asyncio's), where the signal it sends has a
+    handler, or under gevent's patching (its threads are greenlets)."""
+
+    NUDGE = signal.SIGRTMIN + 5  # a real-time signal: none has a meaning of its own
+    running: tuple[int, int, threading.Thread] | None = None  # wakeup fd, read end, thread
+
+    @classmethod
+    def start(cls) -> None:
+        if cls.running is not None or signal.getsignal(cls.NUDGE) is not signal.SIG_DFL or \
+                ("gevent.monkey" in sys.modules and sys.modules["gevent.monkey"].is_module_patched("threading")):
+            return
+        read_end, write_end = os.pipe()
+        os.set_blocking(write_end, False)  # set_wakeup_fd's condition: a signal handler never blocks
+        previous = signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+        if previous != -1:
+            signal.set_wakeup_fd(previous)
+            os.close(read_end)
+            os.close(write_end)
+            return
+        signal.signal(cls.NUDGE, _nudged)
+        thread = threading.Thread(target=cls._watch, args=(read_end, threading.main_thread().ident),
+                                  name="keybench-sigterm-waker", daemon=True)
+        thread.start()
+        cls.running = (write_end, read_end, thread)
+
+    @classmethod
+    def _watch(cls, read_end: int, main: int) -> None:
+        try:
+            while noted := os.read(read_end, 512):  # empty: stop() closed the write end
+                if signal.SIGTERM in noted:
+                    signal.pthread_kill(main, cls.NUDGE)
+        except OSError:  # the main thread has ended
+            return
+
+    @classmethod
+    def stop(cls) -> None:
+        if cls.running is None or threading.current_thread() is not threading.main_thread():
+            return
+        write_end, read_end, thread = cls.running
+        cls.running = None
+        previous = signal.set_wakeup_fd(-1)
+        if previous != write_end:  # replaced since: theirs now
+            signal.set_wakeup_fd(previous)
+        os.close(write_end)
+        thread.join(timeout=5)
+        if not thread.is_alive():  # else it could still send the nudge: its handler stays
+            signal.signal(cls.NUDGE, signal.SIG_DFL)
+        os.close(read_end)
+
+
+def _nudged(signum, frame) -> None:
+    """The main thread's wake-up: the SIGTERM's handler, now due, does the work."""
 
 
 MISSING_EMULATOR = "keybench_missing_emulator"
