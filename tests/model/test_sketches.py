@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from keybench.model.keyorder import quantile_positions
-from keybench.model.sketches import DistinctSample, RowSample, hash_groups, key_hashes
+from keybench.model.sketches import HASH_BLOCK, DistinctSample, RowSample, hash_groups, key_hashes
 from tests.model.test_keyorder import _keys
 
 
@@ -13,6 +13,12 @@ def test_hashes_ignore_the_arrays_padding_and_tell_keys_apart():
     keys = np.array([b"a", b"ab", b"abc\x00d", b"\x01"], dtype="S5")
     assert (key_hashes(keys) == key_hashes(keys.astype("S24"))).all()
     assert len(set(key_hashes(keys).tolist())) == 4
+
+
+
+def test_each_key_has_its_hash_whichever_block_it_is_hashed_in():
+    keys = _keys(np.random.default_rng(4), 2 * HASH_BLOCK + 5, width=20)  # three blocks
+    assert (key_hashes(keys) == key_hashes(keys[::-1])[::-1]).all()
 
 
 def test_distinct_sample_is_exact_below_its_capacity():

@@ -11,12 +11,13 @@ import numpy as np
 import pytest
 
 from keybench.design.byteorder import encode_bytes
-from keybench.design.events import spanner_timestamp_text as one_text
-from keybench.model.keycolumns import spanner_timestamp_text
 from keybench.model.textcolumns import (
     Ragged,
     date_time_text,
+    distinct_inverse,
     escaped,
+    first_bytes,
+    fraction_text,
     from_bytes,
     inverted,
     join,
@@ -24,6 +25,8 @@ from keybench.model.textcolumns import (
     take,
     unpadded_digits,
     utc_offsets_us,
+    zero_past,
+    zone_text,
 )
 
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
@@ -59,6 +62,23 @@ def test_a_key_ending_in_zero_bytes_keeps_them_in_its_length_and_pads_with_zeros
     keys, lengths = join([from_bytes([b"ab\x00\x00", b"a"]), from_bytes([b"", b"\x00"])], 2)
     assert list(lengths) == [4, 2]
     assert keys.dtype.itemsize == 4 and bytes(keys.view(np.uint8)[4:]) == b"a\x00\x00\x00"
+
+
+
+@pytest.mark.parametrize("distinct_lengths", [3, 40])  # by slices, or past 32 lengths by one mask
+def test_zero_past_clears_each_rows_bytes_after_its_length(distinct_lengths):
+    rng = np.random.default_rng(5)
+    matrix = rng.integers(1, 256, size=(600, 48), dtype=np.uint8)  # no zero byte to begin with
+    lengths = rng.choice(rng.permutation(60)[:distinct_lengths], 600)  # some past the width
+    before = matrix.copy()
+    zero_past(matrix, lengths)
+    for row, length, was in zip(matrix, lengths.tolist(), before, strict=True):
+        assert bytes(row) == bytes(was[:length]) + bytes(max(0, 48 - length))
+
+
+def test_first_bytes_are_each_keys_leading_bytes():
+    keys = np.array([b"abcdef", b"xy", b"\x00\x01\x02\x03\x04"], dtype="S6")
+    assert [bytes(r) for r in first_bytes(keys, 4)] == [b"abcd", b"xy\x00\x00", b"\x00\x01\x02\x03"]
 
 
 def test_take_lookup_and_inversion_keep_each_rows_bytes():
@@ -115,12 +135,38 @@ def test_utc_offsets_follow_the_zone_across_its_changes():
     assert len(set(expected)) == 2, "the times must span a change, or the test proves nothing"
 
 
-def test_spanner_timestamp_text_of_many_times_is_cast_as_string():
-    rng = np.random.default_rng(11)
-    base = 1_790_000_000_000_000
-    ts = np.concatenate([base + rng.integers(0, 400 * 86_400_000_000, 3000),  # both offsets, µs fractions
-                         base + rng.integers(0, 10**6, 500) * 1000,  # whole milliseconds
-                         base + rng.integers(0, 10**6, 500) * 1_000_000])  # whole seconds
-    keys, lengths = join(spanner_timestamp_text(ts), len(ts))
-    assert [k.decode() for k in _joined(keys, lengths)] == [one_text(int(t)) for t in ts]
-    assert len(set(lengths.tolist())) == 3  # no fraction, milliseconds, microseconds
+def test_fraction_text_is_none_milliseconds_or_microseconds():
+    micros = np.array([0, 1, 120_000, 123_000, 123_456, 999_999, 1000, 999_000])
+    assert _rows(fraction_text(micros), len(micros)) == [
+        b"", b".000001", b".120", b".123", b".123456", b".999999", b".001", b".999"]
+
+
+@pytest.mark.parametrize("zone", ["America/Los_Angeles", "Asia/Kolkata", "America/St_Johns", "Asia/Kathmandu",
+                                  "Europe/London", "Africa/Monrovia"])  # whole hours, :30, :45, zero, a 1972 -0:44:30
+def test_zone_text_is_each_offsets_hours_and_minutes(zone):
+    ts = np.linspace(-1_000_000_000_000_000, 1_800_000_000_000_000, 5000, dtype=np.int64)  # 1938 to 2027
+    offsets = utc_offsets_us(ts, ZoneInfo(zone))
+
+    def one(offset: int) -> bytes:
+        minutes = abs(offset) // 60_000_000
+        return (("-" if offset < 0 else "+") + f"{minutes // 60:02d}" + (f":{minutes % 60:02d}" if minutes % 60 else "")
+                ).encode()
+
+    assert _rows(zone_text(offsets), len(ts)) == [one(int(o)) for o in offsets]
+    assert len(set(offsets.tolist())) >= 2, "the times must span more than one offset"
+
+
+@pytest.mark.parametrize("values", [
+    [3, 1, 3, 7, 1, 0],  # small entities: one pass, no sort
+    [5],
+    [],
+    [10**12, 4, 10**12],  # too sparse for a table of every value: np.unique itself
+    [-2, 5, -2],
+])
+def test_distinct_inverse_is_numpys_unique_with_its_inverse(values):
+    values = np.array(values, dtype=np.int64)
+    distinct, where = distinct_inverse(values)
+    expected, expected_where = np.unique(values, return_inverse=True)
+    assert distinct.tolist() == expected.tolist()
+    assert where.tolist() == expected_where.tolist()
+    assert (distinct[where] == values).all()

@@ -111,8 +111,11 @@ def fingerprint64_rows(matrix):
 
         return np.array([farmhash.fingerprint64(bytes(row)) for row in matrix], dtype=np.uint64)
 
-    def fetch(at: int):
-        return np.ascontiguousarray(matrix[:, at:at + 8]).view("<u8").ravel().astype(np.uint64)
+    rows = np.ascontiguousarray(matrix)
+
+    def fetch(at: int):  # each row's 8 bytes from `at` as a little-endian word, read as one item
+        word = np.dtype({"names": ["w"], "formats": ["<u8"], "offsets": [at], "itemsize": width})
+        return rows.view(word).ravel()["w"].astype(np.uint64)
 
     with np.errstate(over="ignore"):  # uint64 arithmetic wraps at 2^64, as the C code's does
         k1, k2, mul = np.uint64(_K1), np.uint64(_K2), np.uint64(_K2 + 2 * width)

@@ -45,7 +45,9 @@ from keybench.model.textcolumns import (
     constant,
     date_time_text,
     digits,
+    distinct_inverse,
     escaped,
+    fraction_text,
     from_bytes,
     hex_text,
     inverted,
@@ -56,6 +58,7 @@ from keybench.model.textcolumns import (
     unpadded_digits,
     utc_offsets_us,
     widths_of,
+    zone_text,
 )
 
 START_US = 1_790_000_000_000_000  # 2026-09-21: the synthetic clock's first write
@@ -185,7 +188,7 @@ def _farm_shards(ts_us: np.ndarray, count: int) -> np.ndarray:
     keys, lengths = join(spanner_timestamp_text(ts_us), len(ts_us))
     matrix = keys.view(np.uint8).reshape(len(keys), keys.dtype.itemsize)
     fingerprints = np.zeros(len(keys), dtype=np.uint64)
-    for width in np.unique(lengths).tolist():  # a few widths: with or without a fraction
+    for width in np.flatnonzero(np.bincount(lengths)).tolist():  # a few widths: with or without a fraction
         at = lengths == width
         fingerprints[at] = fingerprint64_rows(take(matrix[:, :width], at))
     return fingerprint_shard(fingerprints, count)
@@ -196,22 +199,7 @@ def spanner_timestamp_text(ts_us: np.ndarray) -> list[Column]:
     fraction (none, milliseconds or microseconds) and the UTC offset in hours."""
     offsets = utc_offsets_us(ts_us, los_angeles())
     local = ts_us + offsets
-    rows = len(ts_us)
-    micros = np.mod(local, 1_000_000)
-    fraction = np.zeros((rows, 7), dtype=np.uint8)
-    fraction[:, 0] = ord(".")
-    fraction[:, 1:] = padded(micros, 6)
-    whole_ms = micros % 1000 == 0
-    fraction[whole_ms, 4:] = 0
-    fraction_widths = np.where(micros == 0, 0, np.where(whole_ms, 4, 7))
-    minutes = np.abs(offsets) // 60_000_000
-    zone = np.zeros((rows, 6), dtype=np.uint8)
-    zone[:, 0] = np.where(offsets < 0, ord("-"), ord("+"))
-    zone[:, 1:3] = padded(minutes // 60, 2)
-    zone[:, 3] = ord(":")
-    zone[:, 4:] = padded(minutes % 60, 2)
-    zone_widths = np.where(minutes % 60 == 0, 3, 6)
-    return [date_time_text(local, "Y-m-d H:M:S"), Ragged(fraction, fraction_widths), Ragged(zone, zone_widths)]
+    return [date_time_text(local, "Y-m-d H:M:S"), fraction_text(np.mod(local, 1_000_000)), zone_text(offsets)]
 
 
 def _per_event(part: Part, events: EventColumns, rng: random.Random) -> list:
@@ -289,17 +277,6 @@ def _spanner_values(part: Part, events: EventColumns, strategy, rng: np.random.G
     if name == "unread":
         return _nullable(constant(encode_value(True), rows), events.nulls(part))
     return None
-
-
-def distinct_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """np.unique(values, return_inverse=True) of small non-negative integers (entities are
-    1..population) in one pass, not a sort: which values occur, then each one's rank."""
-    if not len(values) or values.min() < 0 or values.max() > 4 * len(values) + (1 << 16):
-        return np.unique(values, return_inverse=True)
-    present = np.zeros(int(values.max()) + 1, dtype=bool)
-    present[values] = True
-    rank = np.cumsum(present) - 1
-    return np.flatnonzero(present).astype(values.dtype), rank[values]
 
 
 def _entity_lookup(part: Part, events: EventColumns) -> Column:

@@ -14,6 +14,7 @@ import numpy as np
 
 from keybench.model.keyorder import quantile_positions, same_width
 from keybench.model.positions import sorted_positions
+from keybench.model.textcolumns import row_field, row_items
 
 _MIX1, _MIX2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 _SHIFT30, _SHIFT27, _SHIFT31 = np.uint64(30), np.uint64(27), np.uint64(31)
@@ -37,7 +38,7 @@ def key_hashes(keys: np.ndarray) -> np.ndarray:
     x, shifted = np.empty(block, dtype=np.uint64), np.empty(block, dtype=np.uint64)
     for lo in range(0, count, block):
         n = min(block, count - lo)
-        padded[:n, :width] = matrix[lo:lo + n]
+        row_field(padded[:n], 0, width)[:] = row_items(matrix[lo:lo + n])  # a row at a time, not byte by byte
         words, x_, shifted_, out_ = padded[:n].view(np.uint64), x[:n], shifted[:n], out[lo:lo + n]
         for i in range(words_per_key):
             # splitmix64's finaliser of word * an odd constant per position: 0 stays 0

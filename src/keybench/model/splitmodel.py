@@ -70,6 +70,7 @@ from keybench.model.readspans import IntervalSpans, interval_spans
 from keybench.model.saved_stream import SavedKeyStream
 from keybench.model.shape import KeyShape
 from keybench.model.sketches import DistinctSample, RowSample, key_hashes
+from keybench.model.textcolumns import first_bytes, zero_past
 
 # Writes as the model takes them: times, keys, lengths, split-unit lengths (None: whole keys)
 # and the keys' hashes (None: not yet hashed).
@@ -101,8 +102,8 @@ def _unit_keys(keys: np.ndarray, lengths: np.ndarray, units: np.ndarray | None) 
     if units is None or not len(keys) or np.all(units >= lengths):
         return keys
     width = max(1, min(keys.dtype.itemsize, int(units.max())))
-    matrix = np.ascontiguousarray(keys).view(np.uint8).reshape(len(keys), keys.dtype.itemsize)[:, :width].copy()
-    matrix[np.arange(width)[None, :] >= units[:, None].astype(np.int64)] = 0
+    matrix = first_bytes(keys, width)
+    zero_past(matrix, units.astype(np.int64))
     return matrix.view(f"S{width}").ravel()
 
 

@@ -67,7 +67,7 @@ def _rows_of(matrix: np.ndarray, rows) -> np.ndarray:
     """matrix[rows] for a (rows, width) byte matrix, each row copied as one item."""
     if not matrix.shape[1]:
         return matrix[rows]
-    return _items(matrix)[rows].view(np.uint8).reshape(-1, matrix.shape[1])
+    return row_items(matrix)[rows].view(np.uint8).reshape(-1, matrix.shape[1])
 
 
 # Distinct per-row offsets a column is copied at by slices (one copy per offset); past this
@@ -91,15 +91,15 @@ def join(columns: list[Column], rows: int) -> tuple[np.ndarray, np.ndarray]:
         matrix = column.matrix if isinstance(column, Ragged) else column
         width = matrix.shape[1]
         if width and isinstance(offset, int):
-            _field(out, offset, width)[:] = _items(matrix)
+            row_field(out, offset, width)[:] = row_items(matrix)
         elif width and isinstance(offset, np.ndarray):
             counts = np.bincount(offset)
             starts = np.flatnonzero(counts)
             if len(starts) <= _SLICED_OFFSETS:
-                items = _items(matrix)
+                items = row_items(matrix)
                 for start in starts.tolist():
                     at = offset == start if counts[start] < rows else slice(None)
-                    _field(out, start, width)[at] = items[at]
+                    row_field(out, start, width)[at] = items[at]
             else:
                 step = np.arange(width)
                 valid = step[None, :] < widths_of(column, rows)[:, None]
@@ -109,25 +109,39 @@ def join(columns: list[Column], rows: int) -> tuple[np.ndarray, np.ndarray]:
     lengths = np.asarray(offset, dtype=np.int64)
     widest = max(1, int(lengths.max()) if rows else 1)
     out = np.ascontiguousarray(out[:, :widest])
-    # What padding left past each key's end, zeroed: by slices where keys come in few lengths.
-    counts = np.bincount(lengths, minlength=widest + 1)
-    ends = np.flatnonzero(counts[:widest])
-    if len(ends) <= _SLICED_OFFSETS:
-        for end in ends.tolist():
-            _field(out, end, widest - end)[lengths == end] = np.zeros(1, dtype=f"V{widest - end}")
-    else:
-        out[np.arange(widest)[None, :] >= lengths[:, None]] = 0
+    zero_past(out, lengths)  # what padding left past each key's end
     return out.view(f"S{widest}").ravel(), lengths.astype(np.uint16)
 
 
-def _items(matrix: np.ndarray) -> np.ndarray:
+def zero_past(matrix: np.ndarray, lengths: np.ndarray) -> None:
+    """Zeroes the bytes of each row of a contiguous byte matrix past its length: by slices
+    where rows come in few lengths."""
+    width = matrix.shape[1]
+    lengths = np.minimum(lengths, width)
+    ends = np.flatnonzero(np.bincount(lengths, minlength=width + 1)[:width])
+    if len(ends) <= _SLICED_OFFSETS:
+        for end in ends.tolist():
+            row_field(matrix, end, width - end)[lengths == end] = np.zeros(1, dtype=f"V{width - end}")
+    else:
+        matrix[np.arange(width)[None, :] >= lengths[:, None]] = 0
+
+
+def first_bytes(keys: np.ndarray, width: int) -> np.ndarray:
+    """The first `width` bytes of each fixed-width key (an 'S' array), as a (rows, width) byte
+    matrix: each row copied as one item."""
+    keys = np.ascontiguousarray(keys)
+    return row_items(keys.view(np.uint8).reshape(len(keys), keys.dtype.itemsize)[:, :width]).copy().view(
+        np.uint8).reshape(len(keys), width)
+
+
+def row_items(matrix: np.ndarray) -> np.ndarray:
     """A (rows, width) byte matrix as one void item a row: numpy copies items whole, and
     the bytes of a two-dimensional selection one by one."""
     source = matrix if matrix.strides[1] == 1 else np.ascontiguousarray(matrix)
     return source.view(f"V{matrix.shape[1]}").ravel()
 
 
-def _field(matrix: np.ndarray, offset: int, width: int) -> np.ndarray:
+def row_field(matrix: np.ndarray, offset: int, width: int) -> np.ndarray:
     """Bytes offset..offset+width of each row of a contiguous byte matrix, as one void item a
     row (a view: what is written to it is written to the matrix)."""
     field = np.dtype({"names": ["c"], "formats": [f"V{width}"], "offsets": [offset], "itemsize": matrix.shape[1]})
@@ -160,7 +174,7 @@ def _side_by_side(columns: list[np.ndarray], rows: int) -> np.ndarray:
     for column in columns:
         width = column.shape[1]
         if width and rows:
-            _field(matrix, offset, width)[:] = _items(column)
+            row_field(matrix, offset, width)[:] = row_items(column)
         offset += width
     return matrix
 
@@ -224,6 +238,49 @@ def padded(values: np.ndarray, width: int) -> np.ndarray:
     if text is None:
         raise ValueError(f"a value does not fit in {width} decimal digits")
     return text
+
+
+def distinct_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """np.unique(values, return_inverse=True) of small non-negative integers (entities are
+    1..population) in one pass, not a sort: which values occur, then each one's rank."""
+    if not len(values) or values.min() < 0 or values.max() > 4 * len(values) + (1 << 16):
+        return np.unique(values, return_inverse=True)
+    present = np.zeros(int(values.max()) + 1, dtype=bool)
+    present[values] = True
+    rank = np.cumsum(present) - 1
+    return np.flatnonzero(present).astype(values.dtype), rank[values]
+
+
+# ".000".."999", and "000".."999" then a zero byte: a second's fraction, four bytes at a time
+_DOT_TRIPLES = np.array([f".{i:03d}".encode() for i in range(1000)]).view(np.uint32)
+_TRIPLES = np.array([f"{i:03d}\0".encode() for i in range(1000)]).view(np.uint32)
+
+
+def fraction_text(micros: np.ndarray) -> Ragged:
+    """A second's fraction as Spanner casts a TIMESTAMP to STRING: nothing on a whole second,
+    ".fff" on a whole millisecond, ".ffffff" otherwise."""
+    millis, rest = np.divmod(np.asarray(micros, dtype=np.int32), 1000)
+    text = np.empty((len(millis), 2), dtype=np.uint32)
+    text[:, 0] = _DOT_TRIPLES[millis]
+    text[:, 1] = _TRIPLES[rest]
+    return Ragged(text.view(np.uint8), np.where(rest == 0, np.where(millis == 0, 0, 4), 7))
+
+
+def zone_text(offsets_us: np.ndarray) -> Ragged:
+    """UTC offsets as Spanner writes them after a time: "-08", "+05:30" (whole minutes). A
+    zone has a few offsets: each one's text is worked out once, then looked up."""
+    offsets_us = np.asarray(offsets_us, dtype=np.int64)
+    # whole seconds, made non-negative (offsets lie within a day): a key per distinct offset
+    distinct, where = distinct_inverse(offsets_us // 1_000_000 + 86_400)
+    offsets = (distinct - 86_400) * 1_000_000
+    minutes = np.abs(offsets) // 60_000_000
+    table = np.zeros((len(distinct), 6), dtype=np.uint8)
+    table[:, 0] = np.where(offsets < 0, ord("-"), ord("+"))
+    table[:, 1:3] = padded(minutes // 60, 2)
+    table[:, 3] = ord(":")
+    table[:, 4:] = padded(minutes % 60, 2)
+    widths = np.where(minutes % 60 == 0, 3, 6)
+    return Ragged(_rows_of(table, where), widths[where])
 
 
 def unpadded_digits(values: np.ndarray) -> Column:
@@ -293,11 +350,11 @@ def date_time_text(ts_us: np.ndarray, fields: str) -> np.ndarray:
         return _date_time_text(ts_us, fields)
     # Times of a few seconds each (a run's, a simulation's): each second's text is worked out
     # once, then each time's microseconds written over it.
-    text = _date_time_text(np.arange(first, last + 1, dtype=np.int64) * 1_000_000, fields)[seconds - first]
+    text = _rows_of(_date_time_text(np.arange(first, last + 1, dtype=np.int64) * 1_000_000, fields), seconds - first)
     offset = 0
     for char in fields:
         if char == "f":
-            text[:, offset:offset + 6] = padded(micros, 6)
+            row_field(text, offset, 6)[:] = row_items(padded(micros, 6))
         offset += _FIELD_WIDTHS.get(char, 1)
     return text
 

@@ -41,6 +41,9 @@ from keybench.terminal import visible
 
 BACKENDS = ("spanner", "bigtable")
 ALIVE_CHECK_S = 1.0  # how often the emulators are checked while COMMAND runs
+# The main thread waits in steps of this: the kernel may hand a signal to any thread, and
+# Python runs its handler only when the main thread next runs Python code.
+WAIT_STEP_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -160,7 +163,11 @@ def _run_command(session: _Session, env: dict[str, str]) -> int:
             child.send_signal(signum)  # the child first; the model runs once it has ended
 
     with _watched(session, passed_on, child.terminate):
-        return child.wait()
+        while True:
+            try:
+                return child.wait(timeout=WAIT_STEP_S)
+            except subprocess.TimeoutExpired:
+                continue
 
 
 def _listen(session: _Session, env: dict[str, str]) -> None:
@@ -169,7 +176,7 @@ def _listen(session: _Session, env: dict[str, str]) -> None:
              f"Ctrl-C or SIGTERM ends the recording")
     ended = threading.Event()
     with _watched(session, lambda _signum: ended.set(), ended.set):
-        while not ended.wait(0.5):
+        while not ended.wait(WAIT_STEP_S):
             pass
 
 
