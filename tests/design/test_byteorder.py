@@ -19,12 +19,13 @@ from keybench.design.byteorder import (
     encode_int64,
     generated_values,
     sequence_options,
+    spanner_intervals,
     spanner_key_bytes,
 )
 from keybench.design.events import EPOCH, TIME, WriteEvent, never_accessed
 from keybench.design.hashing import bit_reversed
 from keybench.design.keys import Part, spanner_part
-from keybench.design.plans import StoredRow, strategy_plans
+from keybench.design.plans import ReadRequest, Span, StoredRow, strategy_plans
 from keybench.model.keycolumns import encode_events, make_events, per_event_keys
 from keybench.model.keystream import KeyStream
 
@@ -115,6 +116,37 @@ def test_span_intervals_hold_exactly_the_rows_the_read_wants(backend, name, oper
     wanted = [i for i in entries if request.wanted(rows[i])]
     assert wanted, "the read must want some rows, or the test proves nothing"
     assert inside == wanted
+
+
+@pytest.mark.parametrize("name", list(strategies.catalogue("spanner")))
+def test_a_reads_spans_worked_out_column_by_column_are_those_worked_out_span_by_span(name):
+    strategy = strategies.catalogue("spanner")[name]
+    encoder, at = KeyEncoder(strategy), 1_790_000_000_000_000
+    for operation, plan in strategy_plans(strategy, 10).items():
+        if operation == "point_read":  # one row's key, not spans of values
+            continue
+        for i in range(3):  # later reads meet the values the first ones encoded
+            if operation == "time_window":
+                request = plan.build(at - 2_000_000 + i, at + i)
+            else:
+                request = plan.build(1200 + i, 1299 + i) if operation == "number_range" else plan.build(7 + i)
+            if request.spans is None:
+                continue
+            one_by_one = [encoder.span_interval(span, request.index or TABLE_SPACE) for span in request.spans]
+            assert encoder.read_intervals(request)[1] == [i for i in one_by_one if i is not None]
+
+
+def test_spans_whose_columns_mix_types_or_lengths_are_worked_out_span_by_span():
+    encoder = KeyEncoder(strategies.catalogue("spanner")["hash_shard"])  # ShardId, LastAccess, UserId
+    t1, t2 = TIMES[-1], TIMES[-1] + dt.timedelta(seconds=2)
+    mixed = (Span((1, t1), (1, t2)), Span((True, t1), (True, t2)))  # 1 == True: one key of a dict, two encodings
+    uneven = (Span((1, t1), (1, t2)), Span((2,), (2,)), Span((3, t2), (3, t1)))  # the last one empty
+    for spans in (mixed, uneven):
+        assert spanner_intervals(encoder.strategy.parts, list(spans), {}) == []
+        expected = [encoder.span_interval(span) for span in spans]
+        assert encoder.read_intervals(ReadRequest(spans, lambda row: True))[1] == [i for i in expected if i is not None]
+    assert encoder.span_interval(mixed[0]) != encoder.span_interval(mixed[1])
+    assert encoder.span_interval(uneven[2]) is None
 
 
 def test_a_full_scan_is_the_whole_space():

@@ -5,6 +5,7 @@ import uuid
 import numpy as np
 import pytest
 
+from keybench.design import hashing
 from keybench.design.events import (
     BUCKET,
     DERIVED,
@@ -42,6 +43,12 @@ def test_bucket_hash_of_arrays_is_the_hash_of_each_row_and_spreads_over_buckets(
     assert [int(h) for h in rows[:300]] == [bucket_hash(int(t), int(u)) for t, u in zip(ts[:300], users[:300],
                                                                                         strict=True)]
     assert [int(h) for h in bucket_hash(7, users[:50])] == [bucket_hash(7, int(u)) for u in users[:50]]
+    # hashed a block of rows at a time: rows on both sides of each block's edge, an int before,
+    # between and after the arrays
+    edges = [i for lo in range(0, len(ts), hashing.ROWS_BLOCK) for i in (lo - 1, lo) if 0 <= i < len(ts)]
+    assert len(edges) > 2
+    mixed = bucket_hash(3, ts, -4, users, 2**64 - 1)
+    assert [int(mixed[i]) for i in edges] == [bucket_hash(3, int(ts[i]), -4, int(users[i]), 2**64 - 1) for i in edges]
     assert bucket_hash(1, 2) != bucket_hash(2, 1) and bucket_hash(1, 2) < 2**64
     shards = np.bincount((rows % np.uint64(64)).astype(np.int64), minlength=64)
     assert shards.min() > 0.9 * len(rows) / 64 and shards.max() < 1.1 * len(rows) / 64

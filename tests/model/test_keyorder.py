@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from keybench.model import keyorder
 from keybench.model.keyorder import (
     common_prefix,
     key_order,
@@ -118,6 +119,48 @@ def test_key_order_sorts_keys_as_numpy_sorts_them_whole(width, prefix):
         assert (keys[key_order(keys, start, prefix_words(keys, start))] == np.sort(keys)).all()
     same = np.array([b"abc"] * 50)
     assert (same[key_order(same, 3)] == same).all()
+
+
+def _entity_time_keys(rng, n: int, entities: int) -> np.ndarray:
+    """Keys as a design writes them: an entity, a separator, then the write's time, the
+    writes in time order."""
+    entity = rng.integers(0, entities, n)
+    return np.array([b"dev%05d#%016d" % (e, 1_790_000_000_000_000 + 1000 * i) for i, e in enumerate(entity)])
+
+
+def _ranked_in_input_order(monkeypatch) -> list:
+    """Records what each try at a stable sort of the ranks gave (None: it declined)."""
+    tries: list = []
+    real = keyorder._in_input_order
+
+    def recorded(*args):
+        tries.append(real(*args))
+        return tries[-1]
+
+    monkeypatch.setattr(keyorder, "_in_input_order", recorded)
+    return tries
+
+
+def test_keys_of_an_entity_then_a_time_are_ordered_by_their_entities_ranks_alone(monkeypatch):
+    tries = _ranked_in_input_order(monkeypatch)
+    keys = _entity_time_keys(np.random.default_rng(7), 20_000, 300)
+    order = key_order(keys, common_prefix(keys))
+    assert (keys[order] == np.sort(keys)).all()
+    assert tries and tries[-1] is not None  # the times were never sorted
+
+
+@pytest.mark.parametrize("where", ["sampled", "not sampled"])
+def test_keys_whose_times_do_not_follow_the_input_are_sorted_whole(monkeypatch, where):
+    monkeypatch.setattr(keyorder, "SAMPLE_KEYS", 100)
+    tries = _ranked_in_input_order(monkeypatch)
+    keys = _entity_time_keys(np.random.default_rng(8), 20_000, 300)
+    step = len(keys) // keyorder.SAMPLE_KEYS
+    entity = keys[0][:9]
+    at = [i for i in range(len(keys)) if keys[i][:9] == entity and (i % step == 0) == (where == "sampled")][:2]
+    keys[at[0]], keys[at[1]] = keys[at[1]], keys[at[0]]  # one entity's two writes out of time order
+    order = key_order(keys, common_prefix(keys))
+    assert (keys[order] == np.sort(keys)).all()
+    assert tries and all(t is None for t in tries)
 
 
 @pytest.mark.parametrize("cut_width", [3, 12, 30])  # narrower than the keys, as wide, wider

@@ -110,13 +110,56 @@ def test_row_sample_estimates_rewrites_and_keeps_the_busiest_row_once_thinned():
     assert most == exact[3] == n // 25
 
 
+def _row_sample_state(rows: RowSample) -> tuple:
+    rows.growth(span=1.0)  # merges what waits
+    return tuple(getattr(rows, name).tolist() for name in RowSample.FIELDS) + tuple(
+        rows.heavy[name].tolist() for name in RowSample.FIELDS) + (int(rows.threshold), rows.writes)
+
+
+@pytest.mark.parametrize("capacity", [4096, 100_000])  # thinned as rows arrive, or never
+def test_row_sample_holds_the_same_rows_however_often_its_new_rows_are_merged(monkeypatch, capacity):
+    # New rows wait in a table of their own until they are 1/MERGE_SHARE of the others: a
+    # row written again while it waits must be counted there, not taken for a new one.
+    rng = np.random.default_rng(5)
+    n = 60_000
+    keys = rng.integers(0, 256, size=(n, 10), dtype=np.uint8).view("S10").ravel()
+    again = rng.random(n) < 0.4
+    keys[again] = keys[np.maximum(0, np.arange(n)[again] - rng.integers(1, 3000, again.sum()))]  # recent rows again
+    times = np.arange(n, dtype=np.float64)
+    states = []
+    for share in (1, 8, 10**9):  # merged after every window, as by default, never before the end
+        monkeypatch.setattr(RowSample, "MERGE_SHARE", share)
+        rows = RowSample(capacity=capacity)
+        for block in np.array_split(np.arange(n), 60):
+            rows.add(keys[block], key_hashes(keys[block]), times[block])
+        states.append(_row_sample_state(rows))
+    assert states[0] == states[1] == states[2]
+    if capacity > n:
+        exact = _exact_growth(keys, times)
+        assert len(states[0][0]) == exact[0] and max(states[0][2]) == exact[3]
+
+
 @pytest.mark.parametrize("distinct", [1, 7, 1000, 10**9])
 def test_hash_groups_are_np_uniques_with_each_hashs_last_occurrence(distinct):
     rng = np.random.default_rng(distinct)
     hashes = rng.integers(0, distinct, 5000).astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-    values, first, last, counts = hash_groups(hashes)
     expected_values, expected_first, expected_counts = np.unique(hashes, return_index=True, return_counts=True)
     _, from_end = np.unique(hashes[::-1], return_index=True)
-    assert (values == expected_values).all() and (first == expected_first).all() and (counts == expected_counts).all()
-    assert (last == len(hashes) - 1 - from_end).all()
+    for order in (None, np.argsort(hashes), np.argsort(hashes, kind="stable")[::-1].copy()):
+        if order is not None:
+            order = order[np.argsort(hashes[order], kind="stable")]  # ascending hashes, ties in any order
+        values, first, last, counts = hash_groups(hashes, order)
+        assert (values == expected_values).all() and (first == expected_first).all()
+        assert (counts == expected_counts).all() and (last == len(hashes) - 1 - from_end).all()
     assert all(len(a) == 0 for a in hash_groups(hashes[:0]))
+
+
+def test_distinct_sample_given_the_hashes_order_holds_what_it_holds_without():
+    rng = np.random.default_rng(6)
+    keys = _keys(rng, 6000, width=5)  # about a thousand distinct
+    given, found = DistinctSample(capacity=512), DistinctSample(capacity=512)  # thinned on the way
+    for block in np.array_split(keys, 6):
+        hashes = key_hashes(block)
+        given.add(block, hashes, np.argsort(hashes))
+        found.add(block, hashes)
+    assert given.thinned and (given.keys == found.keys).all() and given.threshold == found.threshold

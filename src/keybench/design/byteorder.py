@@ -31,6 +31,7 @@ import decimal
 import functools
 import re
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -260,8 +261,58 @@ class KeyEncoder:
         space = request.index or TABLE_SPACE
         if request.spans is None:
             return space, [FULL_SPACE]
+        if self.strategy.backend == "spanner" and (fast := spanner_intervals(
+                self.parts_of(space), request.spans, self._encoded_values.setdefault(space, {}))):
+            return space, fast
         intervals = [self.span_interval(s, space) for s in request.spans]
         return space, [i for i in intervals if i is not None]
+
+    @cached_property
+    def _encoded_values(self) -> dict[str, dict[tuple[int, type], dict]]:
+        """Per space, per column and type of value: the values its reads' spans encoded."""
+        return {}
+
+
+_NEXT_BYTE = [bytes((b + 1,)) for b in range(255)]
+ENCODED_VALUES = 1 << 16  # values remembered per column: a long run's reads bring new times
+
+
+def spanner_intervals(parts: tuple[Part, ...], spans: Sequence[Span], encoded: dict) -> list[tuple[bytes, bytes]]:
+    """span_interval of each Spanner span, the empty ones left out, worked out a column at a
+    time: a value is encoded once (`encoded` remembers them), and a fanned-out read's spans
+    share theirs (every shard bucket and the same two times). [] when the spans' bounds
+    differ in length or a column holds values of several types (1 and True are one key of a
+    dict): then span by span."""
+    starts = _column_keys(parts, [span.lo for span in spans], encoded)
+    ends = _column_keys(parts, [span.hi for span in spans], encoded)
+    if not starts or ends is None:
+        return []
+    ends = [end[:-1] + _NEXT_BYTE[end[-1]] if end and end[-1] != 0xFF else prefix_successor(end) for end in ends]
+    return [(start, end) for start, end in zip(starts, ends, strict=True) if not end or start < end]
+
+
+def _column_keys(parts: tuple[Part, ...], rows: list[tuple], encoded: dict) -> list[bytes] | None:
+    """spanner_key_bytes of each row of values, a column at a time; None when the rows
+    differ in length."""
+    try:
+        by_column = list(zip(*rows, strict=True))
+    except ValueError:
+        return None
+    columns = []
+    for i, (part, values) in enumerate(zip(parts, by_column, strict=False)):
+        kinds = {type(v) for v in values}
+        if len(kinds) > 1 or bytearray in kinds:
+            return None
+        known = encoded.setdefault((i, kinds.pop()), {})
+        missing = set(values).difference(known)
+        if len(known) + len(missing) > ENCODED_VALUES:
+            known.clear()
+            missing = set(values)
+        known.update((v, column_bytes(v, part.descending)) for v in missing)
+        columns.append(list(map(known.__getitem__, values)))
+    if not columns:
+        return [b""] * len(rows)
+    return columns[0] if len(columns) == 1 else list(map(b"".join, zip(*columns, strict=True)))
 
 
 # --- database-generated keys -------------------------------------------------------------

@@ -58,9 +58,54 @@ def bucket_hash(*values):
     import numpy as np
 
     with np.errstate(over="ignore"):  # uint64 arithmetic wraps at 2^64, as the mask does for ints
-        # an array's negative numbers become their two's complement, as the mask makes of an int
-        return _combine(v.astype(np.uint64) if isinstance(v, np.ndarray) else np.uint64(int(v) & _MASK64)
-                        for v in values)
+        return _combine_rows(values)
+
+
+ROWS_BLOCK = 1 << 15
+
+
+def _combine_rows(values):
+    """_combine of numpy integer arrays (ints mixed in are shared by every row), in place on
+    one array: the ints before the first array are mixed once, as ints."""
+    import numpy as np
+
+    count = next((len(v) for v in values if isinstance(v, np.ndarray)), 0)
+    if count > ROWS_BLOCK:  # a block at a time: its temporaries stay in cache
+        out = np.empty(count, dtype=np.uint64)
+        for lo in range(0, count, ROWS_BLOCK):
+            out[lo:lo + ROWS_BLOCK] = _combine_rows([v[lo:lo + ROWS_BLOCK] if isinstance(v, np.ndarray) else v
+                                                    for v in values])
+        return out
+    h, rows = 0, None
+    for position, value in enumerate(values, start=1):
+        offset = position * _GOLDEN64 & _MASK64
+        if not isinstance(value, np.ndarray):
+            word = ((int(value) & _MASK64) + offset) & _MASK64
+            if rows is None:
+                h = _mix64(h ^ word)
+                continue
+            rows ^= np.uint64(word)
+        else:
+            added = value.astype(np.uint64)  # a copy; negative numbers in two's complement, as the mask makes them
+            added += np.uint64(offset)
+            if rows is None:
+                rows, spare = added, np.empty_like(added)
+                rows ^= np.uint64(h)
+            else:
+                rows ^= added
+        _mix_rows(rows, spare)
+    return np.uint64(h) if rows is None else rows
+
+
+def _mix_rows(x, spare) -> None:
+    """_mix64 of a numpy uint64 array, in place (`spare`: an array as long, overwritten)."""
+    import numpy as np
+
+    for shift, multiplier in ((30, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB), (31, None)):
+        np.right_shift(x, np.uint64(shift), out=spare)
+        x ^= spare
+        if multiplier is not None:
+            x *= np.uint64(multiplier)
 
 
 def _combine(values):

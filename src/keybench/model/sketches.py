@@ -52,13 +52,15 @@ def key_hashes(keys: np.ndarray) -> np.ndarray:
     return out
 
 
-def hash_groups(hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def hash_groups(hashes: np.ndarray, order: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                              np.ndarray]:
     """Each distinct hash, ascending, with the index of its first and of its last occurrence
     and its count: np.unique's, from one sort that need not be stable (np.unique sorts stably
-    to find the first occurrence, several times slower)."""
+    to find the first occurrence, several times slower); `order`: np.argsort(hashes), if the
+    caller has it."""
     if not len(hashes):
         return hashes, np.zeros(0, np.intp), np.zeros(0, np.intp), np.zeros(0, np.intp)
-    order = np.argsort(hashes)
+    order = np.argsort(hashes) if order is None else order
     ordered = hashes[order]
     starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
     counts = np.diff(np.append(starts, len(hashes)))
@@ -117,13 +119,14 @@ class DistinctSample(_HashThinned):
             self._main = np.insert(main, self._fresh_at, fresh)
             self._fresh, self._fresh_at = fresh[:0], self._fresh_at[:0]
 
-    def add(self, keys: np.ndarray, hashes: np.ndarray) -> None:
+    def add(self, keys: np.ndarray, hashes: np.ndarray, order: np.ndarray | None = None) -> None:
+        """Keys and their hashes (`order`: np.argsort(hashes), if at hand)."""
         kept = np.flatnonzero(hashes <= self.threshold) if self.thinned else None
         if kept is not None:
-            keys, hashes = keys[kept], hashes[kept]
+            keys, hashes, order = keys[kept], hashes[kept], None
         if not len(keys):
             return
-        distinct, first, _, _ = hash_groups(hashes)
+        distinct, first, _, _ = hash_groups(hashes, order)
         held = self._held
         new = np.fromiter((h not in held for h in distinct.tolist()), dtype=bool, count=len(distinct))
         if not new.any():
@@ -178,9 +181,24 @@ class RowSample(_HashThinned):
         self.first = np.zeros(0, dtype=np.float64)
         self.last = np.zeros(0, dtype=np.float64)
         self.heavy = self._empty()
+        # Rows first written since the last merge, a small table of their own: merged into
+        # the big one once they are 1/MERGE_SHARE of it, so that its arrays are not copied
+        # for every window (a row is in one of the two; the figures are those of one table).
+        self.fresh = self._empty()
         self.writes = 0
         self._buffer: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # windows not yet counted
         self._buffered = 0
+
+    MERGE_SHARE = 8
+
+    def __len__(self) -> int:
+        return len(self.hashes) + len(self.fresh["hashes"])
+
+    def _merge(self) -> None:
+        fresh, self.fresh = self.fresh, self._empty()
+        self._insert(self.__dict__, *(fresh[name] for name in self.FIELDS))
+
+    FIELDS = ("hashes", "keys", "counts", "first", "last")  # a table's arrays, each row's figures at one index
 
     @staticmethod
     def _empty() -> dict[str, np.ndarray]:
@@ -192,7 +210,7 @@ class RowSample(_HashThinned):
         While every row fits, windows wait in a buffer and are counted together (the same
         figures: counts add up, a row's first and last write are the buffer's first and last),
         so the table is not rebuilt for every window."""
-        if not self.thinned and len(self.hashes) + self._buffered + len(hashes) <= self.capacity:
+        if not self.thinned and len(self) + self._buffered + len(hashes) <= self.capacity:
             self._buffer.append((keys, hashes, times))
             self._buffered += len(hashes)
             return
@@ -222,19 +240,33 @@ class RowSample(_HashThinned):
             return
         distinct, first, last, counts = hash_groups(hashes)
         last_times = times[last]
-        at = np.minimum(np.searchsorted(self.hashes, distinct), max(len(self.hashes) - 1, 0))
-        known = (self.hashes[at] == distinct) if len(self.hashes) else np.zeros(len(distinct), bool)
-        self.counts[at[known]] += counts[known]
-        self.last[at[known]] = last_times[known]
-        new = ~known
-        self._insert(self.__dict__, distinct[new], keys[first[new]], counts[new], times[first[new]], last_times[new])
-        while len(self.hashes) > self.capacity:
+        new = np.arange(len(distinct))
+        for table in (self.__dict__, self.fresh):
+            new = new[self._count_held(table, distinct[new], counts[new], last_times[new])]
+        self._insert(self.fresh, distinct[new], keys[first[new]], counts[new], times[first[new]], last_times[new])
+        if len(self.fresh["hashes"]) * self.MERGE_SHARE > len(self.hashes):
+            self._merge()
+        while len(self) > self.capacity:
+            self._merge()
             self.threshold >>= np.uint64(1)
             held_mask = self.hashes <= self.threshold
             dropped = ~held_mask & (self.counts > 1)
-            self._admit_heavy(*(getattr(self, f)[dropped] for f in ("hashes", "keys", "counts", "first", "last")))
-            for name in ("hashes", "keys", "counts", "first", "last"):
+            self._admit_heavy(*(getattr(self, f)[dropped] for f in self.FIELDS))
+            for name in self.FIELDS:
                 setattr(self, name, getattr(self, name)[held_mask])
+
+    @staticmethod
+    def _count_held(table: dict, hashes: np.ndarray, counts: np.ndarray, last: np.ndarray) -> np.ndarray:
+        """Adds the writes of the rows `table` holds (distinct `hashes`, ascending) to their
+        counts and last times; returns whether each is not held."""
+        held = table["hashes"]
+        if not len(held):
+            return np.ones(len(hashes), dtype=bool)
+        at = np.minimum(np.searchsorted(held, hashes), len(held) - 1)
+        known = held[at] == hashes
+        table["counts"][at[known]] += counts[known]
+        table["last"][at[known]] = last[known]
+        return ~known
 
     @staticmethod
     def _insert(table: dict, hashes, keys, counts, first, last) -> None:
@@ -292,6 +324,7 @@ class RowSample(_HashThinned):
         second): exact while no row was dropped. After, the heavy rows count as they are and
         the sample's other rows each for 1 / fraction rows (a stratified estimate)."""
         self.settle()
+        self._merge()
         if not self.writes:
             return 0, 0.0, 0.0, 0, 0.0
         heavy = self.heavy

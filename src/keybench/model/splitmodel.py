@@ -170,15 +170,15 @@ class SpaceModel:
             self._hold(_unit_keys(*initial))
 
     def _hold(self, units: np.ndarray, hashes: np.ndarray | None = None, words: np.ndarray | None = None,
-              order: np.ndarray | None = None) -> None:
+              order: np.ndarray | None = None, hash_order: np.ndarray | None = None) -> None:
         """Units now held: into the sample; the lowest and the prefix all share kept. `words`,
         when given, are the units' words after the prefix, which then already covers them;
-        `order` their key_order, if known."""
+        `order` their key_order and `hash_order` the argsort of their hashes, if known."""
         if not len(units):
             return
         if words is None:
             words = prefix_words(units, self._share_prefix(units))
-        self.held.add(units, key_hashes(units) if hashes is None else hashes)
+        self.held.add(units, key_hashes(units) if hashes is None else hashes, hash_order)
         low = units[order[0]] if order is not None else np.sort(units[words == words.min()])[0]
         if self.lowest is None or low < self.lowest:
             self.lowest = low
@@ -293,7 +293,9 @@ class SpaceModel:
         order = key_order(unit_keys, prefix, words) if unit_keys.dtype.itemsize > prefix + 8 else None
         recent = self._recent()
         cuts = self._cuts(recent)
-        ordered_units = np.sort(unit_hashes)
+        # The held sample sorts the units' hashes while it takes them all: one argsort serves it and this.
+        hash_order = None if self.held.thinned else np.argsort(unit_hashes)
+        ordered_units = np.sort(unit_hashes) if hash_order is None else unit_hashes[hash_order]
         # The first window is never measured, even on initial data: balancing by load needs
         # one window of load to see where the writes go.
         if self.k > 0 and len(unit_keys) >= 2:
@@ -308,7 +310,7 @@ class SpaceModel:
             unit_ids = None
             if not new_unit.all():  # a unit written twice: each write's unit as a number 0..units-1
                 ids = np.empty(len(unit_hashes), dtype=np.intp)  # sorting once more beats searching each write
-                ids[np.argsort(unit_hashes)] = np.cumsum(new_unit) - 1
+                ids[np.argsort(unit_hashes) if hash_order is None else hash_order] = np.cumsum(new_unit) - 1
                 unit_ids = (ids[halves[0]], ids[halves[1]])
             estimate = estimate_window(
                 (first, second), unit_ids, self.nodes,
@@ -318,7 +320,7 @@ class SpaceModel:
         # A read's cost is counted on ranges of equal size (the size splits alone): the fine
         # load splits behind a moving tail say where writes go, not how data is laid out.
         self.read_cuts = self.held.quantile_cuts(self.ranges)
-        self._hold(unit_keys, unit_hashes, words, order)
+        self._hold(unit_keys, unit_hashes, words, order, hash_order)
         self.rows.add(keys, row_hashes, times, ordered_units if unit_keys is keys else None)
         self.previous, self.previous_words, self.previous_order = unit_keys, words, order
         self.recent.append(unit_keys)
