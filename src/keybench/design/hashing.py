@@ -39,12 +39,14 @@ _MASK64 = 2**64 - 1
 _GOLDEN64 = 0x9E3779B97F4A7C15
 
 
-def _mix64(x):
+_MIX1, _MIX2 = 0xBF58476D1CE4E5B9, 0x94D049BB133111EB  # splitmix64's finaliser's multipliers
+
+
+def _mix64(x: int) -> int:
     """splitmix64's finaliser: a bijection of 64-bit numbers whose every output bit depends
-    on every input bit. The same arithmetic on an int and on a numpy uint64 array (which
-    wraps at 2^64 as the mask does)."""
-    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK64
+    on every input bit (`mix_rows` does the same to each number of a numpy array)."""
+    x = ((x ^ (x >> 30)) * _MIX1) & _MASK64
+    x = ((x ^ (x >> 27)) * _MIX2) & _MASK64
     return x ^ (x >> 31)
 
 
@@ -93,15 +95,16 @@ def _combine_rows(values):
                 rows ^= np.uint64(h)
             else:
                 rows ^= added
-        _mix_rows(rows, spare)
+        mix_rows(rows, spare)
     return np.uint64(h) if rows is None else rows
 
 
-def _mix_rows(x, spare) -> None:
-    """_mix64 of a numpy uint64 array, in place (`spare`: an array as long, overwritten)."""
+def mix_rows(x, spare) -> None:
+    """_mix64 of each number of a numpy uint64 array, in place (it wraps at 2^64 as the mask
+    does); `spare`: an array as long, overwritten."""
     import numpy as np
 
-    for shift, multiplier in ((30, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB), (31, None)):
+    for shift, multiplier in ((30, _MIX1), (27, _MIX2), (31, None)):
         np.right_shift(x, np.uint64(shift), out=spare)
         x ^= spare
         if multiplier is not None:

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from keybench.design.hashing import mix_rows
 from keybench.model.keyorder import quantile_positions, same_width
 from keybench.model.positions import sorted_positions
 from keybench.model.textcolumns import row_field, row_items
 
-_MIX1, _MIX2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
-_SHIFT30, _SHIFT27, _SHIFT31 = np.uint64(30), np.uint64(27), np.uint64(31)
 _ALL = np.uint64(2**64 - 1)
 
 
@@ -43,11 +42,7 @@ def key_hashes(keys: np.ndarray) -> np.ndarray:
         for i in range(words_per_key):
             # splitmix64's finaliser of word * an odd constant per position: 0 stays 0
             np.multiply(words[:, i], np.uint64(0x9E3779B97F4A7C15 + 2 * i), out=x_)
-            x_ ^= np.right_shift(x_, _SHIFT30, out=shifted_)
-            x_ *= _MIX1
-            x_ ^= np.right_shift(x_, _SHIFT27, out=shifted_)
-            x_ *= _MIX2
-            x_ ^= np.right_shift(x_, _SHIFT31, out=shifted_)
+            mix_rows(x_, shifted_)
             out_ ^= x_
     return out
 
@@ -165,6 +160,13 @@ class DistinctSample(_HashThinned):
                         main[np.clip(ranks - before, 0, max(len(main) - 1, 0))])
 
 
+def _held_at(held: np.ndarray, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each of `hashes` is or would go among `held` (ascending, not empty), clamped to
+    its last index, and whether it is there."""
+    at = np.minimum(np.searchsorted(held, hashes), len(held) - 1)
+    return at, held[at] == hashes
+
+
 class RowSample(_HashThinned):
     """Exact write counts, first and last write times of every row, or, once there are more
     than `capacity` rows, of a uniform random sample of them (by hash, as DistinctSample).
@@ -198,12 +200,14 @@ class RowSample(_HashThinned):
         fresh, self.fresh = self.fresh, self._empty()
         self._insert(self.__dict__, *(fresh[name] for name in self.FIELDS))
 
-    FIELDS = ("hashes", "keys", "counts", "first", "last")  # a table's arrays, each row's figures at one index
+    # a table's arrays, each row's figures at one index, and their types
+    _TYPES: dict[str, np.dtype] = {name: np.dtype(kind) for name, kind in (
+        ("hashes", np.uint64), ("keys", "S1"), ("counts", np.int64), ("first", np.float64), ("last", np.float64))}
+    FIELDS = tuple(_TYPES)
 
-    @staticmethod
-    def _empty() -> dict[str, np.ndarray]:
-        return {"hashes": np.zeros(0, np.uint64), "keys": np.zeros(0, "S1"), "counts": np.zeros(0, np.int64),
-                "first": np.zeros(0, np.float64), "last": np.zeros(0, np.float64)}
+    @classmethod
+    def _empty(cls) -> dict[str, np.ndarray]:
+        return {name: np.zeros(0, dtype) for name, dtype in cls._TYPES.items()}
 
     def add(self, keys: np.ndarray, hashes: np.ndarray, times: np.ndarray, ordered: np.ndarray | None = None) -> None:
         """One window's writes, in time order (`ordered`: their hashes sorted, if at hand).
@@ -259,11 +263,9 @@ class RowSample(_HashThinned):
     def _count_held(table: dict, hashes: np.ndarray, counts: np.ndarray, last: np.ndarray) -> np.ndarray:
         """Adds the writes of the rows `table` holds (distinct `hashes`, ascending) to their
         counts and last times; returns whether each is not held."""
-        held = table["hashes"]
-        if not len(held):
+        if not len(table["hashes"]):
             return np.ones(len(hashes), dtype=bool)
-        at = np.minimum(np.searchsorted(held, hashes), len(held) - 1)
-        known = held[at] == hashes
+        at, known = _held_at(table["hashes"], hashes)
         table["counts"][at[known]] += counts[known]
         table["last"][at[known]] = last[known]
         return ~known
@@ -285,9 +287,9 @@ class RowSample(_HashThinned):
         counted more of its writes); past its capacity, the least written go."""
         heavy = self.heavy
         if len(heavy["hashes"]):
-            at = np.minimum(np.searchsorted(heavy["hashes"], hashes), len(heavy["hashes"]) - 1)
-            fresh = heavy["hashes"][at] != hashes
-            better = ~fresh & (counts > heavy["counts"][at])
+            at, known = _held_at(heavy["hashes"], hashes)
+            fresh = ~known
+            better = known & (counts > heavy["counts"][at])
             for name, values in (("counts", counts), ("first", first), ("last", last)):
                 heavy[name][at[better]] = values[better]
             hashes, keys, counts, first, last = hashes[fresh], keys[fresh], counts[fresh], first[fresh], last[fresh]
