@@ -20,6 +20,10 @@ concurrency is driven several ways on the same emulator, each case's process pin
 - bare_rpc (Bigtable): OS threads calling the client API keybench uses, `MutateRowCall` and
   `ReadRowsCall` (the RPCs with plain protobuf messages on the data client's channel);
 - bare_rpc_gevent (Bigtable): the same loop as greenlets under keybench's gevent set-up;
+- locust_bare: the bare loop's calls (Bigtable: keybench's RPCs) made by keybench's Locust
+  users, run as `keybench run` runs them, with no stage in between: what Locust's users cost
+  (against the fair bare loop), and what keybench's stage and collector cost (keybench
+  against it);
 - keybench: Locust users through `Stage.step` and the collector, run by `runner.drive`,
   the function `keybench run` uses, with a single-operation mix (`WorkloadSettings.mix`).
 
@@ -54,7 +58,7 @@ unless --figures says otherwise.
 import os
 import sys
 
-GEVENT_CASES = ("keybench", "bare_gevent", "bare_rpc_gevent")  # processes set up as keybench's
+GEVENT_CASES = ("keybench", "locust_bare", "bare_gevent", "bare_rpc_gevent")  # processes set up as keybench's
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")  # before grpc is imported: see keybench.infra.runtime
 CHILD_FLAG = "--child"
 if CHILD_FLAG in sys.argv and sys.argv[sys.argv.index(CHILD_FLAG) + 1] in GEVENT_CASES:
@@ -94,14 +98,17 @@ PREFILL_ROWS = 2000  # rows written before a read case, so each latest_n read re
 PREFILL_BATCH = 1
 LATEST_N = 10
 CHILD_TIMEOUT_S = 180
-CASES = ("bare", "bare_gevent", "bare_rpc", "bare_rpc_gevent", "keybench")
+CASES = ("bare", "bare_gevent", "bare_rpc", "bare_rpc_gevent", "locust_bare", "keybench")
 RPC_CASES = ("bare_rpc", "bare_rpc_gevent")
+LOCUST_CASES = ("keybench", "locust_bare")  # run by keybench's Locust users
 CASE_LABELS = {"bare": "bare loop, {n} OS threads", "bare_gevent": "bare loop, {n} greenlets (gevent)",
                "bare_rpc": "bare loop, {n} OS threads, keybench's RPCs",
-               "bare_rpc_gevent": "bare loop, {n} greenlets, keybench's RPCs", "keybench": "keybench, {n} Locust users"}
+               "bare_rpc_gevent": "bare loop, {n} greenlets, keybench's RPCs",
+               "locust_bare": "bare calls, {n} Locust users", "keybench": "keybench, {n} Locust users"}
 # The fair baseline first: the bare loop of keybench's client API in keybench's gevent mode.
 RATIOS = (("keybench", "bare_rpc_gevent"), ("keybench", "bare_gevent"), ("keybench", "bare_rpc"),
-          ("keybench", "bare"), ("bare_rpc_gevent", "bare_rpc"), ("bare_gevent", "bare"))
+          ("keybench", "bare"), ("keybench", "locust_bare"), ("locust_bare", "bare_rpc_gevent"),
+          ("locust_bare", "bare_gevent"), ("bare_rpc_gevent", "bare_rpc"), ("bare_gevent", "bare"))
 
 
 def cases_for(backend: str, batch_size: int, wanted: tuple[str, ...] = CASES) -> tuple[str, ...]:
@@ -347,7 +354,8 @@ class BareBigtable(BareClient):
 def bare_client(stage: Stage, batch_size: int, case: str) -> BareClient:
     if stage.strategy.backend == "spanner":
         return BareSpanner(stage, batch_size)
-    return BareBigtable(stage, batch_size, rpc=case in RPC_CASES)
+    # Locust's users make keybench's calls: its RPCs, as keybench's stage makes them
+    return BareBigtable(stage, batch_size, rpc=case in RPC_CASES or case == "locust_bare")
 
 
 def run_bare(bare: BareClient, operation: str, users: int, seconds: float) -> dict:
@@ -404,6 +412,38 @@ def run_keybench(locust_stage, operation: str, users: int, seconds: float) -> di
     return result
 
 
+class BareCalls:
+    """What keybench's Locust users take from their slot in the locust_bare case: the stage's
+    own users and collector, each step one call of the bare loop instead of `Stage.step`."""
+
+    def __init__(self, stage: Stage, bare: BareClient, operation: str):
+        self.collector, self.operation = stage.collector, operation
+        self.new_user = stage.new_user
+        self.call = bare.operation(operation)
+        self.steps = 0
+
+    def step(self, user: UserWorkload, intended: float | None = None) -> str:
+        self.steps += 1
+        self.call(self.steps)
+        return self.operation
+
+
+def run_locust_bare(locust_stage, bare: BareClient, operation: str, users: int, seconds: float) -> dict:
+    from keybench.drive.locust_driver import StageLoad
+
+    stage = locust_stage.stage
+    calls = BareCalls(stage, bare, operation)
+    locust_stage.slot.clear()
+    locust_stage.slot.put(calls)
+    backend = stage.strategy.backend
+    endpoint = emulators.Endpoint(backend, os.environ[emulators.ENV_VARS[backend]], "environment")
+    cpu_before = cpu_seconds()
+    driven = locust_stage.drive(StageLoad(users, 0.0, seconds), f"locust_bare {backend} {operation}", endpoint)
+    cpu = cpu_seconds() - cpu_before
+    return {"ops": calls.steps, "seconds": driven.seconds, "cpu_us_per_op": cpu / max(calls.steps, 1) * 1e6,
+            "rows": calls.steps * (bare.batch_size if operation == INSERT else 1)}
+
+
 def prefill_keybench(stage: Stage, users: int) -> None:
     import gevent
 
@@ -419,8 +459,8 @@ def prefill_keybench(stage: Stage, users: int) -> None:
 
 
 def child(case: str, backend: str, operation: str, users: int, seconds: float, batch_size: int) -> dict:
-    if case == "keybench":
-        # Importing Locust monkey-patches the process for gevent: only in keybench's own case.
+    if case in LOCUST_CASES:
+        # Importing Locust monkey-patches the process for gevent: only in the cases Locust runs.
         from keybench.drive.locust_driver import StageEnvironment
 
         locust_stage = StageEnvironment(_spec(backend, operation, batch_size, users))
@@ -436,6 +476,8 @@ def child(case: str, backend: str, operation: str, users: int, seconds: float, b
         bare = bare_client(stage, batch_size, case)
         if operation != INSERT:
             bare.prefill(PREFILL_ROWS, users)
+        if case == "locust_bare":
+            return run_locust_bare(locust_stage, bare, operation, users, seconds)
         return run_bare(bare, operation, users, seconds)
     finally:
         stage.teardown(drop=True)
