@@ -182,10 +182,16 @@ def test_repetitions_interleave_and_the_summary_shows_their_spread(emulator_host
         ("salted", 1), ("timestamp_first", 1), ("salted", 2), ("timestamp_first", 2)]
     rows = read_results(tmp_path / "rep" / "summary.csv")
     assert len(rows) == 12  # one row per (strategy, operation), not per repetition
+    # A busy machine may run no read of some kind in 1.5 s; the inserts always run.
+    measured = [r for r in rows if int(r["requests"])]
+    assert {("salted", "insert"), ("timestamp_first", "insert")} <= {(r["strategy"], r["operation"]) for r in measured}
     for r in rows:
         assert r["repetitions"] == "2"
-        assert float(r["p50_min_ms"]) <= float(r["p50_ms"]) <= float(r["p50_max_ms"]), r
-        assert float(r["p99_min_ms"]) <= float(r["p99_max_ms"]), r
+        if r in measured:
+            assert float(r["p50_min_ms"]) <= float(r["p50_ms"]) <= float(r["p50_max_ms"]), r
+            assert float(r["p99_min_ms"]) <= float(r["p99_max_ms"]), r
+        else:  # no latency in either repetition: no spread either
+            assert r["p50_ms"] == r["p50_min_ms"] == r["p50_max_ms"] == r["p99_min_ms"] == r["p99_max_ms"] == "", r
     acknowledged = sum(s["integrity"]["acknowledged"] for s in stages if s["strategy"] == "salted")
     [insert] = [r for r in rows if r["strategy"] == "salted" and r["operation"] == "insert"]
     assert int(insert["acknowledged"]) == acknowledged == int(insert["requests"])
