@@ -14,6 +14,7 @@ from keybench.design.byteorder import encode_bytes
 from keybench.model.textcolumns import (
     Ragged,
     date_time_text,
+    digits,
     distinct_inverse,
     escaped,
     first_bytes,
@@ -96,6 +97,19 @@ def test_escaped_bytes_are_byteorders_encoding():
     assert _rows(escaped(raw), len(raw)) == [encode_bytes(bytes(r)) for r in raw]
     no_zero = escaped(np.full((3, 4), 9, dtype=np.uint8))
     assert isinstance(no_zero, np.ndarray) and _rows(no_zero, 3) == [encode_bytes(b"\x09" * 4)] * 3
+
+
+@pytest.mark.parametrize("width", [1, 3, 4, 5, 8, 16, 19])
+def test_digits_are_each_number_zero_padded_to_the_width(width):
+    rng = np.random.default_rng(width)
+    top = min(10**width - 1, 2**63 - 1)  # 19 digits: every int64
+    values = np.concatenate([[0, 1, top, top // 10_000 * 10_000], rng.integers(0, top, 500, endpoint=True)])
+    assert _rows(digits(values, width), len(values)) == [f"{v:0{width}d}".encode() for v in values.tolist()]
+
+
+@pytest.mark.parametrize("values", [[1, 10**4], [5, -1]])
+def test_digits_refuse_a_number_the_width_cannot_hold(values):
+    assert digits(np.array(values, dtype=np.int64), 4) is None
 
 
 def test_unpadded_digits_are_str_of_each_number():

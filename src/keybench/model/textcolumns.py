@@ -226,9 +226,16 @@ def digits(values: np.ndarray, width: int) -> np.ndarray | None:
         return None
     groups = -(-width // 4)
     text = np.empty((len(values), groups), dtype=np.uint32)  # four digits a group, written as text
-    for g in range(groups - 1, -1, -1):
-        values, group = np.divmod(values, 10_000)
+    group = np.empty_like(values)
+    for g in range(groups - 1, 0, -1):
+        # // and a product, not np.divmod: numpy divides by a constant with a fast path divmod lacks
+        high = values // 10_000
+        np.multiply(high, 10_000, out=group)
+        np.subtract(values, group, out=group)
         text[:, g] = _DIGIT_GROUPS[group]
+        values = high
+    if groups:
+        text[:, 0] = _DIGIT_GROUPS[values]  # below 10,000: the width bounds the values
     return text.view(np.uint8)[:, 4 * groups - width:]
 
 
