@@ -22,10 +22,10 @@ from keybench.model.splitmodel import (
     ROW_SAMPLE,
     SpaceModel,
     SplitParams,
-    _unit_keys,
     check_model_budget,
     model_space,
     model_stream,
+    unit_keys_of,
 )
 from keybench.model.verdict import judge, standard_error
 
@@ -405,6 +405,6 @@ def test_unit_keys_are_each_keys_leading_unit_bytes_then_zeros():
     keys = np.array([b"tenant1#dev9#t", b"t2#d#t", b"abcdefgh", b"ab"], dtype="S14")
     lengths = np.array([14, 6, 8, 2])
     units = np.array([8, 3, 20, 1])  # a unit past the key: the whole key
-    assert _unit_keys(keys, lengths, units).tolist() == [b"tenant1#", b"t2#", b"abcdefgh", b"a"]
-    assert _unit_keys(keys, lengths, units).dtype.itemsize == 14
-    assert _unit_keys(keys, lengths, np.array([3, 3, 3, 3])).tolist() == [b"ten", b"t2#", b"abc", b"ab"]
+    assert unit_keys_of(keys, lengths, units).tolist() == [b"tenant1#", b"t2#", b"abcdefgh", b"a"]
+    assert unit_keys_of(keys, lengths, units).dtype.itemsize == 14
+    assert unit_keys_of(keys, lengths, np.array([3, 3, 3, 3])).tolist() == [b"ten", b"t2#", b"abc", b"ab"]

@@ -18,6 +18,7 @@ import mmap
 import os
 import sys
 import time
+import weakref
 from dataclasses import replace
 
 import numpy as np
@@ -46,6 +47,7 @@ from keybench.model.keycolumns import (
     index_rows,
     make_events,
 )
+from keybench.model.keyorder import common_prefix, key_order
 from keybench.model.keystream import KeyStream
 from keybench.model.model_result import ModelResult
 from keybench.model.params import (
@@ -58,7 +60,7 @@ from keybench.model.params import (
 from keybench.model.sampled_reads import add_sample_reads, build_reads, sample_read_plan
 from keybench.model.shape import key_shape
 from keybench.model.sketches import key_hashes
-from keybench.model.splitmodel import SpaceModel, check_model_budget
+from keybench.model.splitmodel import SpaceModel, check_model_budget, held_writes, unit_keys_of
 from keybench.model.verdict import judge
 
 CHUNK_ROWS = 1_000_000  # rows generated at a time: bounds the temporary arrays
@@ -160,99 +162,173 @@ def simulate_model(strategy, rows: int, params: SplitParams, seed: int = DEFAULT
         process.close()
 
 
+class _SharedBlock:
+    """Memory this process and the helper both map (a memfd the helper opens by /proc)."""
+
+    def __init__(self, size: int):
+        self.fd = os.memfd_create("keybench-block", os.MFD_CLOEXEC)
+        os.ftruncate(self.fd, size)
+        self.memory = mmap.mmap(self.fd, size)
+        self.path = f"/proc/{os.getpid()}/fd/{self.fd}"
+
+    def close(self) -> None:
+        self.memory.close()
+        os.close(self.fd)
+
+
 class _HelpedSpace:
     """A space modelled in a helper process, a block of writes at a time: the helper models
-    one block while this process makes the next. The blocks pass through memory both map
-    (a memfd the helper opens by /proc), not through the pipe: a pickle of 50 MB through a
-    pipe costs as much as making the keys."""
+    one block while this process makes the next. The blocks pass through memory both map,
+    not through the pipe (a pickle of 50 MB through a pipe costs as much as making the
+    keys), and the helper models them where they lie: a block is written again only once
+    the helper says its model no longer holds any of it (feed_space)."""
 
     def __init__(self, process, params: SplitParams, space: str, writes: int, initial):
         self.process, self.space = process, space
         self.reads: list = []
         self.waited = 0.0  # how long this process last waited for the helper
         self.hashing = 0.0  # how long hashing a block here last took
-        self.fd = os.memfd_create("keybench-block", os.MFD_CLOEXEC)
-        self.block: mmap.mmap | None = None
-        self.path = f"/proc/{os.getpid()}/fd/{self.fd}"
+        self.free: list[_SharedBlock] = []
+        self.held: dict[str, _SharedBlock] = {}  # by path: blocks the helper's model may still read
+        # The helper's windows whose key order this process computes (windows_to_order).
+        self.window = held_writes(params, writes)[0]
+        self.fed = 0  # writes sent to the helper
+        self.ordered = 0  # windows a block ordered here
+        self.ordering = 0.0  # how long ordering one window here last took
+        self.helper_prefix: int | None = None  # the prefix the helper's keys share (None: none seen yet)
         process.call(open_space, params, space, writes, initial)
 
     def add_reads(self, reads) -> None:
         self.reads.extend(reads)
 
     def add(self, times, keys, lengths, units) -> None:
-        if self.process.busy:
-            began = time.perf_counter()
-            self.process.receive()  # the block before is modelled (and copied out of the shared memory)
-            self.waited = time.perf_counter() - began
+        """The block is made ready for the helper (hashed, ordered, in shared memory) while
+        the helper models the one before: nothing this process does for a block is done while
+        the helper waits for it."""
         named = {"times": times, "keys": keys, "lengths": lengths, "units": units}
         if self.hashes_here():
             began = time.perf_counter()
             named["hashes"] = key_hashes(keys)
             self.hashing = time.perf_counter() - began
+        most, self.ordered = self.windows_to_order(), 0
+        if most:
+            began = time.perf_counter()
+            orders, self.ordered = window_orders(keys, lengths, units, self.fed, self.window, most,
+                                                 self.helper_prefix)
+            if self.ordered:  # (fewer where the block holds fewer whole windows, none where the helper needs none)
+                named["orders"] = orders
+                self.ordering = (time.perf_counter() - began) / self.ordered
+        self.fed += len(keys)
         names = [name for name, a in named.items() if a is not None]
         arrays = [np.ascontiguousarray(named[name]) for name in names]
-        size = sum(a.nbytes for a in arrays)
-        if self.block is None or len(self.block) < size:
-            if self.block is not None:
-                self.block.close()
-            os.ftruncate(self.fd, max(size, 1))
-            self.block = mmap.mmap(self.fd, max(size, 1))
+        block = self._block(max(1, sum(a.nbytes for a in arrays)))
         layout, offset = [], 0
         for name, a in zip(names, arrays, strict=True):
-            self.block[offset:offset + a.nbytes] = a.reshape(-1).view(np.uint8).data
+            block.memory[offset:offset + a.nbytes] = a.reshape(-1).view(np.uint8).data
             layout.append((name, offset, a.dtype.str, len(a)))
             offset += a.nbytes
-        self.process.send(feed_space, self.space, self.reads, self.path, layout)
+        if self.process.busy:
+            began = time.perf_counter()
+            self._answer(self.process.receive())  # the block before is modelled
+            self.waited = time.perf_counter() - began
+        self.held[block.path] = block
+        self.process.send(feed_space, self.space, self.reads, block.path, layout)
         self.reads = []
+
+    def _block(self, size: int) -> _SharedBlock:
+        """A free block of at least `size` bytes (its pages already faulted in, where one is free)."""
+        while self.free:
+            block = self.free.pop()
+            if len(block.memory) >= size:
+                return block
+            block.close()
+        return _SharedBlock(size)
+
+    def _answer(self, answer: tuple[list[str], int | None]) -> None:
+        released, self.helper_prefix = answer
+        self.free.extend(self.held.pop(path) for path in released)
 
     def hashes_here(self) -> bool:
         """Whether the helper is the slower of the two: then the keys are hashed here, in
         time this process would spend waiting for it (the same hashes, see SpaceModel.add)."""
         return self.waited > self.hashing
 
+    def windows_to_order(self) -> int:
+        """How many of the block's windows to order here (window_orders): one more than the
+        block before while this process still waits for the helper, one fewer once it hardly
+        does; so the two processes come to share the work."""
+        threshold = self.ordering or FIRST_ORDERING_S
+        if self.waited > threshold:
+            return self.ordered + 1
+        return max(0, self.ordered - 1) if self.waited < threshold / 4 else self.ordered
+
     def finish(self):
         try:
             if self.process.busy:
-                self.process.receive()
+                self._answer(self.process.receive())
             return self.process.call(finish_space, self.space, self.reads)
         finally:
-            if self.block is not None:
-                self.block.close()
-            os.close(self.fd)
+            for block in [*self.free, *self.held.values()]:
+                block.close()
+
+
+FIRST_ORDERING_S = 0.005  # a wait for the helper worth ordering a first window here
+
+
+def window_orders(keys, lengths, units, fed: int, window: int, most: int,
+                  prefix: int | None) -> tuple[np.ndarray, int]:
+    """The key order of at most `most` of the model's windows that lie wholly in this block
+    of writes, as SpaceModel.add takes it (the model takes its windows `window` writes at a
+    time from its first write; `fed` writes came before the block): each window's key_order
+    of its split units, indices within the window, -1 for the other writes; and how many
+    windows it ordered: none where the units are no wider than the `prefix` the helper's
+    keys share and one word (the helper orders them by their words alone)."""
+    orders = np.full(len(keys), -1, dtype=np.intp)
+    ordered = 0
+    start = -(-fed // window) * window - fed  # the first window that begins in the block
+    while ordered < most and start + window <= len(keys):
+        span = slice(start, start + window)
+        span_units = unit_keys_of(keys[span], lengths[span], None if units is None else units[span])
+        if prefix is None or span_units.dtype.itemsize <= prefix + 8:
+            break
+        orders[span] = key_order(span_units, common_prefix(span_units))
+        ordered += 1
+        start += window
+    return orders, ordered
 
 
 _HELD: dict[str, SpaceModel] = {}  # in a helper process: the spaces it models
-_MAPPED: dict[str, mmap.mmap] = {}  # in a helper process: the memory blocks come through
+_RELEASED: list[str] = []  # in a helper process: blocks its models no longer hold, not yet told
 
 
 def open_space(params: SplitParams, space: str, writes: int, initial) -> None:
     _HELD[space] = SpaceModel(params, space, writes, initial)
 
 
-def feed_space(space: str, reads: list, path: str, layout: list[tuple[str, int, str, int]]) -> None:
+def feed_space(space: str, reads: list, path: str,
+               layout: list[tuple[str, int, str, int]]) -> tuple[list[str], int | None]:
     """Models a block of writes the caller put at `layout` (SpaceModel.add's argument, offset,
-    dtype, count) in `path`."""
-    end = max(offset + np.dtype(dtype).itemsize * count for _, offset, dtype, count in layout)
-    block = _MAPPED.get(path)
-    if block is None or len(block) < end:
-        if block is not None:
-            block.close()
-        with open(path, "r+b") as file:
-            block = _MAPPED[path] = mmap.mmap(file.fileno(), 0)
-    # copies: the caller reuses the memory for its next block, and the model keeps recent writes
-    arrays = {name: np.frombuffer(block, dtype=dtype, count=count, offset=offset).copy()
+    dtype, count) in `path`, in place. Returns the paths of the blocks no array of the model
+    refers to any more (the mapping ends with its last array), which the caller may reuse,
+    and the prefix the model's keys share (see window_orders)."""
+    with open(path, "r+b") as file:
+        block = mmap.mmap(file.fileno(), 0)
+    weakref.finalize(block, _RELEASED.append, path)
+    arrays = {name: np.frombuffer(block, dtype=dtype, count=count, offset=offset)
               for name, offset, dtype, count in layout}
+    del block
     model = _HELD[space]
     model.add_reads(reads)
     model.add(**arrays)
+    del arrays
+    released = _RELEASED[:]
+    _RELEASED.clear()
+    return released, model.prefix
 
 
 def finish_space(space: str, reads: list):
     model = _HELD.pop(space)
     model.add_reads(reads)
-    for block in _MAPPED.values():
-        block.close()
-    _MAPPED.clear()
     return model.finish()
 
 

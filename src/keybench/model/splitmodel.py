@@ -72,15 +72,16 @@ from keybench.model.shape import KeyShape
 from keybench.model.sketches import DistinctSample, RowSample, key_hashes
 from keybench.model.textcolumns import first_bytes, zero_past
 
-# Writes as the model takes them: times, keys, lengths, split-unit lengths (None: whole keys)
-# and the keys' hashes (None: not yet hashed).
-Block = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]
+# Writes as the model takes them: times, keys, lengths, split-unit lengths (None: whole keys),
+# the keys' hashes (None: not yet hashed) and each window's key order, indices within the
+# window (simulate.window_orders; None, or -1 for a window's writes, where not yet known).
+Block = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None, np.ndarray | None]
 
 
 def _sliced(block: Block, at: slice) -> Block:
-    times, keys, lengths, units, hashes = block
-    return (times[at], keys[at], lengths[at], None if units is None else units[at],
-            None if hashes is None else hashes[at])
+    times, keys, lengths, *rest = block
+    units, hashes, orders = (None if a is None else a[at] for a in rest)
+    return times[at], keys[at], lengths[at], units, hashes, orders
 
 
 # The recent writes' units, their words, and either their words sorted or their key order.
@@ -89,13 +90,7 @@ Recent = tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]
 RECENT_WRITES_PER_RANGE = 8  # writes the balancer remembers per range: cuts from fewer are noise
 
 
-# --- ranks -------------------------------------------------------------------------------
-
-
-# --- the replay ------------------------------------------------------------------------------
-
-
-def _unit_keys(keys: np.ndarray, lengths: np.ndarray, units: np.ndarray | None) -> np.ndarray:
+def unit_keys_of(keys: np.ndarray, lengths: np.ndarray, units: np.ndarray | None) -> np.ndarray:
     """Each key cut to its split unit (the leading `units` bytes), as wide as the widest unit
     (a narrow unit fits the model's 8-byte words, which then decide alone); the keys
     themselves when every key is its own unit."""
@@ -167,7 +162,7 @@ class SpaceModel:
         self.read_cuts: np.ndarray | None = None  # the equal-size cuts of the last window begun
         self.spans: list[tuple[str, IntervalSpans]] = []  # reads given a window, their ranges still open
         if initial is not None and len(initial[0]):
-            self._hold(_unit_keys(*initial))
+            self._hold(unit_keys_of(*initial))
 
     def _hold(self, units: np.ndarray, hashes: np.ndarray | None = None, words: np.ndarray | None = None,
               order: np.ndarray | None = None, hash_order: np.ndarray | None = None) -> None:
@@ -200,13 +195,14 @@ class SpaceModel:
         self.reads.extend(reads)
 
     def add(self, times: np.ndarray, keys: np.ndarray, lengths: np.ndarray, units: np.ndarray | None = None,
-            hashes: np.ndarray | None = None) -> None:
+            hashes: np.ndarray | None = None, orders: np.ndarray | None = None) -> None:
         """Writes in time order (after every write added before); `hashes`, if the caller has
-        them, key_hashes(keys) (a caller making the keys in another process hashes them there)."""
+        them, key_hashes(keys), and `orders` (see Block) (a caller making the keys in another
+        process computes them there, in time it would spend waiting for this one)."""
         if not self.pending:
             check_model_budget(self.params, self.space, self.writes, keys.dtype.itemsize)
         self.pending.append((np.asarray(times, dtype=np.float64), keys, np.asarray(lengths),
-                             None if units is None else np.asarray(units), hashes))
+                             None if units is None else np.asarray(units), hashes, orders))
         self.pending_count += len(times)
         while self.pending_count >= self.window:
             self._window(*self._take(self.window))
@@ -231,7 +227,8 @@ class SpaceModel:
         units = None if all(b[3] is None for b in taken) else np.concatenate(
             [b[2] if b[3] is None else b[3] for b in taken])
         hashes = None if any(b[4] is None for b in taken) else np.concatenate([b[4] for b in taken])
-        return times, keys, lengths, units, hashes
+        orders = None if any(b[5] is None for b in taken) else np.concatenate([b[5] for b in taken])
+        return times, keys, lengths, units, hashes, orders
 
     def _recent(self) -> Recent:
         """The recent writes' units, their words, and their key order if known, else their words sorted."""
@@ -279,8 +276,8 @@ class SpaceModel:
                 self.spans.append((op, interval_spans(self.read_cuts, intervals)))
 
     def _window(self, times: np.ndarray, keys: np.ndarray, lengths: np.ndarray, units: np.ndarray | None,
-                hashes: np.ndarray | None) -> None:
-        unit_keys = _unit_keys(keys, lengths, units)
+                hashes: np.ndarray | None, orders: np.ndarray | None) -> None:
+        unit_keys = unit_keys_of(keys, lengths, units)
         row_hashes = key_hashes(keys) if hashes is None else hashes
         unit_hashes = row_hashes if unit_keys is keys else key_hashes(unit_keys)
         if self.seen == 0:
@@ -290,7 +287,9 @@ class SpaceModel:
         words = prefix_words(unit_keys, prefix)
         # Keys longer than the shared prefix and one word are sorted once, here: their order
         # places them among this window's cuts, and cuts the next window from them.
-        order = key_order(unit_keys, prefix, words) if unit_keys.dtype.itemsize > prefix + 8 else None
+        order = None
+        if unit_keys.dtype.itemsize > prefix + 8:  # (the caller's orders: the same order, up to equal keys)
+            order = key_order(unit_keys, prefix, words) if orders is None or orders.min() < 0 else orders
         recent = self._recent()
         cuts = self._cuts(recent)
         # The held sample sorts the units' hashes while it takes them all: one argsort serves it and this.
