@@ -2,8 +2,9 @@
 
 Runs one `keybench simulate` child per case and round, one at a time (every catalogue
 design by default), and prints per case the wall time, the keys modelled per second and the
-peak resident memory of the child with its helper process (their summed RSS, sampled every
-0.1 s; the child's own rusage peak beside it), as the median and min-max over --rounds; then
+peak memory of the child with its helper process (their PSS summed, where memory both map
+counts once, sampled every 0.1 s; their RSS summed and the child's own rusage peak beside
+it), as the median and min-max over --rounds; then
 each case's verdict, whether it is the one the documents claim, and headline figures at
 --rows and at --compare-rows (10M by default): the streaming model must give the same
 verdicts whatever the volume. The target: 100M keys in at most 1 GB, at 5M keys/s or more,
@@ -35,34 +36,41 @@ def catalogue_cases() -> list[tuple[str, str]]:
     return [(backend, name) for backend in ("spanner", "bigtable") for name in catalogue(backend)]
 
 
-def tree_rss_mb(pid: int) -> float:
-    """The resident memory of a process and its descendants, summed (0 once it has gone)."""
-    total, pending = 0, [pid]
+def tree_memory_mb(pid: int) -> tuple[float, float]:
+    """The memory of a process and its descendants (0 once they have gone): their resident
+    memory (RSS) summed, where memory two of them map counts once for each, and their
+    proportional share of it (PSS) summed, where it counts once."""
+    rss = pss = 0
+    pending = [pid]
     while pending:
         current = pending.pop()
         try:
-            for line in Path(f"/proc/{current}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1])
+            for line in Path(f"/proc/{current}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Rss:"):
+                    rss += int(line.split()[1])
+                elif line.startswith("Pss:"):
+                    pss += int(line.split()[1])
             for task in Path(f"/proc/{current}/task").iterdir():
                 pending.extend(int(c) for c in (task / "children").read_text().split())
         except (OSError, ValueError):
             continue
-    return total / 1024
+    return rss / 1024, pss / 1024
 
 
-def measure(backend: str, strategy: str, rows: int, nodes: int) -> tuple[float, float, float, dict[str, Any]]:
-    """(wall seconds, peak RSS of the process tree in MB, the child's own peak, metrics) of one simulate run."""
+def measure(backend: str, strategy: str, rows: int, nodes: int) -> tuple[float, float, float, float, dict[str, Any]]:
+    """(wall seconds, peak PSS and peak summed RSS of the process tree in MB, the child's own
+    peak RSS, metrics) of one simulate run."""
     command = [keybench(), "simulate", "--backend", backend, "--strategy", strategy,
                "--rows", str(rows), "--nodes", str(nodes), "--format", "json"]
     start = time.perf_counter()
     child = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
-    peak = [0.0]
+    peak = [0.0, 0.0]  # PSS, RSS
     done = threading.Event()
 
     def sample() -> None:
         while not done.wait(0.1):
-            peak[0] = max(peak[0], tree_rss_mb(child.pid))
+            rss, pss = tree_memory_mb(child.pid)
+            peak[:] = max(peak[0], pss), max(peak[1], rss)
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -77,7 +85,7 @@ def measure(backend: str, strategy: str, rows: int, nodes: int) -> tuple[float, 
         raise SystemExit(f"{' '.join(command)} exited {child.returncode}")
     metrics = json.loads(out)["rows"][0]
     own = usage.ru_maxrss / 1024  # ru_maxrss is in KB on Linux
-    return wall, max(peak[0], own), own, metrics
+    return wall, peak[0], max(peak[1], own), own, metrics
 
 
 def headline(m: dict[str, Any]) -> str:
@@ -97,16 +105,18 @@ def run_benchmark(args: argparse.Namespace) -> int:
     rates, peaks_all, differ = {}, [], []
     for backend, strategy in cases:
         runs = [measure(backend, strategy, args.rows, args.nodes) for _ in range(args.rounds)]
-        walls, peaks, owns = [r[0] for r in runs], [r[1] for r in runs], [r[2] for r in runs]
+        walls, peaks, summed, owns = ([r[0] for r in runs], [r[1] for r in runs], [r[2] for r in runs],
+                                      [r[3] for r in runs])
         rates[f"{backend}:{strategy}"] = statistics.median(args.rows / w for w in walls)
         peaks_all.append(max(peaks))
         print(f"{backend}:{strategy} wall_s={spread(walls, '.1f')} "
               f"keys_per_s={spread([args.rows / w / 1e6 for w in walls], '.2f')}M "
-              f"peak_rss_mb={spread(peaks, '.0f')} (keybench alone {spread(owns, '.0f')})", flush=True)
-        print(f"  at {args.rows:,}: {headline(runs[0][3])}", flush=True)
+              f"peak_pss_mb={spread(peaks, '.0f')} (RSS summed {spread(summed, '.0f')}, "
+              f"keybench alone {spread(owns, '.0f')})", flush=True)
+        print(f"  at {args.rows:,}: {headline(runs[0][4])}", flush=True)
         if args.compare_rows:
-            compared = measure(backend, strategy, args.compare_rows, args.nodes)[3]
-            same = compared["verdict"] == runs[0][3]["verdict"]
+            compared = measure(backend, strategy, args.compare_rows, args.nodes)[4]
+            same = compared["verdict"] == runs[0][4]["verdict"]
             if not same:
                 differ.append(f"{backend}:{strategy}")
             print(f"  at {args.compare_rows:,}: {headline(compared)} "
@@ -114,7 +124,7 @@ def run_benchmark(args: argparse.Namespace) -> int:
     met = sorted(name for name, rate in rates.items() if rate >= TARGET_KEYS_PER_S)
     print(f"\nsummary: {len(met)} of {len(rates)} cases at {TARGET_KEYS_PER_S / 1e6:g}M keys/s or more (median); "
           f"slowest {min(rates.values()) / 1e6:.2f}M keys/s ({min(rates, key=rates.__getitem__)}); "
-          f"largest peak {max(peaks_all):.0f} MB (target {TARGET_PEAK_MB} MB); "
+          f"largest peak {max(peaks_all):.0f} MB PSS (target {TARGET_PEAK_MB} MB); "
           f"verdicts that differ between volumes: {', '.join(differ) or 'none'}", flush=True)
     below = sorted((rate, name) for name, rate in rates.items() if rate < TARGET_KEYS_PER_S)
     if below:
