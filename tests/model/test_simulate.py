@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import signal
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -78,6 +79,21 @@ def test_the_blocks_shared_with_the_helper_are_written_again_once_its_model_lets
     # ten blocks went through a few pieces of shared memory (new ones only as the keys grew
     # wider), every one of them closed at the end
     assert len(made) < 10 and alive[0] == 0 and alive[1] <= 5
+
+
+@pytest.mark.parametrize(("waited", "ordering", "ordered", "then"), [
+    (0.0, 0.0, 0, 0),  # never waited: nothing to order here
+    (0.006, 0.0, 0, 1),  # waited longer than a first window is worth
+    (0.003, 0.0, 0, 0),
+    (0.030, 0.010, 2, 3),  # waited longer than ordering one window took: one more
+    (0.005, 0.010, 2, 2),  # waited about as long: as many
+    (0.001, 0.010, 2, 1),  # hardly waited: one fewer
+    (0.0, 0.010, 0, 0),
+])
+def test_a_block_orders_one_window_more_while_this_process_waits_and_one_fewer_once_it_hardly_does(
+        waited, ordering, ordered, then):
+    pacing = SimpleNamespace(waited=waited, ordering=ordering, ordered=ordered)
+    assert simulate._HelpedSpace.windows_to_order(pacing) == then
 
 
 def test_window_orders_order_the_whole_windows_of_a_block_as_the_model_takes_them():
