@@ -39,6 +39,23 @@ def test_a_call_returns_its_result_and_an_error_its_text():
     assert process.proc.returncode == 0 and not process.usable
 
 
+def test_calls_sent_before_their_answers_are_answered_in_turn_and_call_waits_for_none_of_them():
+    process = PlainProcess()
+    try:
+        process.send(sleep_then, 0.2, "first")
+        process.send(product, 6, 7)
+        process.send(refuse, "third")
+        with pytest.raises(PlainProcessError, match="in flight"):  # its answer would be the first call's
+            process.call(product, 2, 3)
+        assert process.receive() == "first"
+        assert process.receive() == 42
+        with pytest.raises(PlainProcessError, match="ValueError: third"):
+            process.receive()
+        assert not process.busy and process.call(product, 2, 3) == 6
+    finally:
+        process.close()
+
+
 def test_a_process_that_dies_mid_call_is_named_with_how_it_ended():
     process = PlainProcess()
     try:

@@ -46,7 +46,11 @@ class PlainProcess:
     def __init__(self):
         self.proc = subprocess.Popen([sys.executable, "-m", "keybench.children"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, start_new_session=True, preexec_fn=die_with_parent)
-        self.busy = False
+        self.pending = 0  # calls sent and not yet answered, answered in the order they were sent
+
+    @property
+    def busy(self) -> bool:
+        return self.pending > 0
 
     @property
     def usable(self) -> bool:
@@ -54,14 +58,13 @@ class PlainProcess:
         return self.proc.poll() is None and not self.proc.stdin.closed
 
     def send(self, function: Callable, *args) -> None:
-        if self.busy:
-            raise PlainProcessError("a call is already in flight")
+        """Sends a call; it may be sent while others are in flight (receive answers them in turn)."""
         try:
             write_frame(self.proc.stdin, pickle.dumps((function, args), protocol=pickle.HIGHEST_PROTOCOL))
         except OSError as exc:
             self.close()
             raise PlainProcessError(self._why(exc)) from None
-        self.busy = True
+        self.pending += 1
 
     def receive(self):
         try:
@@ -69,7 +72,7 @@ class PlainProcess:
         except BaseException:  # cut off mid-answer (a watchdog, Ctrl-C): its answer can no longer be matched
             self.close()
             raise
-        self.busy = False
+        self.pending -= 1
         if blob is None:
             why = self._why(None)
             self.close()
@@ -80,6 +83,8 @@ class PlainProcess:
         return value
 
     def call(self, function: Callable, *args):
+        if self.busy:
+            raise PlainProcessError("calls are in flight: their answers come first")
         self.send(function, *args)
         return self.receive()
 
@@ -107,7 +112,7 @@ class PlainProcess:
             self.proc.kill()
             self.proc.wait()
         self.proc.stdout.close()
-        self.busy = False
+        self.pending = 0
 
 
 def write_frame(stream, blob: bytes) -> None:

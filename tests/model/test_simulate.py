@@ -39,11 +39,28 @@ def test_the_helper_process_gives_the_figures_this_process_gives(small_blocks, m
     ordered = _count_ordered_windows(monkeypatch)
     # every whole window of a block ordered here (once the helper has seen keys), or none
     monkeypatch.setattr(simulate._HelpedSpace, "windows_to_order", lambda self: 10**9 if here else 0)
+    fed = _count_fed_blocks(monkeypatch)
     alone = _figures(name, backend, 150_000, helper=False)
     helped = _figures(name, backend, 150_000, helper=True)
     assert helped == alone
     assert all(space["writes"] > 0 for space in alone.values())
     assert (sum(ordered) > 0) == here
+    # every space, the indexes too, went through the one helper, a block of each in flight at most
+    assert {space for space, _ in fed} == set(alone)
+    assert max(in_flight for _, in_flight in fed) == len(alone)
+
+
+def _count_fed_blocks(monkeypatch) -> list[tuple[str, int]]:
+    """(space, blocks in flight once it was sent) per block sent to the helper."""
+    fed: list[tuple[str, int]] = []
+    feed = simulate._Helper.feed
+
+    def counted(helper, space, *args):
+        feed(helper, space, *args)
+        fed.append((space, len(helper.in_flight)))
+
+    monkeypatch.setattr(simulate._Helper, "feed", counted)
+    return fed
 
 
 def _count_ordered_windows(monkeypatch) -> list[int]:

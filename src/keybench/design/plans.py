@@ -184,24 +184,22 @@ def bounded_plan(operation: str, role: str, parts: tuple[Part, ...]) -> ReadPlan
         return ReadPlan(operation, FULL_SCAN, 1, scan)
     at = _index(parts, role)
     assert at is not None  # _leading found the part of `role`
-    combos = list(itertools.product(*leading))
+    # The leading parts are buckets (no entity is known): the same prefixes for every read.
+    prefixes = [tuple(c(0) for c in combo) for combo in itertools.product(*leading)]
     descending = parts[at].descending
 
     def build(lo: int, hi: int) -> ReadRequest:
         first, last = (_value(parts[at], **{field: v}) for v in (lo, hi))
         if descending:
             first, last = last, first
-        spans = []
-        for combo in combos:
-            prefix = tuple(c(0) for c in combo)
-            spans.append(Span(prefix + (first,), prefix + (last,)))
+        spans = [Span(prefix + (first,), prefix + (last,)) for prefix in prefixes]
         length = parts[at].interval_us
         if length:  # an interval part: the spans hold the whole intervals that lo and hi fall in
             return ReadRequest(tuple(spans), wanted=wanted(lo, hi),
                                in_range=wanted(lo - lo % length, hi - hi % length + length - 1))
         return ReadRequest(tuple(spans), wanted=wanted(lo, hi))
 
-    return ReadPlan(operation, RANGE if len(combos) == 1 else MULTI_RANGE, len(combos), build)
+    return ReadPlan(operation, RANGE if len(prefixes) == 1 else MULTI_RANGE, len(prefixes), build)
 
 
 def _plans_for(backend: str, parts: tuple[Part, ...], latest_n: int) -> dict[str, ReadPlan]:

@@ -19,15 +19,13 @@ import os
 import sys
 import time
 import weakref
+from collections import deque
 from dataclasses import replace
 
 import numpy as np
 
 from keybench.backends.base import DEFAULT_PAYLOAD_BYTES
-from keybench.design.byteorder import (
-    TABLE_SPACE,
-    KeyEncoder,
-)
+from keybench.design.byteorder import TABLE_SPACE, KeyEncoder
 from keybench.design.distributions import UNIFORM, Skew
 from keybench.design.events import WriteEvent
 from keybench.design.keys import (
@@ -36,9 +34,7 @@ from keybench.design.keys import (
     MAX_POPULATION,
     preload_keys,
 )
-from keybench.design.plans import (
-    DEFAULT_WINDOW_S,
-)
+from keybench.design.plans import DEFAULT_WINDOW_S
 from keybench.errors import check_range
 from keybench.model.keycolumns import (
     START_US,
@@ -66,9 +62,6 @@ from keybench.model.verdict import judge
 CHUNK_ROWS = 1_000_000  # rows generated at a time: bounds the temporary arrays
 
 
-# --- reads -------------------------------------------------------------------------------------
-
-
 # --- the whole simulation ------------------------------------------------------------------------
 
 def _initial_rows(strategy, seed: int, population: int) -> KeyStream:
@@ -94,6 +87,7 @@ def _chunks(strategy, rows: int, seed: int, population: int, rate_per_s: float, 
             kept = held.get(space, slice(None))  # a NULL_FILTERED index: the rows with its key columns set
             spaces[space] = (times[kept], keys, lengths, units)
         yield events, spaces
+        del events, times, held, spaces, keys, lengths, units  # not alive beside the next block's
 
 
 def simulate_stream(strategy, rows: int, seed: int = DEFAULT_SEED, population: int = DEFAULT_POPULATION,
@@ -130,7 +124,7 @@ def _space_writes(strategy, rows: int, seed: int, population: int, rate_per_s: f
     return counts
 
 
-# A simulation of this many rows or more models its table in a helper process while this
+# A simulation of this many rows or more models its spaces in a helper process while this
 # one generates the next block of keys: on two cores, generating and modelling overlap.
 HELPER_ROWS = 2 * CHUNK_ROWS
 
@@ -141,7 +135,7 @@ def simulate_model(strategy, rows: int, params: SplitParams, seed: int = DEFAULT
                    skew: Skew = UNIFORM, helper: bool | None = None) -> ModelResult:
     """The split model over the stream `simulate_stream` would make, generated and modelled
     a block of inserts at a time: memory stays bounded whatever `rows` is. `helper` (by
-    default from HELPER_ROWS on): the table is modelled in a helper process, beside the
+    default from HELPER_ROWS on): the spaces are modelled in a helper process, beside the
     generation; the same figures, and a helper that fails leaves the work to this process."""
     check_model_budget(params, TABLE_SPACE, rows, 1)  # before hours of generating what could never be modelled
     args = (strategy, rows, params, seed, population, rate_per_s, reads_per_operation, read_window_s, skew)
@@ -151,7 +145,7 @@ def simulate_model(strategy, rows: int, params: SplitParams, seed: int = DEFAULT
         return _simulate_model(*args, None)
     from keybench.children import PlainProcess, PlainProcessError
 
-    process = PlainProcess()
+    process = _Helper(PlainProcess())
     try:
         return _simulate_model(*args, process)
     except PlainProcessError as exc:
@@ -176,27 +170,86 @@ class _SharedBlock:
         os.close(self.fd)
 
 
-class _HelpedSpace:
-    """A space modelled in a helper process, a block of writes at a time: the helper models
-    one block while this process makes the next. The blocks pass through memory both map,
-    not through the pipe (a pickle of 50 MB through a pipe costs as much as making the
-    keys), and the helper models them where they lie: a block is written again only once
-    the helper says its model no longer holds any of it (feed_space)."""
+class _Helper:
+    """The helper process, which models the blocks of every space (the table and each
+    index): one helper, not one per space, so that the work this process can take from it
+    (hashing, ordering: _HelpedSpace) is taken from the one that is behind, and two cores
+    are not shared by three processes. A block of each space may be in flight: the helper
+    models the next while this process makes the keys of the next insert block.
 
-    def __init__(self, process, params: SplitParams, space: str, writes: int, initial):
-        self.process, self.space = process, space
+    The blocks pass through memory both processes map, not through the pipe (a pickle of
+    50 MB through a pipe costs as much as making the keys), and the helper models them where
+    they lie: a block is written again only once the helper says no model of its holds any
+    of it any more (feed_space)."""
+
+    def __init__(self, process):
+        self.process = process
+        self.spaces = 0  # the spaces it models
+        self.in_flight: deque[str] = deque()  # the spaces whose blocks were sent and not yet answered, in turn
+        self.prefixes: dict[str, int | None] = {}  # by space: the prefix its keys share, as the helper last said
+        self.free: list[_SharedBlock] = []
+        self.held: dict[str, _SharedBlock] = {}  # by path: blocks the helper's models may still read
+
+    def block(self, size: int) -> _SharedBlock:
+        """A free block of at least `size` bytes (its pages already faulted in, where one is free)."""
+        while self.free:
+            block = self.free.pop()
+            if len(block.memory) >= size:
+                return block
+            block.close()
+        return _SharedBlock(size)
+
+    def feed(self, space: str, reads: list, block: _SharedBlock, layout: list) -> None:
+        self.held[block.path] = block
+        self.process.send(feed_space, space, reads, block.path, layout)
+        self.in_flight.append(space)
+
+    def wait(self, in_flight: int = 0) -> float | None:
+        """Waits until at most `in_flight` blocks are in flight; how long that took (None: no
+        more were)."""
+        if len(self.in_flight) <= in_flight:
+            return None
+        began = time.perf_counter()
+        while len(self.in_flight) > in_flight:
+            released, self.prefixes[self.in_flight.popleft()] = self.process.receive()
+            self.free.extend(self.held.pop(path) for path in released)
+        return time.perf_counter() - began
+
+    def room(self) -> float | None:
+        """Waits until a block may be sent: a block of each space in flight keeps the helper
+        busy while this process makes the next ones."""
+        return self.wait(self.spaces - 1)
+
+    def open(self, params: SplitParams, space: str, writes: int, initial) -> None:
+        self.call(open_space, params, space, writes, initial)
+        self.spaces += 1
+
+    def call(self, function, *args):
+        self.wait()
+        return self.process.call(function, *args)
+
+    def close(self) -> None:
+        for block in [*self.free, *self.held.values()]:
+            block.close()
+        self.free, self.held = [], {}
+        self.process.close()
+
+
+class _HelpedSpace:
+    """A space modelled in the helper, a block of writes at a time: the helper models one
+    block while this process makes the next."""
+
+    def __init__(self, helper: _Helper, params: SplitParams, space: str, writes: int, initial):
+        self.helper, self.space = helper, space
         self.reads: list = []
         self.waited = 0.0  # how long this process last waited for the helper
         self.hashing = 0.0  # how long hashing a block here last took
-        self.free: list[_SharedBlock] = []
-        self.held: dict[str, _SharedBlock] = {}  # by path: blocks the helper's model may still read
         # The helper's windows whose key order this process computes (windows_to_order).
         self.window = held_writes(params, writes)[0]
         self.fed = 0  # writes sent to the helper
         self.ordered = 0  # windows a block ordered here
         self.ordering = 0.0  # how long ordering one window here last took
-        self.helper_prefix: int | None = None  # the prefix the helper's keys share (None: none seen yet)
-        process.call(open_space, params, space, writes, initial)
+        helper.open(params, space, writes, initial)
 
     def add_reads(self, reads) -> None:
         self.reads.extend(reads)
@@ -214,39 +267,24 @@ class _HelpedSpace:
         if most:
             began = time.perf_counter()
             orders, self.ordered = window_orders(keys, lengths, units, self.fed, self.window, most,
-                                                 self.helper_prefix)
+                                                 self.helper.prefixes.get(self.space))
             if self.ordered:  # (fewer where the block holds fewer whole windows, none where the helper needs none)
                 named["orders"] = orders
                 self.ordering = (time.perf_counter() - began) / self.ordered
         self.fed += len(keys)
         names = [name for name, a in named.items() if a is not None]
         arrays = [np.ascontiguousarray(named[name]) for name in names]
-        block = self._block(max(1, sum(a.nbytes for a in arrays)))
+        block = self.helper.block(max(1, sum(a.nbytes for a in arrays)))
         layout, offset = [], 0
         for name, a in zip(names, arrays, strict=True):
             block.memory[offset:offset + a.nbytes] = a.reshape(-1).view(np.uint8).data
             layout.append((name, offset, a.dtype.str, len(a)))
             offset += a.nbytes
-        if self.process.busy:
-            began = time.perf_counter()
-            self._answer(self.process.receive())  # the block before is modelled
-            self.waited = time.perf_counter() - began
-        self.held[block.path] = block
-        self.process.send(feed_space, self.space, self.reads, block.path, layout)
+        waited = self.helper.room()
+        if waited is not None:
+            self.waited = waited
+        self.helper.feed(self.space, self.reads, block, layout)
         self.reads = []
-
-    def _block(self, size: int) -> _SharedBlock:
-        """A free block of at least `size` bytes (its pages already faulted in, where one is free)."""
-        while self.free:
-            block = self.free.pop()
-            if len(block.memory) >= size:
-                return block
-            block.close()
-        return _SharedBlock(size)
-
-    def _answer(self, answer: tuple[list[str], int | None]) -> None:
-        released, self.helper_prefix = answer
-        self.free.extend(self.held.pop(path) for path in released)
 
     def hashes_here(self) -> bool:
         """Whether the helper is the slower of the two: then the keys are hashed here, in
@@ -263,13 +301,7 @@ class _HelpedSpace:
         return max(0, self.ordered - 1) if self.waited < threshold / 4 else self.ordered
 
     def finish(self):
-        try:
-            if self.process.busy:
-                self._answer(self.process.receive())
-            return self.process.call(finish_space, self.space, self.reads)
-        finally:
-            for block in [*self.free, *self.held.values()]:
-                block.close()
+        return self.helper.call(finish_space, self.space, self.reads)
 
 
 FIRST_ORDERING_S = 0.005  # a wait for the helper worth ordering a first window here
@@ -332,8 +364,17 @@ def finish_space(space: str, reads: list):
     return model.finish()
 
 
+def _rows_read(table, events: EventColumns, wanted: set[int]) -> dict[int, tuple[bytes, int]]:
+    """The table key and entity of each row of the block a read asks for (`wanted`: rows from 0)."""
+    _, keys, lengths, _ = table
+    first = int(events.seq[0]) - 1
+    return {row: (keys[row - first].ljust(int(lengths[row - first]), b"\x00"), int(events.entity[row - first]))
+            for row in sorted(wanted) if first <= row < first + len(events)}
+
+
 def _simulate_model(strategy, rows: int, params: SplitParams, seed: int, population: int, rate_per_s: float,
-                    reads_per_operation: int, read_window_s: float, skew: Skew, process) -> ModelResult:
+                    reads_per_operation: int, read_window_s: float, skew: Skew,
+                    helper: _Helper | None) -> ModelResult:
     initial = _initial_rows(strategy, seed, population)
     writes = _space_writes(strategy, rows, seed, population, rate_per_s, skew)
     models: dict[str, SpaceModel | _HelpedSpace] = {}
@@ -343,14 +384,11 @@ def _simulate_model(strategy, rows: int, params: SplitParams, seed: int, populat
     step_us = 1_000_000 / rate_per_s
     for events, spaces in _chunks(strategy, rows, seed, population, rate_per_s, skew):
         first = int(events.seq[0]) - 1
-        _, keys, lengths, _ = spaces[TABLE_SPACE]
-        for row in sorted(r for r in wanted if first <= r < first + len(events)):
-            rows_at[row] = (keys[row - first].ljust(int(lengths[row - first]), b"\x00"),
-                            int(events.entity[row - first]))
+        rows_at.update(_rows_read(spaces[TABLE_SPACE], events, wanted))
         for space in spaces:
             if space not in models and writes.get(space, 0):
-                models[space] = (_HelpedSpace(process, params, space, writes[space], initial.initial(space))
-                                 if process is not None and space == TABLE_SPACE else
+                models[space] = (_HelpedSpace(helper, params, space, writes[space], initial.initial(space))
+                                 if helper is not None else
                                  SpaceModel(params, space, writes[space], initial.initial(space)))
         due = [r for r in plan if first <= r.position < first + len(events)]
         for t_s, intervals, space, op in build_reads(strategy, due, lambda row: rows_at[row][0],
@@ -358,9 +396,10 @@ def _simulate_model(strategy, rows: int, params: SplitParams, seed: int, populat
                                                      lambda p: START_US + int(np.floor(p * step_us)), read_window_s):
             if space in models:
                 models[space].add_reads([(t_s, intervals, op)])
-        for space, (times, keys, lengths, units) in spaces.items():
-            if space in models and len(times):
-                models[space].add(times, keys, lengths, units)
+        for space, block in spaces.items():
+            if space in models and len(block[0]):
+                models[space].add(*block)
+        del events, spaces, block  # the block's arrays end before the next block's are made (_chunks's too)
     result = ModelResult(nodes=params.nodes, shape=key_shape(strategy, DEFAULT_PAYLOAD_BYTES))
     for space, model in models.items():
         result.spaces[space] = model.finish()
