@@ -20,6 +20,7 @@ from locust import events
 from locust.runners import MasterRunner, WorkerRunner
 from locust.stats import StatsCSVFileWriter
 
+from keybench.backends import binding
 from keybench.design import limits, strategies
 from keybench.design.keys import DEFAULT_SEED
 from keybench.drive import webui
@@ -47,6 +48,7 @@ def _stop_csv_writers() -> None:
 
 def scenario(backend: str) -> type[KeybenchUser]:
     """Register the listeners of one backend's scenario and return its user class."""
+    binding(backend)  # while the locustfile loads: a worker joins its master right after (backends.binding)
     state: dict = {}
     slot = CurrentStage()
 

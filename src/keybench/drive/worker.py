@@ -10,6 +10,8 @@ from locust.env import Environment
 from locust.event import Events
 
 import keybench.infra.runtime  # noqa: F401  (gevent and gRPC set-up, before any client exists)
+from keybench.backends import binding
+from keybench.design.strategies import BACKENDS
 from keybench.drive.distributed import attach_worker
 from keybench.drive.users import CurrentStage, user_class
 
@@ -19,6 +21,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--master-host", default="127.0.0.1")
     p.add_argument("--master-port", type=int, required=True)
     args = p.parse_args(argv)
+    for backend in BACKENDS:  # before it joins the master: the stage it is handed may be either's
+        binding(backend)
     slot = CurrentStage()
     env = Environment(user_classes=[user_class(slot)], events=Events())
     runner = env.create_worker_runner(args.master_host, args.master_port)
