@@ -77,16 +77,27 @@ def test_open_loop_spreads_each_roles_rate_over_that_roles_users():
 
 
 def test_closed_loop_readers_rest_in_proportion_to_what_each_read_took():
-    closed = WorkloadSettings(users=8, readers=2, read_share=0.2)
+    closed = WorkloadSettings(users=8, readers=2, read_share=0.2,
+                              mix={INSERT: 8, "point_read": 3, "time_window": 1, "latest_n": 1})
     assert closed.rate_per_user("spanner", WRITER) == closed.rate_per_user("spanner", READER) == 0.0
     reader = UserWorkload(closed, "spanner", 1, 1, role=READER)
     assert reader.pacer() is None
     share = reader.read_share()
     assert share.rest_s == 0.0  # the first read at once
-    share.after(0.5)  # a slow full scan: a long rest
-    assert share.rest_s == pytest.approx(2.0)
-    share.after(0.005)  # a point read: back soon
+    share.after(None, 0.0)  # it waited for the first row: no read made
+    share.after("point_read", 0.005)
+    share.after("time_window", 5.0)
+    # No rest until each read of the mix has had its turn (a full scan's 20 s rest would end a
+    # short stage before the last read ever ran) ...
+    assert share.rest_s == 0.0
+    share.after("latest_n", 0.0)
+    share.after("point_read", 0.005)  # ... then a point read: back soon
     assert share.rest_s == pytest.approx(0.02)
+    share.after("time_window", 0.5)  # a slow full scan: a long rest
+    assert share.rest_s == pytest.approx(2.0)
+    slow_first = UserWorkload(closed, "spanner", 1, 2, role=READER).read_share()
+    slow_first.after("time_window", 5.0)
+    assert slow_first.rest_s == 0.0  # point_read has not run yet
     assert UserWorkload(closed, "spanner", 1, 3, role=WRITER).read_share() is None  # writers never rest
     assert UserWorkload(WorkloadSettings(users=2, read_share=1.0), "spanner", 1, 1, role=READER).read_share() is None
 

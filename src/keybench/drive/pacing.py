@@ -4,6 +4,7 @@ pacer of a user held to a rate, and the rests of a closed-loop reader held to a 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 
 from gevent import monkey
 
@@ -58,11 +59,20 @@ class ReadShare:
     d * (1 - share) / share, so its reads fill `share` of its time. A read that costs ten times
     more is sent ten times less often: each reader loads the database by about `share`,
     whatever a design's reads cost (a point read takes ~5 ms, a full scan 100-900 ms), where a
-    fixed rate either starves cheap designs of reads or lets expensive ones crowd out the writes."""
+    fixed rate either starves cheap designs of reads or lets expensive ones crowd out the writes.
 
-    def __init__(self, share: float):
+    A reader rests only once it has made each of its `reads` once. On a loaded machine a full
+    scan can take 5 s and earn a 20 s rest: a short stage (a smoke run's 3 s, which waits at
+    most 30 s more for an operation not yet run) would end before the reader's last reads
+    had their turn, and its results would have no row for them."""
+
+    def __init__(self, share: float, reads: Iterable[str]):
         self.rest_per_busy_s = (1.0 - share) / share
         self.rest_s = 0.0  # before the next read
+        self.unmade = set(reads)
 
-    def after(self, seconds: float) -> None:
-        self.rest_s = seconds * self.rest_per_busy_s
+    def after(self, operation: str | None, seconds: float) -> None:
+        """The reader made `operation` (None: none, it waited for the first row) in `seconds`."""
+        if operation is not None:
+            self.unmade.discard(operation)
+        self.rest_s = 0.0 if self.unmade else seconds * self.rest_per_busy_s

@@ -96,7 +96,7 @@ class KeybenchUser(User):
         # Only reads earn a rest: not the wait for the first row, nor the one insert of a
         # reader without writers beside it (seconds, where the database generates keys).
         read = operation is not None and operation != INSERT
-        self.read_share.after(time.perf_counter() - started if read else 0.0)
+        self.read_share.after(operation, time.perf_counter() - started if read else 0.0)
 
 
 STAGE_USER = "StageUser"  # the class name `keybench run` and its workers share (Locust matches users by name)

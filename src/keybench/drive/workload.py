@@ -66,7 +66,7 @@ class UserWorkload:
         share = self.settings.read_share
         if self.role != READER or self.settings.read_rate or share >= 1.0:
             return None
-        return ReadShare(share)
+        return ReadShare(share, self.weights)
 
     def next_write_id(self, run_tag: str) -> str:
         self.sequence += 1
