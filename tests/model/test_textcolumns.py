@@ -20,6 +20,7 @@ from keybench.model.textcolumns import (
     first_bytes,
     fraction_text,
     from_bytes,
+    hex_text,
     inverted,
     join,
     lookup,
@@ -105,6 +106,15 @@ def test_digits_are_each_number_zero_padded_to_the_width(width):
     top = min(10**width - 1, 2**63 - 1)  # 19 digits: every int64
     values = np.concatenate([[0, 1, top, top // 10_000 * 10_000], rng.integers(0, top, 500, endpoint=True)])
     assert _rows(digits(values, width), len(values)) == [f"{v:0{width}d}".encode() for v in values.tolist()]
+
+
+def test_digits_and_hex_text_are_pythons_own_for_every_value_their_tables_hold():
+    every_group = np.arange(10_000)
+    assert _rows(digits(every_group, 4), 10_000) == [f"{v:04d}".encode() for v in range(10_000)]
+    every_pair = np.arange(1 << 16, dtype="<u2").view(np.uint8).reshape(-1, 2)
+    for raw in (every_pair, every_pair[:, :1], np.random.default_rng(1).integers(0, 256, (500, 16), dtype=np.uint8)):
+        text = hex_text(raw)
+        assert [bytes(row) for row in text] == [bytes(row).hex().encode() for row in raw]
 
 
 @pytest.mark.parametrize("values", [[1, 10**4], [5, -1]])
