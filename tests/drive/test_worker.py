@@ -1,6 +1,5 @@
 """The worker process of `keybench run --workers N` (drive/worker.py)."""
 
-import os
 import subprocess
 import sys
 
@@ -24,7 +23,6 @@ worker.main(["--master-port", "1"])
 def test_a_worker_imports_every_backends_client_library_before_it_joins_its_master():
     """The stage it is handed may be either backend's, and an import after the handout stops
     its heartbeats for seconds on a loaded machine (backends.binding)."""
-    result = subprocess.run([sys.executable, "-c", PROBE], cwd=REPO, capture_output=True, text=True, timeout=120,
-                            env=dict(os.environ))
+    result = subprocess.run([sys.executable, "-c", PROBE], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip() == "['keybench.backends.bigtable', 'keybench.backends.spanner']", result.stdout

@@ -5,6 +5,7 @@ validation live with the options they belong to (`run.options.RunOptions`,
 
 from __future__ import annotations
 
+import argparse
 import os
 import signal
 import sys
@@ -13,33 +14,24 @@ import keybench.grpc_environment  # noqa: F401  (before grpc is imported)
 from keybench.errors import KeybenchError
 from keybench.terminal import visible, visible_output
 
-# Commands whose work runs on threads, in a process without gevent: `record`'s proxies relay
-# an application's calls, and greenlets cost it more per call than threads do.
-THREADED_COMMANDS = frozenset({"record"})
-VALUED_GLOBAL_OPTIONS = frozenset({"--config"})  # the options before the command that take a value
+
+def needs_gevent(args: argparse.Namespace) -> bool:
+    """Whether the command runs Locust, which runs on gevent: `run`, and `check --load`. The
+    others run without it: `record`'s proxies relay an application's calls on threads
+    (greenlets cost it more per call), and patching would cost every other command a third of
+    a second of its start."""
+    return args.command == "run" or (args.command == "check" and args.load is not None)
 
 
-def command_word(argv: list[str]) -> str | None:
-    """The command `argv` names (`record` in `keybench --config f.toml record -- app`), if any."""
-    words = iter(argv)
-    for word in words:
-        if word in VALUED_GLOBAL_OPTIONS:
-            next(words, None)
-        elif not word.startswith("-"):
-            return word
-    return None
-
-
-def prepare_process(argv: list[str]) -> None:
-    """gevent in place, and gRPC made cooperative, before any module imports grpc; except
-    for the commands that run on threads."""
-    if command_word(argv) not in THREADED_COMMANDS:
+def prepare_process(args: argparse.Namespace) -> None:
+    """For a command that runs on gevent: gevent in place, and gRPC made cooperative, before
+    any module imports grpc."""
+    if needs_gevent(args):
         import keybench.infra.runtime  # noqa: F401
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    prepare_process(argv)
     from pathlib import Path
 
     from keybench.cli import settings_file
@@ -50,7 +42,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeybenchError as exc:  # a settings file keybench cannot use: before any work
         print(f"keybench: error: {visible(str(exc))}", file=sys.stderr)
         return exc.exit_code
+    # The command line is read before the process is prepared: building it imports neither gRPC
+    # nor gevent, so help and bad input answer at once, and gevent still comes before gRPC.
     args = p.parse_args(argv)
+    prepare_process(args)
     if args.command in args.settings_applied:
         print(f"keybench: defaults from {args.settings_file}", file=sys.stderr)
     try:

@@ -9,7 +9,6 @@ import shutil
 import sys
 from pathlib import Path
 
-from keybench.cli import emulators_text
 from keybench.design import strategies
 from keybench.drive.settings import DEFAULT_MIX, WorkloadSettings
 from keybench.errors import KeybenchError
@@ -108,6 +107,8 @@ def report_command(args: argparse.Namespace) -> int:
 
 
 def emulators_command(args: argparse.Namespace) -> int:
+    from keybench.cli import emulators_text
+
     if args.any_port and args.action != "up":
         raise KeybenchError("--any-port applies to `keybench emulators up` only")
     action = {"up": lambda: emulators_text.up(any_port=args.any_port), "down": emulators_text.down,
@@ -208,7 +209,8 @@ def observe_command(args: argparse.Namespace) -> int:
     import datetime as dt
 
     from keybench.infra.signals import interruptible
-    from keybench.observe.command import ObserveRequest, observe
+    from keybench.observe.command import observe
+    from keybench.observe.request import ObserveRequest
 
     end = None
     if args.end is not None:
@@ -232,18 +234,17 @@ def observe_command(args: argparse.Namespace) -> int:
 
 def record_command(args: argparse.Namespace) -> int:
     """The application's own keys, recorded through proxies in front of the emulators, judged."""
-    from keybench.record.command import BACKENDS, RecordRequest, record
+    from keybench.record.command import record
+    from keybench.record.request import RecordRequest
 
     command = tuple(args.command[1:] if args.command[:1] == ["--"] else args.command)
-    request = RecordRequest(command=command, listen=args.listen,
-                            backends=BACKENDS if args.backend == "all" else (args.backend,),
+    request = RecordRequest(command=command, listen=args.listen, backends=backends(args.backend),
                             params=model_params(args), results_dir=Path(args.results_dir), run_id=args.run_id,
                             fail_on_verdict=names(args.fail_on_verdict), host=args.host)
     return record(request)
 
 
 def model_params(args: argparse.Namespace) -> SplitParams:
-    params = SplitParams(nodes=args.nodes, window_writes=args.window_writes, ranges_per_node=args.ranges_per_node)
-    return params
+    return SplitParams(nodes=args.nodes, window_writes=args.window_writes, ranges_per_node=args.ranges_per_node)
 
 

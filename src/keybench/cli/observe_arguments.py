@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from keybench.check.request import CheckRequest
 from keybench.cli import commands
+from keybench.design.strategies import BACKENDS
 from keybench.model.observed import OBSERVED
-from keybench.observe.command import BACKENDS, DEFAULT_SINCE_S, OBSERVE_FORMATS
+from keybench.observe.request import DEFAULT_SINCE_S, OBSERVE_FORMATS
 
 
 def add_observe(sub) -> None:

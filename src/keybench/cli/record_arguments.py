@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import argparse
 
+from keybench.design.strategies import BACKENDS
 from keybench.model.verdict import VERDICTS
-from keybench.record.command import BACKENDS, RecordRequest
+from keybench.record.request import RecordRequest
 
 
 def add_record(sub, model_options, commands) -> None:

@@ -22,8 +22,6 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import grpc
-
 from keybench.children import die_with_parent
 from keybench.errors import KeybenchError
 
@@ -109,6 +107,8 @@ def answers(address: str, timeout: float = PROBE_TIMEOUT_S) -> tuple[bool, str]:
         return False, f"{address!r} is not host:port"
     if error is not None:
         return False, error.strerror or str(error)
+    import grpc  # here: the command line is built without gRPC, which the process's runtime must precede
+
     channel = grpc.insecure_channel(address)
     # One call of a method no emulator serves: any status but these is a gRPC server's answer.
     # (channel_ready_future polls the channel's state, and takes 0.2 s even on a ready server.)

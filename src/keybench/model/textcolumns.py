@@ -315,8 +315,7 @@ _HEX_PAIRS = np.array([f"{i:02x}".encode() for i in range(256)]).view(np.uint16)
 # The hex text of two bytes b0, b1 (at index b0 + 256 b1) as 4 bytes: half the lookups of _HEX_PAIRS.
 # Built from the pairs, not from 65,536 formatted strings: that took 80 ms of every keybench
 # process's start (a `keybench --version` takes about a second).
-_HEX_QUADS = np.ascontiguousarray(np.stack([np.tile(_HEX_PAIRS, 256), np.repeat(_HEX_PAIRS, 256)], axis=1)).view(
-    np.uint32).ravel()
+_HEX_QUADS = np.stack([np.tile(_HEX_PAIRS, 256), np.repeat(_HEX_PAIRS, 256)], axis=1).view(np.uint32).ravel()
 
 
 def hex_text(raw: np.ndarray) -> np.ndarray:

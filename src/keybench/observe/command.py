@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from keybench.check.request import DEFAULT_CHECK_ROWS
+from keybench.design.strategies import BACKENDS
 from keybench.errors import KeybenchError, check_range
 from keybench.infra import emulators
 from keybench.infra.target import ENDPOINT, need_credentials
@@ -31,33 +31,14 @@ from keybench.model.observed import (
     column_kind,
     observe_split_object,
 )
-from keybench.model.params import MAX_NODES, SplitParams
+from keybench.model.params import MAX_NODES
 from keybench.observe.observe_text import bigtable_lines, spanner_lines
+from keybench.observe.request import ObserveRequest
 from keybench.terminal import visible
 
-BACKENDS = ("spanner", "bigtable")
-DEFAULT_SINCE_S = 3600.0  # the last hour: a minute's statistics appear a few minutes after it ends
 SPANNER_KEPT_S = 24 * 3600.0  # SPLIT_STATS_TOP_MINUTE keeps the previous 24 hours
 BIGTABLE_KEPT_S = 14 * 24 * 3600.0  # ListHotTablets: between now and 14 days ago
 BIGTABLE_WINDOW_S = 48 * 3600.0  # ... and at most 48 hours per request
-OBSERVE_FORMATS = ("text", "json")
-
-
-@dataclass(frozen=True)
-class ObserveRequest:
-    backend: str
-    project: str
-    instance: str
-    database: str | None = None  # Spanner
-    cluster: str | None = None  # Bigtable
-    tables: tuple[str, ...] = ()  # only these tables (and their indexes); empty: all
-    template: str | None = None  # Bigtable: the tables' row-key template, to map and judge their keys
-    since_s: float = DEFAULT_SINCE_S  # the window: this long before `end`
-    end: dt.datetime | None = None  # None: now
-    endpoint: str | None = None  # HOST:PORT of the service; None: Google's
-    nodes: int = SplitParams.nodes
-    rows: int = DEFAULT_CHECK_ROWS
-    fail_on: tuple[str, ...] = ()  # observed levels that make observe exit 1
 
 
 @dataclass

@@ -17,13 +17,10 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
-import shutil
 import signal
 import subprocess
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from pathlib import Path
 
 from keybench.errors import KeybenchError
 from keybench.infra import emulators
@@ -31,40 +28,17 @@ from keybench.infra.progress import progress
 from keybench.infra.signals import SIGNALS
 from keybench.measure.rundir import RunDirectory
 from keybench.measure.summary import to_csv
-from keybench.model.params import SplitParams
-from keybench.model.verdict import check_verdicts
 from keybench.record.proxy import ForwardingProxy
 from keybench.record.recorder import Recorder
+from keybench.record.request import RecordRequest
 from keybench.record.taps import recording_proxy
 from keybench.record.verdicts import COLUMNS, labels, record_rows, table_labels, verdict_table
 from keybench.terminal import visible
 
-BACKENDS = ("spanner", "bigtable")
 ALIVE_CHECK_S = 1.0  # how often the emulators are checked while COMMAND runs
 # The main thread waits in steps of this: the kernel may hand a signal to any thread, and
 # Python runs its handler only when the main thread next runs Python code.
 WAIT_STEP_S = 0.5
-
-
-@dataclass(frozen=True)
-class RecordRequest:
-    command: tuple[str, ...] = ()  # empty with `listen`
-    listen: bool = False
-    backends: tuple[str, ...] = BACKENDS
-    params: SplitParams = field(default_factory=SplitParams)
-    results_dir: Path = Path("results")
-    run_id: str | None = None
-    fail_on_verdict: tuple[str, ...] = ()
-    host: str = "127.0.0.1"
-
-    def validate(self) -> None:
-        if self.listen == bool(self.command):
-            raise KeybenchError("give a COMMAND after `--` (keybench record -- python app.py) or --listen, not both"
-                                if self.listen else "no COMMAND: keybench record -- python app.py (or --listen)")
-        if self.command and shutil.which(self.command[0]) is None:
-            raise KeybenchError(f"COMMAND not found: {visible(self.command[0])}")
-        check_verdicts(self.fail_on_verdict)
-        self.params.validate()
 
 
 class _Session:

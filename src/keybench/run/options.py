@@ -11,7 +11,6 @@ from keybench.design.keys import DEFAULT_SEED, MAX_BUCKETS
 from keybench.design.strategies import BACKENDS, DIALECTS
 from keybench.drive.settings import MAX_USERS, WorkloadSettings, given_rate
 from keybench.errors import KeybenchError, check_range
-from keybench.infra import target
 from keybench.model.params import SplitParams
 from keybench.model.verdict import check_verdicts
 
@@ -115,4 +114,6 @@ class RunOptions:
         check_verdicts(self.fail_on_verdict)
         check_range("--buckets", self.buckets, 1, MAX_BUCKETS)
         check_range("--observe-wait", self.observe_wait_s, 0, MAX_OBSERVE_WAIT_S)
+        from keybench.infra import target  # here: the command line reads these defaults without the infra
+
         target.check(self)
