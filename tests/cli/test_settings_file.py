@@ -107,3 +107,14 @@ def test_a_gate_kept_in_pyproject_gates_the_check_and_the_run_records_its_file(t
     meta = json.loads((root / "results" / "kept" / "run.json").read_text())
     assert meta["settings"]["settings_file"] == str(root / "pyproject.toml")
     assert meta["settings"]["strategies"] == ["salted"] and meta["settings"]["duration_s"] == 1.0
+
+
+def test_record_names_the_settings_file_that_set_its_defaults_as_every_command_does(tmp_path):
+    root = project(tmp_path, """
+        [tool.keybench.record]
+        nodes = 16
+        """)
+    assert args_in(root, "record", "--", "python", "app.py").nodes == 16
+    done = keybench("record", cwd=root)  # no COMMAND: refused before any emulator is found
+    assert done.returncode == 2 and "no COMMAND" in done.stderr, done.stderr
+    assert f"keybench: defaults from {root / 'pyproject.toml'}" in done.stderr

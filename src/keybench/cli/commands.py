@@ -237,7 +237,7 @@ def record_command(args: argparse.Namespace) -> int:
     from keybench.record.command import record
     from keybench.record.request import RecordRequest
 
-    command = tuple(args.command[1:] if args.command[:1] == ["--"] else args.command)
+    command = tuple(args.app_command[1:] if args.app_command[:1] == ["--"] else args.app_command)
     request = RecordRequest(command=command, listen=args.listen, backends=backends(args.backend),
                             params=model_params(args), results_dir=Path(args.results_dir), run_id=args.run_id,
                             fail_on_verdict=names(args.fail_on_verdict), host=args.host)

@@ -15,7 +15,8 @@ def add_record(sub, model_options, commands) -> None:
     r = sub.add_parser("record", help="run your application (or tests) through recording proxies in front of the "
                                       "emulators, and judge the keys it really wrote",
                        usage="%(prog)s [options] -- COMMAND [ARG ...]\n       %(prog)s [options] --listen")
-    r.add_argument("command", nargs=argparse.REMAINDER, metavar="COMMAND",
+    # (not `command`: that is the subcommand's own name, which the settings file's notice reads)
+    r.add_argument("app_command", nargs=argparse.REMAINDER, metavar="COMMAND",
                    help="the command to run, after `--`; it gets SPANNER_EMULATOR_HOST and BIGTABLE_EMULATOR_HOST "
                         "naming the proxies, and its output comes through unchanged")
     r.add_argument("--listen", action="store_true",

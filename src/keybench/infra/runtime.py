@@ -2,8 +2,9 @@
 
 Locust runs on gevent: gRPC must be made cooperative first, or streaming reads hang and
 unary calls block the event loop. The environment gRPC and the Spanner client need comes
-first (keybench.grpc_environment says why). `keybench record` does not import this: its
-proxies relay on threads, which cost an application less than greenlets do.
+first (keybench.grpc_environment says why). Only the commands that run Locust import this
+(`run`, `check --load`: keybench.cli.needs_gevent); `record`'s proxies relay on threads,
+which cost an application less than greenlets do.
 """
 
 from gevent import monkey
