@@ -103,7 +103,7 @@ def test_a_large_schema_says_how_far_its_check_got(spanner_emulator, tmp_path, m
     monkeypatch.setattr(keyspaces, "PROGRESS_EVERY_S", 0.0)
     report = check(CheckRequest(schema=schema, rows=2_000))
     err = capsys.readouterr().err
-    assert re.findall(r"^  many\.sql: checked (\d) of 3 tables \(\d+ s\)$", err, re.MULTILINE) == ["1", "2"], err
+    assert re.findall(r"^  many\.sql: modelling (\d) of 3 tables \(\d+ s\)$", err, re.MULTILINE) == ["1", "2"], err
     assert report.exit_code == 0 and all("verdict: spread" in line for line in report.lines if "verdict:" in line)
 
 
@@ -662,3 +662,21 @@ def test_several_files_are_applied_in_the_order_given_and_named_in_a_refusal(spa
     assert "index Users.UsersByCreatedAt: key (CreatedAt, UserId)" in report.lines
     with pytest.raises(KeybenchError, match=r"later\.sql statement 1 refused by the Spanner emulator"):
         check(CheckRequest(schema=tmp_path / "later.sql", more_schemas=(tmp_path / "base.sql",)))
+
+
+def test_an_index_fixed_beside_its_tables_new_key_hashes_a_column_the_table_has_now(spanner_emulator, tmp_path):
+    """A commit-time-first table gets a new table with ShardId first; its index on that time got
+    ShardId2 = a hash of ShardId, which only the new table has (and has 31 values): the
+    statements to apply to the schema as it stands were refused."""
+    schema = write(tmp_path, "events.sql", """
+        CREATE TABLE Events (
+          Id INT64 NOT NULL,
+          At_ TIMESTAMP NOT NULL OPTIONS (allow_commit_timestamp = true),
+        ) PRIMARY KEY (At_, Id);
+        CREATE INDEX EventsByTime ON Events(At_ DESC);
+        """)
+    report = check(CheckRequest(schema=schema, rows=5_000))
+    text = "\n".join(report.lines)
+    assert "ShardId2 INT64 NOT NULL AS (MOD(FARM_FINGERPRINT(CAST(Id AS STRING)), 16)) STORED" in text.replace(
+        "\n      ", " ").replace("\n          ", " "), text
+    assert "the statements to apply (3) apply to the schema as it stands" in text, text

@@ -1,38 +1,97 @@
-"""The rewrites of DDL the installed emulator lacks, without an emulator (test_command.py
-applies them to one)."""
+"""The user's DDL read back from the real Spanner emulator: every schema's tables and indexes,
+a named schema's too (sales.Orders), in either dialect; what the emulator lacks is rewritten
+or left out with a note. (test_statements.py has the rewrites without an emulator.)"""
+
+from __future__ import annotations
+
+import json
+import textwrap
 
 import pytest
 
-from keybench.check.reader import for_emulator
-from keybench.check.schema import GOOGLESQL, POSTGRESQL
+from keybench.check.command import check_result
+from keybench.check.request import CheckRequest
+from tests.conftest import keybench
 
-MOVED = "its PRIMARY KEY moved from the column list to after it (the same key)"
+pytestmark = pytest.mark.emulator
+
+NAMED = {
+    "googlesql": """
+        CREATE SCHEMA `sales`;
+        CREATE TABLE `sales`.`Orders` (
+          Id INT64 NOT NULL,
+          CreatedAt TIMESTAMP NOT NULL OPTIONS (allow_commit_timestamp = true),
+        ) PRIMARY KEY (CreatedAt, Id);
+        CREATE INDEX `sales`.`OrdersById` ON `sales`.`Orders`(Id);
+        CREATE TABLE Orders (Id STRING(36) NOT NULL DEFAULT (GENERATE_UUID())) PRIMARY KEY (Id);
+        """,
+    "postgresql": """
+        CREATE SCHEMA sales;
+        CREATE TABLE sales.orders (
+          id bigint NOT NULL,
+          createdat spanner.commit_timestamp NOT NULL,
+          PRIMARY KEY (createdat, id)
+        );
+        CREATE INDEX ordersbyid ON sales.orders (id);
+        CREATE TABLE orders (id varchar(36) NOT NULL DEFAULT spanner.generate_uuid(), PRIMARY KEY (id));
+        """,
+}
 
 
-@pytest.mark.parametrize("statement, rewritten", [
-    ("CREATE TABLE IF NOT EXISTS actions (\n  id STRING(MAX) NOT NULL,\n  tenant STRING(MAX) NOT NULL,\n"
-     "  PRIMARY KEY (tenant, id)\n)",
-     "CREATE TABLE IF NOT EXISTS actions (\n  id STRING(MAX) NOT NULL,\n  tenant STRING(MAX) NOT NULL) "
-     "PRIMARY KEY (tenant, id)"),
-    # what follows the list stays after the key; a comma or parenthesis in a string is no element's end
-    ("CREATE TABLE c (p INT64, note STRING(MAX) DEFAULT ('a, (b) \\'c, d'), PRIMARY KEY (p DESC)), "
-     "INTERLEAVE IN PARENT x ON DELETE CASCADE",
-     "CREATE TABLE c (p INT64, note STRING(MAX) DEFAULT ('a, (b) \\'c, d')) PRIMARY KEY (p DESC), "
-     "INTERLEAVE IN PARENT x ON DELETE CASCADE"),
-    ("CREATE TABLE t (a INT64, PRIMARY KEY (a), CONSTRAINT fk FOREIGN KEY (a) REFERENCES u (a))",
-     "CREATE TABLE t (a INT64, CONSTRAINT fk FOREIGN KEY (a) REFERENCES u (a)) PRIMARY KEY (a)"),
-])
-def test_a_primary_key_inside_the_column_list_is_moved_after_it(statement, rewritten):
-    assert for_emulator(statement, GOOGLESQL) == (rewritten, [MOVED])
+@pytest.mark.parametrize("dialect", sorted(NAMED))
+def test_a_named_schemas_tables_and_indexes_are_checked_fixed_and_gate_the_build(spanner_emulator, tmp_path, dialect):
+    """A table of a named schema was left out without a word (and a gate on hotspot passed):
+    it is checked under its qualified name, beside the default schema's table of the same name,
+    and its fix is applied to the emulator and checked again."""
+    schema = tmp_path / "schema.sql"
+    schema.write_text(textwrap.dedent(NAMED[dialect]))
+    line = {word: 1 + next(n for n, text in enumerate(schema.read_text().splitlines()) if text.startswith(word))
+            for word in ("CREATE TABLE", "CREATE INDEX")}
+    stated = tmp_path / "columns.toml"
+    # a table of a named schema stated as TOML writes it, quoted or dotted
+    stated.write_text('"sales.orders".id = "sequential"\n' if dialect == "postgresql"
+                      else 'sales.Orders.Id = "random"\n')
+    result = check_result(CheckRequest(schema=schema, columns=stated, rows=5_000))
+    verdicts = {(s.kind, s.table, s.index): (str(s.verdict), s.fixed_verdict, s.line) for s in result.spaces}
+    orders, by_id = ("sales.orders", "ordersbyid") if dialect == "postgresql" else ("sales.Orders", "OrdersById")
+    assert verdicts[("table", orders, None)] == ("hotspot", "spread", line["CREATE TABLE"]), result.text
+    assert verdicts[("index", orders, by_id)][2] == line["CREATE INDEX"], result.text
+    assert verdicts[("table", orders.split(".")[1], None)][0] == "spread", result.text
+    assert result.index(f"sales.{by_id}").name == f"{orders}.{by_id}"
+    assert "the statements to apply do not apply" not in result.text, result.text
+    gate = keybench("check", str(schema), "--columns", str(stated), "--rows", "5000", "--fail-on-verdict", "hotspot",
+                    "--format", "json", timeout=300)
+    assert gate.returncode == 1, gate.stdout[-2000:] + gate.stderr[-2000:]
+    assert json.loads(gate.stdout)["counts"]["hotspot"] >= 1
 
 
-@pytest.mark.parametrize("statement, dialect", [
-    ("CREATE TABLE t (a INT64) PRIMARY KEY (a)", GOOGLESQL),  # the usual form
-    ("CREATE TABLE t (a INT64 NOT NULL PRIMARY KEY, b INT64)", GOOGLESQL),  # inline: the emulator takes it
-    ("CREATE TABLE t (a INT64, CONSTRAINT pk PRIMARY KEY (a))", GOOGLESQL),  # named: not confirmed for Spanner
-    ("CREATE TABLE t (a INT64, PRIMARY KEY (a), PRIMARY KEY (a))", GOOGLESQL),  # two keys: refused as written
-    ("CREATE INDEX i ON t (a, PRIMARY KEY (a))", GOOGLESQL),  # not a table
-    ("CREATE TABLE t (a bigint, PRIMARY KEY (a))", POSTGRESQL),  # PostgreSQL's own form
-])
-def test_any_other_statement_is_left_as_it_is(statement, dialect):
-    assert for_emulator(statement, dialect) == (statement, [])
+def test_a_table_renamed_by_a_migration_gets_a_fix_under_its_name_now(spanner_emulator, tmp_path):
+    """`ALTER TABLE Mixtapes RENAME TO Playlists`: the fix was added after the user's statements
+    as a second CREATE TABLE Playlists, which the emulator refused, and the check stopped."""
+    folder = tmp_path / "migrations"
+    folder.mkdir()
+    (folder / "001_mixtapes.sql").write_text("CREATE TABLE Mixtapes (Id INT64 NOT NULL) PRIMARY KEY (Id);\n")
+    (folder / "002_rename.sql").write_text("ALTER TABLE Mixtapes RENAME TO Playlists;\n")
+    stated = tmp_path / "columns.toml"
+    stated.write_text('Id = "sequential"\n')
+    result = check_result(CheckRequest(schema=folder, columns=stated, rows=5_000))
+    playlists = result.table("Playlists")
+    assert (str(playlists.verdict), playlists.fixed_verdict) == ("hotspot", "spread"), result.text
+    assert (playlists.file, playlists.line) == (str(folder / "001_mixtapes.sql"), 1)
+    assert any(s.startswith("CREATE TABLE Playlists (") for s in playlists.fix_ddl), playlists.fix_ddl
+    assert not any("Mixtapes" in s for s in playlists.fix_ddl), playlists.fix_ddl
+
+
+def test_statements_the_emulator_lacks_are_rewritten_or_skipped_with_a_note_in_the_json_too(spanner_emulator, tmp_path):
+    schema = tmp_path / "schema.sql"
+    schema.write_text(textwrap.dedent("""
+        CREATE TABLE Events (Id UUID NOT NULL DEFAULT (NEW_UUID()), Seen TIMESTAMP) PRIMARY KEY (Id);
+        ALTER TABLE Events ADD COLUMN Tokens TOKENLIST AS (TOKENIZE_FULLTEXT(CAST(Seen AS STRING))) HIDDEN;
+        CREATE ROLE auditor;
+        """))
+    done = keybench("check", str(schema), "--rows", "5000", "--format", "json", timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    document = json.loads(done.stdout)
+    assert [(s["name"], s["verdict"]) for s in document["spaces"]] == [("Events", "spread")]
+    assert any("UUID columns read as STRING(36)" in note for note in document["notes"]), document["notes"]
+    assert any("(ROLE) skipped" in note for note in document["notes"]), document["notes"]

@@ -4,7 +4,9 @@ from keybench.design.ddl import (
     INDEX_KIND,
     SEQUENCE_KIND,
     TABLE_KIND,
+    created_name,
     creates,
+    creation,
     last_creating,
     split_ddl,
     split_ddl_lines,
@@ -72,3 +74,45 @@ def test_several_kinds_at_once():
     assert any_kind.match("CREATE SEQUENCE S OPTIONS (sequence_kind = 'bit_reversed_positive')")
     assert any_kind.match("CREATE NULL_FILTERED INDEX S ON T(X)") and any_kind.match("CREATE TABLE S (X INT64)")
     assert not any_kind.match("CREATE VIEW S AS SELECT 1")
+
+
+@pytest.mark.parametrize("statement", [
+    "CREATE TABLE sales.Orders (Id INT64) PRIMARY KEY (Id)",
+    "CREATE TABLE `sales`.`Orders` (Id INT64) PRIMARY KEY (Id)",
+    'CREATE TABLE "sales"."orders" (id bigint primary key)',
+    "CREATE TABLE sales.`Orders` (Id INT64) PRIMARY KEY (Id)",
+])
+def test_a_table_of_a_named_schema_is_found_by_its_qualified_name(statement):
+    assert creates(TABLE_KIND, "sales.Orders").match(statement)
+    assert created_name(creates(TABLE_KIND).match(statement)).lower() == "sales.orders"
+    assert not creates(TABLE_KIND, "Orders").match(statement)  # the default schema's Orders is another table
+    assert not creates(TABLE_KIND, "sales.Order").match(statement)
+
+
+def test_an_index_of_a_named_schema_is_found_with_its_schema_or_without_as_postgresql_writes_it():
+    assert creates(INDEX_KIND, "sales.ByDay").match("CREATE INDEX `sales`.`ByDay` ON `sales`.`Orders`(D)")
+    assert creates(INDEX_KIND, "sales.ByDay").match('CREATE INDEX "ByDay" ON sales."Orders"("D")')
+    assert not creates(INDEX_KIND, "sales.ByDay").match("CREATE INDEX ByDayOfWeek ON sales.Orders(D)")
+
+
+@pytest.mark.parametrize("rename", [
+    "ALTER TABLE Mixtapes RENAME TO Playlists",
+    "ALTER TABLE `Mixtapes` RENAME TO `Playlists`, ADD SYNONYM Mixtapes",
+    "RENAME TABLE Other TO Others, Mixtapes TO Playlists",
+    'ALTER TABLE "Mixtapes" RENAME TO "Playlists"',
+])
+def test_a_renamed_table_was_created_under_its_earlier_name(rename):
+    statements = ["CREATE TABLE Mixtapes (Id INT64) PRIMARY KEY (Id)", "CREATE TABLE Other (Id INT64) PRIMARY KEY (Id)",
+                  rename, "CREATE INDEX ByX ON Playlists(Id)"]
+    assert creation(statements, TABLE_KIND, "Playlists") == (0, "Mixtapes")
+    assert creation(statements, TABLE_KIND, "Mixtapes") is None  # renamed away
+    assert last_creating(statements, TABLE_KIND, "Playlists") == 0
+    assert creation(statements, INDEX_KIND, "ByX") == (3, "ByX")
+
+
+def test_a_table_renamed_twice_and_a_name_taken_again_after_its_rename():
+    statements = ["CREATE TABLE A (Id INT64) PRIMARY KEY (Id)", "ALTER TABLE A RENAME TO B",
+                  "CREATE TABLE A (Id STRING(36)) PRIMARY KEY (Id)", "ALTER TABLE B RENAME TO C"]
+    assert creation(statements, TABLE_KIND, "C") == (0, "A")
+    assert creation(statements, TABLE_KIND, "A") == (2, "A")  # the new A, not the one renamed away
+    assert creation(statements, TABLE_KIND, "B") is None  # no table is called B any more: it was renamed to C

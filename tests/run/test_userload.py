@@ -100,13 +100,17 @@ CREATE TABLE IF NOT EXISTS `Order` (
   Id INT64 NOT NULL,
   CONSTRAINT FK_OrderCustomer FOREIGN KEY (CustomerId) REFERENCES Customer (Id),
 ) PRIMARY KEY (CreatedAt, Id);
+CREATE SCHEMA sales;
+CREATE TABLE sales.Returns (Id STRING(36) NOT NULL DEFAULT (GENERATE_UUID()), ReturnedAt TIMESTAMP) PRIMARY KEY (Id);
 """
 
 
-def test_check_load_takes_a_reserved_table_name_if_not_exists_and_a_foreign_key(emulator_hosts, tmp_path):
+def test_check_load_takes_a_reserved_table_name_if_not_exists_a_foreign_key_and_a_named_schema(
+        emulator_hosts, tmp_path):
     """The saved design keeps the quoted name, finds its CREATE TABLE IF NOT EXISTS, leaves the
     foreign key out (the load writes no Customer rows for it to find) and says so, and skips
-    the foreign key's backing index: every insert is acknowledged and read back."""
+    the foreign key's backing index; a table of a named schema is loaded under its qualified
+    name: every insert is acknowledged and read back."""
     schema = tmp_path / "orders.sql"
     schema.write_text(ORDERS_AS_WRITTEN)
     result = keybench("check", str(schema), "--load", "1s", "--rows", "5000", "--results-dir",
@@ -119,3 +123,5 @@ def test_check_load_takes_a_reserved_table_name_if_not_exists_and_a_foreign_key(
         order["insert"]["acknowledged"]) > 0, order["insert"]
     assert "1 FOREIGN KEY constraint(s) left out of the saved DDL" in order["insert"]["note"]
     assert "is Spanner's own (backing a foreign key)" in order["insert"]["note"]
+    returns = next(r for r in rows if r["strategy"] == "sales_returns" and r["operation"] == "insert")
+    assert returns["failures"] == "0" and int(returns["stored"]) == int(returns["acknowledged"]) > 0, returns

@@ -267,8 +267,14 @@ class SpannerBackend(Backend):
 
     def _check_columns(self, fixture) -> None:
         self.param_types.setdefault("TableName", spanner.param_types.STRING)
-        sql, params, types = self._sql("SELECT COLUMN_NAME FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_NAME = {0}",
-                                       ["TableName"], {"TableName": self._n(self.strategy.table)})
+        self.param_types.setdefault("TableSchema", spanner.param_types.STRING)
+        # A table of a named schema is named with it (sales.Orders); the default schema is unnamed
+        # in GoogleSQL, public in PostgreSQL.
+        schema, _, table = self._n(self.strategy.table).rpartition(".")
+        sql, params, types = self._sql(
+            "SELECT COLUMN_NAME FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA = {0} AND TABLE_NAME = {1}",
+            ["TableSchema", "TableName"],
+            {"TableSchema": schema or ("public" if self.postgresql else ""), "TableName": table})
         with self.database.snapshot() as snapshot:
             present = {r[0] for r in snapshot.execute_sql(sql.lower() if self.postgresql else sql,
                                                           params=params, param_types=types)}

@@ -59,13 +59,15 @@ class SpaceResult:
         return cls(kind, name, verdict.verdict, verdict.hot_node_share, verdict.effective_nodes, verdict.nodes,
                    verdict.reason, assumptions, **rest)
 
+    # A Spanner name holds no dot: the last one in an index's name ends its table's (which may
+    # be qualified with its schema: sales.Orders.OrdersByDate).
     @property
     def table(self) -> str | None:
-        return self.name.split(".", 1)[0] if self.kind in ("table", "index") else None
+        return {"table": self.name, "index": self.name.rpartition(".")[0]}.get(self.kind)
 
     @property
     def index(self) -> str | None:
-        return self.name.split(".", 1)[1] if self.kind == "index" else None
+        return self.name.rpartition(".")[2] if self.kind == "index" else None
 
     def facts(self) -> list[str]:
         """The space in a few lines: its verdict with figures and reason, assumptions, fix."""
@@ -94,6 +96,7 @@ class CheckResult:
     spaces: tuple[SpaceResult, ...]  # in the report's order
     closing: tuple[str, ...] = ()  # the report's last lines, after any FAIL line: the command to run next
     dialect: str | None = None  # the DDL's Spanner dialect as the emulator read it; None: a Bigtable template
+    notes: tuple[str, ...] = ()  # what the check left out or rewrote, and why (a statement the emulator refused)
 
     @property
     def text(self) -> str:
@@ -105,12 +108,16 @@ class CheckResult:
 
     def index(self, table_or_qualified: str, index: str | None = None) -> SpaceResult:
         """An index: index("Orders", "OrdersByCreatedAt"), index("Orders.OrdersByCreatedAt"),
-        or index("OrdersByCreatedAt") (an index name is unique in a Spanner database)."""
+        or index("OrdersByCreatedAt") (an index name is unique in a Spanner schema; in a named
+        one: index("sales.OrdersByCreatedAt"))."""
         if index is not None:
             return self._find("index", f"{table_or_qualified}.{index}")
-        if "." in table_or_qualified:
+        wanted = table_or_qualified.lower()
+        if any(s.kind == "index" and s.name.lower() == wanted for s in self.spaces):
             return self._find("index", table_or_qualified)
-        found = [s for s in self.spaces if s.kind == "index" and (s.index or "").lower() == table_or_qualified.lower()]
+        # by the index's own name, as DDL writes it: with its schema's in a named schema (sales.ByDate)
+        found = [s for s in self.spaces if s.kind == "index"
+                 and f"{(s.table or '').rpartition('.')[0]}.{s.index}".lstrip(".").lower() == wanted]
         return found[0] if len(found) == 1 else self._find("index", table_or_qualified)
 
     def _find(self, kind: str, name: str) -> SpaceResult:
@@ -150,18 +157,18 @@ def space_result(check: SpaceCheck, fix: Fix | None, fixed: SpaceCheck | None, s
 def spanner_result(source: str, lines: list[str], statements: list[str], checks: list[SpaceCheck],
                    fixes: dict[str, Fix], fixed_checks: list[SpaceCheck] | None,
                    closing: list[str] | None = None, places: list[tuple[str, int]] | None = None,
-                   dialect: str | None = None) -> CheckResult:
+                   dialect: str | None = None, notes: tuple[str, ...] = ()) -> CheckResult:
     """`places`: each statement's file and line, where a finding points."""
     fixed = {c.name: c for c in fixed_checks or ()}
 
     def place(check: SpaceCheck) -> tuple[str, int] | None:
         if places is None:
             return None
-        kind, name = (INDEX_KIND, check.name.split(".", 1)[1]) if check.kind == "index" else (TABLE_KIND, check.name)
+        kind, name = (INDEX_KIND, check.index) if check.index else (TABLE_KIND, check.name)
         found = last_creating(statements, kind, name)
         return None if found is None else places[found]
 
     return CheckResult(source, tuple(lines),
                        tuple(space_result(c, fixes.get(c.name), fixed.get(c.name), statements, place(c))
                              for c in checks),
-                       tuple(closing or ()), dialect)
+                       tuple(closing or ()), dialect, notes)

@@ -194,4 +194,4 @@ def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraf
     closing = (write_columns(request.write_columns, source_args, schema, checks) if request.write_columns is not None
                else next_step(source_args, schema, checks, request.columns))
     return spanner_result(source, lines, statements, checks, fixes, fixed_checks, [""] + closing if closing else [],
-                          places, schema.dialect), drafts
+                          places, schema.dialect, schema.notes), drafts

@@ -30,7 +30,7 @@ from keybench.check.schema import (
     sequence_default,
     uuid_default,
 )
-from keybench.design.ddl import INDEX_KIND, SEQUENCE_KIND, TABLE_KIND, creates
+from keybench.design.ddl import INDEX_KIND, SEQUENCE_KIND, TABLE_KIND, creates, creation, name_pattern
 from keybench.infra.signals import interrupt_point
 
 # A leading column with at least this many values per node spreads the monotonic one behind it.
@@ -70,6 +70,10 @@ class Fix:
         dialect = self.schema.dialect
         rewritten = fixed_statements(original, self.schema, list(self.changed))
         new = [s for s in rewritten if s not in original and not s.startswith("ALTER TABLE")]
+        found = creation(original, TABLE_KIND, table.name)
+        if found is not None and found[1] != table.name:  # rewritten under the name it was created with
+            was = dataclasses.replace(table, name=found[1]).ddl(dialect)
+            new = [table.ddl(dialect) + s[len(was):] if s.startswith(was) else s for s in new]
         indexes = [i.ddl(dialect) for i in self.schema.indexes_of(table.name) if not i.managed]
         return new + [i for i in indexes if i not in new] + table.constraint_ddl(dialect)
 
@@ -180,7 +184,9 @@ def _bit_reversed(check: SpaceCheck, schema: Schema, table: Table, column: str, 
 def _shard_source(table: Table, column: str, check: SpaceCheck, nodes: int) -> Column | None:
     """What a shard column hashes: the monotonic column itself, unless it is a commit
     timestamp (a generated column may not read one); then another key column. Never a column of
-    few values, nor one generated from such: its hash takes no more values than it does."""
+    few values, nor a generated one (the shard column an earlier fix of the table put first,
+    whose values are as few; and one a new table only has, which the index's own fix, applied
+    to the schema as it stands, could not read)."""
     assumed = dict(check.assumptions)
 
     def few(name: str) -> bool:
@@ -188,7 +194,8 @@ def _shard_source(table: Table, column: str, check: SpaceCheck, nodes: int) -> C
         return d is not None and d.name in WITH_VALUES and not spreads(d, nodes)
 
     candidates = [column] + [k.name for k in table.key if k.name != column]
-    return next((table.column(c) for c in candidates if not table.column(c).commit_timestamp and not few(c)), None)
+    return next((table.column(c) for c in candidates
+                 if not table.column(c).commit_timestamp and table.column(c).generated is None and not few(c)), None)
 
 
 def _shard_column(source: Column, shards: int, name: str, dialect: str) -> Column:
@@ -280,15 +287,21 @@ def fixed_statements(statements: list[str], fixed: Schema, changed: list[str]) -
     out = list(statements)
     added: list[str] = []  # the rewritten tables' constraints, added once every table exists
     tables = {t.name: t for t in fixed.tables}
+    indexes = {i.name for i in fixed.indexes}
     for name in dict.fromkeys(changed):
-        created = creates(f"{TABLE_KIND}|{INDEX_KIND}|{SEQUENCE_KIND}", name)
-        at = next((i for i, s in enumerate(out) if created.match(s)), None)
-        if at is not None:
-            out[at] = by_name[name] + (_postgresql_filter(out[at]) if dialect == POSTGRESQL else "")
+        # the last statement that creates it (a migration may drop it and create it again),
+        # under the name it had then (a table renamed since is rewritten under it, and renamed)
+        found = creation(out, INDEX_KIND if name in indexes else TABLE_KIND, name) or creation(
+            out, SEQUENCE_KIND, name)
+        if found is not None:
+            at, created_as = found
+            ddl = by_name[name] if created_as == name else dataclasses.replace(tables[name],
+                                                                                name=created_as).ddl(dialect)
+            out[at] = ddl + (_postgresql_filter(out[at]) if dialect == POSTGRESQL else "")
             # The rewritten table is the table as it stands after the last statement: a later
             # migration that alters it (a column, a constraint, its deletion policy) is in it.
-            later = _alterations(name)
-            out = out[:at + 1] + [s for s in out[at + 1:] if not later.match(s)]
+            later = [_alterations(each) for each in {name, created_as}]
+            out = out[:at + 1] + [s for s in out[at + 1:] if not any(p.match(s) for p in later)]
             added += tables[name].constraint_ddl(dialect) if name in tables else []
         elif by_name[name].startswith("CREATE SEQUENCE"):
             out.insert(0, by_name[name])
@@ -301,7 +314,7 @@ def _alterations(table: str) -> re.Pattern:
     """ALTER TABLE statements of `table` that change what its rewrite already holds: a column
     added, dropped or altered, a constraint, a row deletion policy or TTL; not a synonym or a
     rename."""
-    return re.compile(rf"^\s*ALTER\s+TABLE\s+(IF\s+EXISTS\s+)?(ONLY\s+)?[`\"]?{re.escape(table)}[`\"]?\s+"
+    return re.compile(rf"^\s*ALTER\s+TABLE\s+(IF\s+EXISTS\s+)?(ONLY\s+)?[`\"]?{name_pattern(table)}[`\"]?\s+"
                       rf"(?!(?:ADD|DROP)\s+SYNONYM\b|RENAME\b)", re.IGNORECASE)
 
 

@@ -73,6 +73,7 @@ def check_document(result: CheckResult, fail_on: tuple[str, ...], exit_code: int
         "counts": {verdict: sum(s.verdict == verdict for s in result.spaces)
                    for verdict in (HOTSPOT, HOT_ROW, SPREAD, INCONCLUSIVE)},
         "spaces": [space_document(s, fail_on) for s in result.spaces],
+        "notes": list(result.notes),
     }
 
 

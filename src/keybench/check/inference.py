@@ -143,15 +143,15 @@ def read_columns_file(path: str | Path) -> dict[str, Distribution]:
     return stated
 
 
-def _flatten(spec: dict):
+def _flatten(spec: dict, within: str = ""):
     """`Orders.CustomerId = ...` arrives as {"Orders": {"CustomerId": ...}}: a table of
-    tables is a table's columns, a table with `distribution` is one column's entry."""
+    tables is a table's columns (a schema's tables', `sales.Orders.CustomerId`), a table with
+    `distribution` is one column's entry."""
     for key, value in spec.items():
         if isinstance(value, dict) and "distribution" not in value:
-            for column, entry in value.items():
-                yield f"{key}.{column}", entry
+            yield from _flatten(value, f"{within}{key}.")
         else:
-            yield key, value
+            yield f"{within}{key}", value
 
 
 def infer(schema: Schema, table: Table, column: Column, stated: dict[str, Distribution],

@@ -53,7 +53,8 @@ class SpaceCheck:
 
     @property
     def name(self) -> str:
-        return f"{self.table}.{self.index}" if self.index else self.table
+        # An index of a named schema's table is named with that schema once (sales.Orders.ByDate).
+        return f"{self.table}.{self.index.rpartition('.')[2]}" if self.index else self.table
 
     @property
     def kind(self) -> str:
@@ -272,7 +273,7 @@ def check_schema(schema: Schema, stated: dict[str, Distribution], source: Path, 
             if time.monotonic() - said >= PROGRESS_EVERY_S and number < len(schema.tables):
                 # A large schema takes minutes: say how far it got (stderr; the verdicts go to stdout).
                 said = time.monotonic()
-                progress(f"  {source.name}: checked {number} of {len(schema.tables)} tables ({said - started:.0f} s)")
+                progress(f"  {source.name}: modelling {number} of {len(schema.tables)} tables ({said - started:.0f} s)")
         return [check for table_checks in pending for check in table_checks()]
     finally:
         modeller.close()

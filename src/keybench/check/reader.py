@@ -33,6 +33,7 @@ from keybench.check.schema import (
     Table,
     from_postgresql_type,
 )
+from keybench.check.statements import SEARCH_INDEX_TYPE, created_table, for_emulator, keyless_kind, not_ddl
 from keybench.errors import KeybenchError, readable
 from keybench.infra.signals import interrupt_point
 from keybench.infra.target import INSTANCE, PROJECT
@@ -40,23 +41,26 @@ from keybench.infra.target import INSTANCE, PROJECT
 DATABASE_PREFIX = "kb-check-"
 
 DATABASE_DIALECTS = {GOOGLESQL: DatabaseDialect.GOOGLE_STANDARD_SQL, POSTGRESQL: DatabaseDialect.POSTGRESQL}
-# The schema a user's objects live in: unnamed in GoogleSQL, public in PostgreSQL. Unquoted
-# names fold to lower case in PostgreSQL, so the same queries read either dialect.
+# The schema a user's objects live in unless named (`CREATE TABLE sales.Orders`): unnamed in
+# GoogleSQL, public in PostgreSQL. Unquoted names fold to lower case in PostgreSQL, so the same
+# queries read either dialect. Every schema but the system's is read: a table of a named schema
+# is named with it (sales.Orders), as Spanner's DDL and its clients name it.
 USER_SCHEMA = {GOOGLESQL: "", POSTGRESQL: "public"}
+SYSTEM_SCHEMAS = "('INFORMATION_SCHEMA', 'SPANNER_SYS', 'information_schema', 'spanner_sys', 'pg_catalog')"
+IN_USER_SCHEMAS = f"TABLE_SCHEMA NOT IN {SYSTEM_SCHEMAS}"
 
-TABLES = ("SELECT TABLE_NAME, PARENT_TABLE_NAME, ON_DELETE_ACTION FROM INFORMATION_SCHEMA.TABLES "
-          "WHERE TABLE_SCHEMA = '{schema}' AND TABLE_TYPE = 'BASE TABLE'")
-COLUMNS = ("SELECT TABLE_NAME, COLUMN_NAME, SPANNER_TYPE, IS_NULLABLE, COLUMN_DEFAULT, GENERATION_EXPRESSION, "
-           "IS_STORED FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA = '{schema}' ORDER BY TABLE_NAME, "
-           "ORDINAL_POSITION")
-COMMIT_TIMESTAMPS = ("SELECT TABLE_NAME, COLUMN_NAME FROM INFORMATION_SCHEMA.COLUMN_OPTIONS WHERE TABLE_SCHEMA = "
-                     "'{schema}' "
-                     "AND OPTION_NAME = 'allow_commit_timestamp' AND OPTION_VALUE = 'TRUE'")
-INDEXES = ("SELECT TABLE_NAME, INDEX_NAME, INDEX_TYPE, PARENT_TABLE_NAME, IS_UNIQUE, IS_NULL_FILTERED, "
-           "SPANNER_IS_MANAGED FROM INFORMATION_SCHEMA.INDEXES WHERE TABLE_SCHEMA = '{schema}'")
-INDEX_COLUMNS = ("SELECT TABLE_NAME, INDEX_NAME, COLUMN_NAME, ORDINAL_POSITION, COLUMN_ORDERING "
-                 "FROM INFORMATION_SCHEMA.INDEX_COLUMNS WHERE TABLE_SCHEMA = '{schema}' "
-                 "ORDER BY TABLE_NAME, INDEX_NAME, ORDINAL_POSITION")
+TABLES = ("SELECT TABLE_SCHEMA, TABLE_NAME, PARENT_TABLE_NAME, ON_DELETE_ACTION FROM INFORMATION_SCHEMA.TABLES "
+          f"WHERE {IN_USER_SCHEMAS} AND TABLE_TYPE = 'BASE TABLE'")
+COLUMNS = ("SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, SPANNER_TYPE, IS_NULLABLE, COLUMN_DEFAULT, "
+           f"GENERATION_EXPRESSION, IS_STORED FROM INFORMATION_SCHEMA.COLUMNS WHERE {IN_USER_SCHEMAS} "
+           "ORDER BY TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION")
+COMMIT_TIMESTAMPS = ("SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME FROM INFORMATION_SCHEMA.COLUMN_OPTIONS WHERE "
+                     f"{IN_USER_SCHEMAS} AND OPTION_NAME = 'allow_commit_timestamp' AND OPTION_VALUE = 'TRUE'")
+INDEXES = ("SELECT TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, INDEX_TYPE, PARENT_TABLE_NAME, IS_UNIQUE, IS_NULL_FILTERED, "
+           f"SPANNER_IS_MANAGED FROM INFORMATION_SCHEMA.INDEXES WHERE {IN_USER_SCHEMAS}")
+INDEX_COLUMNS = ("SELECT TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, COLUMN_NAME, ORDINAL_POSITION, COLUMN_ORDERING "
+                 f"FROM INFORMATION_SCHEMA.INDEX_COLUMNS WHERE {IN_USER_SCHEMAS} "
+                 "ORDER BY TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, ORDINAL_POSITION")
 SEQUENCE_OPTIONS = {
     GOOGLESQL: "SELECT NAME, OPTION_NAME, OPTION_VALUE FROM INFORMATION_SCHEMA.SEQUENCE_OPTIONS",
     # PostgreSQL has no SEQUENCE_OPTIONS: the same facts are columns of SEQUENCES, named here as
@@ -68,123 +72,8 @@ SEQUENCE_OPTIONS = {
 
 # A column line of the emulator's own DDL (GetDatabaseDdl) with an identity: INFORMATION_SCHEMA
 # on the emulator says IS_IDENTITY = NO for it in both dialects, the DDL it writes back does not.
-CREATE_TABLE = re.compile(r"^\s*CREATE\s+TABLE\s+[`\"]?(\w+)[`\"]?", re.IGNORECASE)
 IDENTITY_COLUMN = re.compile(r"^\s*[`\"]?(\w+)[`\"]?\s.*?\b(GENERATED\s+(?:BY\s+DEFAULT|ALWAYS)\s+AS\s+IDENTITY"
                              r"(?:\s*\([^)]*\))?)", re.IGNORECASE | re.MULTILINE)
-
-
-# Statements that define no key space: graphs, search and vector indexes, change streams,
-# views, models, roles and grants, placements, locality groups, proto bundles, database
-# options, statistics. When the emulator refuses one (a feature newer than its version), the
-# check notes it and goes on; a refused statement that defines a key is still an error.
-KEYLESS = re.compile(
-    r"^\s*(?:(?:CREATE|ALTER|DROP)\s+(?:OR\s+REPLACE\s+)?(?:IF\s+(?:NOT\s+)?EXISTS\s+)?"
-    r"(?P<object>PROPERTY\s+GRAPH|SEARCH\s+INDEX|VECTOR\s+INDEX|CHANGE\s+STREAM|VIEW|MODEL|ROLE|PLACEMENT"
-    r"|LOCALITY\s+GROUP|PROTO\s+BUNDLE|FUNCTION)\b"
-    r"|(?P<statement>GRANT|REVOKE|ANALYZE|ALTER\s+DATABASE|ALTER\s+STATISTICS))", re.IGNORECASE)
-# An index that is no key-ordered range of rows: a search index keeps tokens, not rows in key
-# order, so the split model has nothing to say about it. The emulator writes one back as a
-# plain CREATE INDEX, so it is known by what it indexes: TOKENLIST columns, which only a search
-# index takes.
-SEARCH_INDEX_TYPE = "TOKENLIST"
-
-
-# Statements in a schema file that are no DDL at all: seed data, queries, and the session and
-# batch commands of PGAdapter or the Spanner CLI. The emulator's DDL call refuses them; they
-# have no bearing on keys, so they are left out before it is asked, and counted in one note.
-NOT_DDL = re.compile(r"^\s*(?P<verb>INSERT|UPDATE|DELETE|MERGE|SELECT|WITH|CALL|SET|SHOW|RESET|BEGIN|COMMIT|ROLLBACK"
-                     r"|START\s+BATCH|RUN\s+BATCH|ABORT\s+BATCH|EXPLAIN)\b", re.IGNORECASE)
-
-
-def not_ddl(statement: str) -> str | None:
-    """The verb of a statement that is no DDL (`INSERT`, `START BATCH`), else None."""
-    found = NOT_DDL.match(statement)
-    return " ".join(found.group("verb").upper().split()) if found else None
-
-
-def keyless_kind(statement: str) -> str | None:
-    """What a statement that defines no key space creates or does (`PROPERTY GRAPH`, `GRANT`), else None."""
-    found = KEYLESS.match(statement)
-    if found is None:
-        return None
-    return " ".join((found.group("object") or found.group("statement")).upper().split())
-
-
-def _without_ascending(found: re.Match) -> str:
-    return re.sub(r"\s+ASC\b", "", found.group(0), flags=re.IGNORECASE)
-
-
-def _substituting(pattern: re.Pattern, replacement) -> Callable[[str], str]:
-    return lambda statement: pattern.sub(replacement, statement)
-
-
-# Cloud Spanner takes an unnamed key only; a CONSTRAINT name before it is left to be refused.
-TABLE_ELEMENT_KEY = re.compile(r"^\s*(PRIMARY\s+KEY\s*\(.*\))\s*$", re.IGNORECASE | re.DOTALL)
-
-
-def _key_after_columns(statement: str) -> str:
-    """A CREATE TABLE whose PRIMARY KEY (...) is an element of its column list, as Cloud Spanner
-    also takes it (`CREATE TABLE t (a INT64, b INT64, PRIMARY KEY (a, b))`), with the key moved
-    after the list, where every Spanner version reads it; any other statement as it is."""
-    elements, depth, start, opened, quote = [], 0, 0, -1, ""
-    escaped = False
-    for at, char in enumerate(statement):
-        if quote:
-            escaped, quote = (False, quote) if escaped else (char == "\\", "" if char == quote else quote)
-        elif char in "'\"`":
-            quote = char
-        elif char == "(":
-            depth += 1
-            if depth == 1 and opened < 0:
-                opened = start = at + 1
-        elif char == ")":
-            depth -= 1
-            if depth == 0 and opened >= 0:
-                elements.append((start, at))
-                break
-        elif char == "," and depth == 1:
-            elements.append((start, at))
-            start = at + 1
-    else:
-        return statement  # no closed column list: leave it to the emulator's own message
-    keys = [(begin, end) for begin, end in elements if TABLE_ELEMENT_KEY.match(statement[begin:end])]
-    if len(keys) != 1 or len(elements) < 2:
-        return statement
-    begin, end = keys[0]
-    key = TABLE_ELEMENT_KEY.match(statement[begin:end]).group(1)  # type: ignore[union-attr]
-    kept = [statement[b:e] for b, e in elements if (b, e) != (begin, end)]
-    closed = elements[-1][1]
-    return f"{statement[:opened]}{','.join(kept)}) {key}{statement[closed + 1:]}"
-
-
-# What Spanner takes and this emulator version does not, in a statement that defines a key
-# space: each rewritten into what the emulator reads the same way for keys, when the emulator
-# refuses the statement as written; the note says so. (dialect, rewrite, what)
-EMULATOR_GAPS = (
-    (GOOGLESQL, _substituting(re.compile(r",\s*OPTIONS\s*\((?:[^()]|\([^()]*\))*\)\s*$", re.IGNORECASE), ""),
-     "its table OPTIONS left out (no bearing on keys)"),
-    (GOOGLESQL, _key_after_columns, "its PRIMARY KEY moved from the column list to after it (the same key)"),
-    (POSTGRESQL, _substituting(re.compile(r"\b(?:big|small)?serial[248]?\b", re.IGNORECASE),
-                               "bigint GENERATED BY DEFAULT AS IDENTITY (BIT_REVERSED_POSITIVE)"),
-     "serial read as an identity column of Spanner's one sequence kind, bit_reversed_positive"),
-    (POSTGRESQL, _substituting(re.compile(r"PRIMARY\s+KEY\s*\([^)]*\bASC\b[^)]*\)", re.IGNORECASE),
-                               _without_ascending),
-     "ASC left out of its PRIMARY KEY (the order keys take anyway)"),
-)
-
-
-def for_emulator(statement: str, dialect: str) -> tuple[str, list[str]]:
-    """The statement with this emulator's known gaps rewritten, and what each rewrite did."""
-    done: list[str] = []
-    if not CREATE_TABLE.match(statement):
-        return statement, done
-    for gap_dialect, rewrite, what in EMULATOR_GAPS:
-        if gap_dialect == dialect:
-            rewritten = rewrite(statement)
-            if rewritten != statement:
-                statement = rewritten
-                done.append(what)
-    return statement, done
 
 
 class DdlRefused(KeybenchError):
@@ -255,7 +144,8 @@ def apply_ddl(scratch: Scratch, statements: list[str], source: Path, dialect: st
         except gexc.GoogleAPICallError as exc:
             _unless_silent(exc)
             rewritten, done = for_emulator(statement, dialect)
-            if done and _applies(scratch, rewritten):
+            refused_too = _refusal(scratch, rewritten) if done else None
+            if done and refused_too is None:
                 rewrites.setdefault("; ".join(done), []).append(label)
                 continue
             kind = keyless_kind(statement)
@@ -265,9 +155,12 @@ def apply_ddl(scratch: Scratch, statements: list[str], source: Path, dialect: st
                 notes.append(f"{label} ({kind}) skipped: it defines no key space, and this Spanner "
                              f"emulator{_emulator_version()} refused it ({detail[:120]})")
                 continue
+            also = (f"; rewritten for this emulator ({'; '.join(done)}), it was refused too: {refused_too}"
+                    if done else "")
             raise DdlRefused(f"{source}: {label} refused by the Spanner emulator "
                              f"({DIALECT_TITLES[dialect]}): "
-                             f"{exc.message} (statement: {_shown(statement)})", number, dialect, exc.message) from None
+                             f"{exc.message}{also} (statement: {_shown(statement)})", number, dialect,
+                             exc.message) from None
     for what, where in rewrites.items():
         # A schema written in one style has every table so: one note, not one per table.
         notes.append(f"{_listed(where)} rewritten for this Spanner emulator{_emulator_version()}, which refused "
@@ -282,13 +175,14 @@ def _listed(labels: list[str]) -> str:
     return ", ".join(labels[:3]) + (f" and {len(labels) - 3} more" if len(labels) > 3 else "")
 
 
-def _applies(scratch: Scratch, statement: str) -> bool:
+def _refusal(scratch: Scratch, statement: str) -> str | None:
+    """Why the emulator refused the statement; None: it took it."""
     try:
         admin.update_ddl(scratch.client, scratch.database, [statement])
     except gexc.GoogleAPICallError as exc:
         _unless_silent(exc)
-        return False
-    return True
+        return readable(exc.message)
+    return None
 
 
 def _unless_silent(exc: gexc.GoogleAPICallError) -> None:
@@ -348,12 +242,20 @@ def read_schema(scratch: Scratch, dialect: str = GOOGLESQL) -> Schema:
 def schema_from(rows: Callable[[str], list[tuple]], ddl_of: Callable[[], list[str]], dialect: str) -> Schema:
     """read_schema from the rows of its queries (`rows(sql)`, values as the client library gives
     them: INT64 as int) and the database's DDL (`ddl_of()`), however they are read."""
-    def queried(sql: str) -> list[tuple]:
-        return rows(sql.format(schema=USER_SCHEMA[dialect]))
+    def queried(sql: str, *names: int) -> list[tuple]:
+        """The rows, each led by its schema: that column dropped, and the names at `names` (the
+        row's table, its parent) qualified with it where it is a named schema."""
+        found = []
+        for schema, *row in rows(sql):
+            for at in names:
+                row[at] = row[at] and (row[at] if schema == USER_SCHEMA[dialect] else f"{schema}.{row[at]}")
+            found.append(tuple(row))
+        return found
 
-    tables, columns, commit_ts = queried(TABLES), queried(COLUMNS), set(queried(COMMIT_TIMESTAMPS))
-    indexes, index_columns = queried(INDEXES), queried(INDEX_COLUMNS)
-    sequence_options = _sequence_options(queried(SEQUENCE_OPTIONS[dialect]), dialect)
+    tables, columns, commit_ts = queried(TABLES, 0, 1), queried(COLUMNS, 0), set(queried(COMMIT_TIMESTAMPS, 0))
+    # An index is interleaved in a table of its own schema, and named with it as its table is (below).
+    indexes, index_columns = queried(INDEXES, 0, 3), queried(INDEX_COLUMNS, 0)
+    sequence_options = _sequence_options(rows(SEQUENCE_OPTIONS[dialect]), dialect)
     ddl = ddl_of()
     identities = _identities(ddl)
     extras = _table_extras(ddl)
@@ -378,7 +280,7 @@ def schema_from(rows: Callable[[str], list[tuple]], ddl_of: Callable[[], list[st
               on_delete or None, *extras.get(name, ((), None)))
         for name, parent, on_delete in _parents_first(tables))
     found_indexes = tuple(
-        Index(index, table, tuple(keys.get((table, index), ())), tuple(storing.get((table, index), ())),
+        Index(_beside(table, index), table, tuple(keys.get((table, index), ())), tuple(storing.get((table, index), ())),
               _flag(null_filtered), _flag(unique), parent or None, _flag(managed))
         for table, index, kind, parent, unique, null_filtered, managed in sorted(indexes)
         if kind == "INDEX" and index not in searches)
@@ -389,6 +291,12 @@ def schema_from(rows: Callable[[str], list[tuple]], ddl_of: Callable[[], list[st
                   for name in sorted(searches))
     return Schema(found_tables, found_indexes, tuple(Sequence(n, o) for n, o in sorted(options.items())), dialect,
                   notes)
+
+
+def _beside(table: str, name: str) -> str:
+    """An index's name qualified with its table's schema (sales.OrdersByDate), as DDL names it."""
+    schema, dot, _ = table.rpartition(".")
+    return f"{schema}{dot}{name}"
 
 
 CONSTRAINT_LINE = re.compile(r"^\s*((?:CONSTRAINT\s+\S+\s+)?(?:FOREIGN\s+KEY|CHECK)\b.*?),?\s*$",
@@ -402,10 +310,10 @@ def _table_extras(statements) -> dict[str, tuple[tuple[str, ...], str | None]]:
     later ALTER TABLE's constraint or policy is already folded into the CREATE TABLE."""
     found = {}
     for statement in statements:
-        table = CREATE_TABLE.match(statement)
+        table = created_table(statement)
         if table:
             policy = DELETION_POLICY.search(statement.rpartition("PRIMARY KEY")[2])
-            found[table.group(1)] = (tuple(m.group(1).strip() for m in CONSTRAINT_LINE.finditer(statement)),
+            found[table] = (tuple(m.group(1).strip() for m in CONSTRAINT_LINE.finditer(statement)),
                                      " ".join(policy.group(1).split()) if policy else None)
     return found
 
@@ -414,9 +322,9 @@ def _identities(statements) -> dict[tuple[str, str], str]:
     """{(table, column): its GENERATED ... AS IDENTITY (...) clause} from the emulator's DDL."""
     found: dict[tuple[str, str], str] = {}
     for statement in statements:
-        table = CREATE_TABLE.match(statement)
+        table = created_table(statement)
         if table:
-            found |= {(table.group(1), m.group(1)): m.group(2) for m in IDENTITY_COLUMN.finditer(statement)}
+            found |= {(table, m.group(1)): m.group(2) for m in IDENTITY_COLUMN.finditer(statement)}
     return found
 
 

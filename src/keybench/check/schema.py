@@ -71,7 +71,10 @@ POSTGRESQL_RESERVED = frozenset("""
 def quoted(name: str, dialect: str) -> str:
     """A name as the dialect must write it in DDL keybench generates: quoted when it is a
     reserved keyword (a table named `Order`) or not a plain identifier, and in PostgreSQL also
-    when it has capitals (an unquoted name folds to lower case)."""
+    when it has capitals (an unquoted name folds to lower case). A name in a named schema
+    (sales.Orders) is its two parts, each quoted so."""
+    if "." in name:  # a Spanner name holds no dot: it is the schema's and the object's
+        return ".".join(quoted(part, dialect) for part in name.split("."))
     if dialect == POSTGRESQL:
         plain = re.fullmatch(r"[a-z_][a-z0-9_]*", name) and name not in POSTGRESQL_RESERVED
         return name if plain else '"' + name.replace('"', '""') + '"'
@@ -191,7 +194,8 @@ class Index:
     def ddl(self, dialect: str = GOOGLESQL) -> str:
         if dialect == POSTGRESQL:
             # NULL_FILTERED is a WHERE clause, which the emulator drops: fixed_statements keeps the user's.
-            text = (f"CREATE {'UNIQUE ' * self.unique}INDEX {quoted(self.name, dialect)} ON "
+            # PostgreSQL creates an index in its table's schema, named without it
+            text = (f"CREATE {'UNIQUE ' * self.unique}INDEX {quoted(self.name.rpartition('.')[2], dialect)} ON "
                     f"{quoted(self.table, dialect)} ({key_ddl(self.key, dialect)})")
             if self.storing:
                 text += f" INCLUDE ({', '.join(quoted(c, dialect) for c in self.storing)})"

@@ -37,7 +37,7 @@ from functools import cached_property
 
 import numpy as np
 
-from keybench.design.ddl import INDEX_KIND, TABLE_KIND, creates
+from keybench.design.ddl import INDEX_KIND, TABLE_KIND, created_name, creates
 from keybench.design.events import EPOCH, WriteEvent, ts_us_of
 from keybench.design.keys import Part, join_segments
 from keybench.design.plans import ReadRequest, Span
@@ -144,7 +144,7 @@ def index_key_parts(strategy, index) -> tuple[Part, ...]:
 _STATEMENT_TABLE = creates(TABLE_KIND)
 _STATEMENT_INDEX = creates(INDEX_KIND)
 _PRIMARY_KEY = re.compile(r"PRIMARY\s+KEY\s*\(([^)]*)\)", re.I)
-_INTERLEAVED_IN = re.compile(r"INTERLEAVE\s+IN\s+(?:PARENT\s+)?[`\"]?(\w+)", re.I)
+_INTERLEAVED_IN = re.compile(r"INTERLEAVE\s+IN\s+(?:PARENT\s+)?((?:[`\"]?\w+[`\"]?\.)?[`\"]?\w+)", re.I)
 
 
 def root_key_columns(ddl: tuple[str, ...]) -> dict[str, int]:
@@ -156,13 +156,13 @@ def root_key_columns(ddl: tuple[str, ...]) -> dict[str, int]:
         named = _STATEMENT_TABLE.match(statement) or _STATEMENT_INDEX.match(statement)
         if not named:
             continue
-        name = named.group(1).lower()
+        name = created_name(named).lower()
         key = _PRIMARY_KEY.search(statement)
         if key and _STATEMENT_TABLE.match(statement):
             key_columns[name] = len([c for c in key.group(1).split(",") if c.strip()])
         interleaved = _INTERLEAVED_IN.search(statement)
         if interleaved:
-            parent[name] = interleaved.group(1).lower()
+            parent[name] = created_name(interleaved).lower()
     roots = {}
     for name in parent:
         root, seen = name, set()

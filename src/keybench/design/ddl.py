@@ -15,16 +15,67 @@ def creates(kind: str, name: str | None = None) -> re.Pattern:
     """A statement that creates a `kind` (TABLE_KIND, INDEX_KIND, SEQUENCE_KIND, or several
     joined by `|`) named `name` (any name, as group 1, when None): with or without IF NOT
     EXISTS, the name bare, `quoted` or "quoted", in any case (PostgreSQL folds an unquoted name
-    to lower case)."""
-    named = r"(\w+)" if name is None else re.escape(name)
+    to lower case). A name in a named schema is qualified with it (`sales.Orders`), each part
+    quoted or not; with no `name`, created_name(match) reads it."""
+    named = rf"((?:\w+{_DOT})?\w+)" if name is None else name_pattern(name)
+    if kind == INDEX_KIND and name is not None and "." in name:
+        # PostgreSQL names an index without its schema (it is its table's): either way
+        named = rf"(?:{_DOT.join(map(re.escape, name.split('.')[:-1]))}{_DOT})?{re.escape(name.split('.')[-1])}"
     return re.compile(rf"^\s*CREATE\s+(?:{kind})\s+(?:IF\s+NOT\s+EXISTS\s+)?[`\"]?{named}(?![\w`\"]*\w)", re.I)
+
+
+_DOT = r"[`\"]?\.[`\"]?"  # between a schema's name and its object's, either quoted or not
+
+
+def name_pattern(name: str) -> str:
+    """A regular expression of the name as DDL writes it, within its quotes: `sales.Orders`
+    also as sales.`Orders` or "sales"."orders" (a Spanner name holds no dot)."""
+    return _DOT.join(map(re.escape, name.split(".")))
+
+
+def created_name(match: re.Match) -> str:
+    """The name a `creates(kind)` match found, qualified with its schema, without quotes."""
+    return re.sub(r"[`\"]", "", match.group(1))
 
 
 def last_creating(statements: list[str], kind: str, name: str) -> int | None:
     """The index of the last statement that creates the `kind` named `name` (a migration may
     drop and create it again: the last one stands); None: none does."""
-    pattern = creates(kind, name)
-    return next((n for n in range(len(statements) - 1, -1, -1) if pattern.match(statements[n])), None)
+    found = creation(statements, kind, name)
+    return found[0] if found else None
+
+
+_NAME = r"(?:[`\"]?\w+[`\"]?\.)?[`\"]?\w+[`\"]?"  # a name, qualified with its schema's or not, quoted or not
+_RENAMES = (re.compile(rf"^\s*ALTER\s+TABLE\s+(?:IF\s+EXISTS\s+)?(?:ONLY\s+)?({_NAME})\s+RENAME\s+TO\s+({_NAME})",
+                       re.IGNORECASE),
+            re.compile(rf"(?:^\s*RENAME\s+TABLE\s+|,\s*)({_NAME})\s+TO\s+({_NAME})", re.IGNORECASE))
+
+
+def creation(statements: list[str], kind: str, name: str) -> tuple[int, str] | None:
+    """The index of the last statement that creates the `kind` named `name`, and the name it
+    gave: a table renamed since (`ALTER TABLE Mixtapes RENAME TO Playlists`, GoogleSQL's
+    `RENAME TABLE a TO b, c TO d`) was created under its earlier name. None: none creates it,
+    or no table has that name after the statements (one was renamed away)."""
+    current = name
+    for at in range(len(statements) - 1, -1, -1):
+        statement = statements[at]
+        if creates(kind, current).match(statement):
+            return at, current
+        for before, after in _renames(statement) if kind == TABLE_KIND else ():
+            if before.lower() == current.lower():
+                return None  # renamed away: the table of that name now was never created
+            if after.lower() == current.lower():
+                current = before  # before this statement, the table had that name
+                break
+    return None
+
+
+def _renames(statement: str) -> list[tuple[str, str]]:
+    """The (before, after) names of the tables a statement renames."""
+    if not re.match(r"^\s*(?:ALTER|RENAME)\b", statement, re.IGNORECASE):
+        return []
+    return [(re.sub(r"[`\"]", "", before), re.sub(r"[`\"]", "", after))
+            for pattern in _RENAMES for before, after in (m.groups() for m in pattern.finditer(statement))]
 
 
 def split_ddl(text: str) -> list[str]:
@@ -121,5 +172,5 @@ def column_types(statements: tuple[str, ...] | list[str]) -> dict[tuple[str, str
         for text in items:
             column = _COLUMN.match(text)
             if column and not _NOT_COLUMN.match(text):
-                found[(named.group(1).lower(), column.group(1).lower())] = column.group(2).upper()
+                found[(created_name(named).lower(), column.group(1).lower())] = column.group(2).upper()
     return found

@@ -13,6 +13,8 @@ from pathlib import Path
 from keybench.atomic import write_atomically
 from keybench.errors import KeybenchError
 
+DEFAULT_RESULTS_DIR = Path("results")  # where `run` and `record` write their run directories, and `report` looks
+
 
 def latest_run(root: Path) -> Path:
     """The newest finished run under `root` (by its summary.csv's time): what `report` and

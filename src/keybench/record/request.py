@@ -9,6 +9,7 @@ from pathlib import Path
 
 from keybench.design.strategies import BACKENDS
 from keybench.errors import KeybenchError
+from keybench.measure.rundir import DEFAULT_RESULTS_DIR
 from keybench.model.params import SplitParams
 from keybench.model.verdict import check_verdicts
 from keybench.terminal import visible
@@ -20,7 +21,7 @@ class RecordRequest:
     listen: bool = False
     backends: tuple[str, ...] = BACKENDS
     params: SplitParams = field(default_factory=SplitParams)
-    results_dir: Path = Path("results")
+    results_dir: Path = DEFAULT_RESULTS_DIR
     run_id: str | None = None
     fail_on_verdict: tuple[str, ...] = ()
     host: str = "127.0.0.1"

@@ -64,8 +64,14 @@ def dml_rows(sql: str, dialect: str) -> DmlRows | None:
         row = _equalities(where.this if where is not None else None)
         if isinstance(statement, exp.Update):
             row = {**_assignments(statement.expressions), **row}
-        return DmlRows(table.name, [row])
+        return DmlRows(_table_name(table), [row])
     return None
+
+
+def _table_name(table: exp.Table) -> str:
+    """The table a statement names, with its schema's name in a named schema (sales.Orders), as
+    the schema keybench reads names it."""
+    return f"{table.db}.{table.name}" if table.db else table.name
 
 
 def _assignments(expressions) -> dict[str, object]:
@@ -85,7 +91,7 @@ def _insert(statement: exp.Insert) -> DmlRows:
     target = statement.this
     if not isinstance(target, exp.Schema) or not isinstance(target.this, exp.Table):
         raise NotAttributed("an INSERT without a column list")
-    table = target.this.name
+    table = _table_name(target.this)
     columns = [c.name.lower() for c in target.expressions]
     values = statement.expression
     if not isinstance(values, exp.Values):
@@ -203,9 +209,9 @@ def query_keys(sql: str, dialect: str) -> QueryKeys | None:
         return None
     source = statement.args.get("from") or statement.args.get("from_")
     table = source.this if source is not None else None
-    if not isinstance(table, exp.Table) or not table.name or table.args.get("db") or table.args.get("catalog"):
-        return None  # a table in a named schema: the database's default schema is the one keybench reads
-    found = QueryKeys(table.name)
+    if not isinstance(table, exp.Table) or not table.name or table.args.get("catalog"):
+        return None
+    found = QueryKeys(_table_name(table))
     where = statement.args.get("where")
     if where is None:
         return found  # every row of the table

@@ -11,6 +11,7 @@ from keybench.design.keys import DEFAULT_SEED, MAX_BUCKETS
 from keybench.design.strategies import BACKENDS, DIALECTS
 from keybench.drive.settings import MAX_USERS, WorkloadSettings, given_rate
 from keybench.errors import KeybenchError, check_range
+from keybench.measure.rundir import DEFAULT_RESULTS_DIR
 from keybench.model.params import SplitParams
 from keybench.model.verdict import check_verdicts
 
@@ -47,7 +48,7 @@ class RunOptions:
     users: int | None = None  # concurrent Locust users per stage; None: DEFAULT_USERS (smoke: SMOKE_USERS)
     spawn_rate: float = 0.0  # 0: all users at once
     duration_s: float | None = None  # per stage; None: DEFAULT_DURATION_S (smoke: SMOKE_DURATION_S)
-    results_dir: Path = Path("results")
+    results_dir: Path = DEFAULT_RESULTS_DIR
     smoke: bool = False
     seed: int = DEFAULT_SEED
     settings: WorkloadSettings = field(default_factory=WorkloadSettings)
