@@ -24,6 +24,10 @@ NAMED = {
         ) PRIMARY KEY (CreatedAt, Id);
         CREATE INDEX `sales`.`OrdersById` ON `sales`.`Orders`(Id);
         CREATE TABLE Orders (Id STRING(36) NOT NULL DEFAULT (GENERATE_UUID())) PRIMARY KEY (Id);
+        CREATE SEQUENCE sales.ItemIds OPTIONS (sequence_kind = 'bit_reversed_positive');
+        CREATE TABLE sales.Items (Id INT64 NOT NULL DEFAULT (GET_NEXT_SEQUENCE_VALUE(SEQUENCE sales.ItemIds)))
+          PRIMARY KEY (Id);
+        CREATE TABLE sales.Counters (N INT64 NOT NULL) PRIMARY KEY (N);
         """,
     "postgresql": """
         CREATE SCHEMA sales;
@@ -34,6 +38,9 @@ NAMED = {
         );
         CREATE INDEX ordersbyid ON sales.orders (id);
         CREATE TABLE orders (id varchar(36) NOT NULL DEFAULT spanner.generate_uuid(), PRIMARY KEY (id));
+        CREATE SEQUENCE sales.itemids BIT_REVERSED_POSITIVE;
+        CREATE TABLE sales.items (id bigint NOT NULL DEFAULT nextval('sales.itemids'), PRIMARY KEY (id));
+        CREATE TABLE sales.counters (n bigint NOT NULL, PRIMARY KEY (n));
         """,
 }
 
@@ -49,14 +56,20 @@ def test_a_named_schemas_tables_and_indexes_are_checked_fixed_and_gate_the_build
             for word in ("CREATE TABLE", "CREATE INDEX")}
     stated = tmp_path / "columns.toml"
     # a table of a named schema stated as TOML writes it, quoted or dotted
-    stated.write_text('"sales.orders".id = "sequential"\n' if dialect == "postgresql"
-                      else 'sales.Orders.Id = "random"\n')
+    stated.write_text('"sales.orders".id = "sequential"\nn = "sequential"\n'
+                      if dialect == "postgresql" else 'sales.Orders.Id = "random"\nN = "sequential"\n')
     result = check_result(CheckRequest(schema=schema, columns=stated, rows=5_000))
     verdicts = {(s.kind, s.table, s.index): (str(s.verdict), s.fixed_verdict, s.line) for s in result.spaces}
     orders, by_id = ("sales.orders", "ordersbyid") if dialect == "postgresql" else ("sales.Orders", "OrdersById")
     assert verdicts[("table", orders, None)] == ("hotspot", "spread", line["CREATE TABLE"]), result.text
     assert verdicts[("index", orders, by_id)][2] == line["CREATE INDEX"], result.text
     assert verdicts[("table", orders.split(".")[1], None)][0] == "spread", result.text
+    items, counters = (("sales.items", "sales.counters") if dialect == "postgresql"
+                       else ("sales.Items", "sales.Counters"))
+    # a named schema's sequence, drawn from; and one a fix creates in it, whose recheck spreads
+    assert verdicts[("table", items, None)][0] == "spread", result.text
+    assert result.table(items).assumptions["id" if dialect == "postgresql" else "Id"].startswith("bit_reversed")
+    assert verdicts[("table", counters, None)][:2] == ("hotspot", "spread"), result.text
     assert result.index(f"sales.{by_id}").name == f"{orders}.{by_id}"
     assert "the statements to apply do not apply" not in result.text, result.text
     gate = keybench("check", str(schema), "--columns", str(stated), "--rows", "5000", "--fail-on-verdict", "hotspot",
@@ -70,16 +83,24 @@ def test_a_table_renamed_by_a_migration_gets_a_fix_under_its_name_now(spanner_em
     as a second CREATE TABLE Playlists, which the emulator refused, and the check stopped."""
     folder = tmp_path / "migrations"
     folder.mkdir()
-    (folder / "001_mixtapes.sql").write_text("CREATE TABLE Mixtapes (Id INT64 NOT NULL) PRIMARY KEY (Id);\n")
-    (folder / "002_rename.sql").write_text("ALTER TABLE Mixtapes RENAME TO Playlists;\n")
+    (folder / "001_mixtapes.sql").write_text(
+        "CREATE TABLE Labels (LabelId STRING(36) NOT NULL) PRIMARY KEY (LabelId);\n"
+        "CREATE TABLE Mixtapes (Id INT64 NOT NULL) PRIMARY KEY (Id);\n")
+    (folder / "002_rename.sql").write_text(
+        "ALTER TABLE Mixtapes RENAME TO Playlists;\nALTER TABLE Playlists ADD COLUMN LabelId STRING(36);\n"
+        "ALTER TABLE Playlists ADD CONSTRAINT FK_Label FOREIGN KEY (LabelId) REFERENCES Labels (LabelId);\n")
     stated = tmp_path / "columns.toml"
     stated.write_text('Id = "sequential"\n')
     result = check_result(CheckRequest(schema=folder, columns=stated, rows=5_000))
     playlists = result.table("Playlists")
     assert (str(playlists.verdict), playlists.fixed_verdict) == ("hotspot", "spread"), result.text
-    assert (playlists.file, playlists.line) == (str(folder / "001_mixtapes.sql"), 1)
-    assert any(s.startswith("CREATE TABLE Playlists (") for s in playlists.fix_ddl), playlists.fix_ddl
+    assert (playlists.file, playlists.line) == (str(folder / "001_mixtapes.sql"), 2)
+    assert any(s.startswith("CREATE TABLE Playlists (") and "LabelId STRING(36)" in s for s in playlists.fix_ddl), (
+        playlists.fix_ddl)
     assert not any("Mixtapes" in s for s in playlists.fix_ddl), playlists.fix_ddl
+    # the index Spanner makes for the foreign key points at the statement that declares it
+    backing = [s for s in result.spaces if s.managed and s.table == "Playlists"]
+    assert backing and {(s.file, s.line) for s in backing} == {(str(folder / "002_rename.sql"), 3)}, backing
 
 
 def test_statements_the_emulator_lacks_are_rewritten_or_skipped_with_a_note_in_the_json_too(spanner_emulator, tmp_path):

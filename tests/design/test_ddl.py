@@ -7,6 +7,7 @@ from keybench.design.ddl import (
     created_name,
     creates,
     creation,
+    declaring_foreign_key,
     last_creating,
     split_ddl,
     split_ddl_lines,
@@ -116,3 +117,15 @@ def test_a_table_renamed_twice_and_a_name_taken_again_after_its_rename():
     assert creation(statements, TABLE_KIND, "C") == (0, "A")
     assert creation(statements, TABLE_KIND, "A") == (2, "A")  # the new A, not the one renamed away
     assert creation(statements, TABLE_KIND, "B") is None  # no table is called B any more: it was renamed to C
+
+
+def test_the_index_spanner_makes_for_a_foreign_key_comes_from_the_statement_that_declares_it():
+    statements = ["CREATE TABLE Labels (Id INT64) PRIMARY KEY (Id)",
+                  "CREATE TABLE Singers (Id INT64, LabelId INT64) PRIMARY KEY (Id)",
+                  "ALTER TABLE Singers ADD CONSTRAINT FK FOREIGN KEY (LabelId) REFERENCES Labels (Id)",
+                  "CREATE TABLE SingersBackup (Id INT64) PRIMARY KEY (Id)"]
+    assert declaring_foreign_key(statements, "Singers") == 2
+    assert declaring_foreign_key(statements, "Labels") == 2  # the referenced side's index
+    assert declaring_foreign_key(statements, "SingersBackup") is None
+    assert declaring_foreign_key(["CREATE TABLE `sales`.`Items` (Id INT64, CONSTRAINT F FOREIGN KEY (Id) "
+                                  "REFERENCES Labels (Id)) PRIMARY KEY (Id)"], "sales.Items") == 0

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from keybench.check.check_text import figures
 from keybench.check.fixes import Fix
 from keybench.check.keyspaces import SpaceCheck
-from keybench.design.ddl import INDEX_KIND, TABLE_KIND, last_creating
+from keybench.design.ddl import INDEX_KIND, TABLE_KIND, declaring_foreign_key, last_creating
 from keybench.errors import KeybenchError
 from keybench.model.verdict import Verdict
 
@@ -164,8 +164,10 @@ def spanner_result(source: str, lines: list[str], statements: list[str], checks:
     def place(check: SpaceCheck) -> tuple[str, int] | None:
         if places is None:
             return None
-        kind, name = (INDEX_KIND, check.index) if check.index else (TABLE_KIND, check.name)
-        found = last_creating(statements, kind, name)
+        if check.managed:  # Spanner's own index: where the foreign key it backs is declared
+            found = declaring_foreign_key(statements, check.table)
+        else:
+            found = last_creating(statements, *((INDEX_KIND, check.index) if check.index else (TABLE_KIND, check.name)))
         return None if found is None else places[found]
 
     return CheckResult(source, tuple(lines),

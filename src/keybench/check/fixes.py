@@ -103,7 +103,7 @@ def propose_all(checks: list[SpaceCheck], schema: Schema, nodes: int, shards: in
             if fix is not None:
                 by_space[space.name] = fix
                 fixed, changed = fix.schema, changed + list(fix.changed)
-                superseded |= set(fix.superseded) | {s.split(".", 1)[1] for s in fix.superseded}
+                superseded |= set(fix.superseded) | {s.rpartition(".")[2] for s in fix.superseded}
     return Fixes(by_space, fixed, tuple(changed), frozenset(superseded))
 
 
@@ -304,10 +304,15 @@ def fixed_statements(statements: list[str], fixed: Schema, changed: list[str]) -
             out = out[:at + 1] + [s for s in out[at + 1:] if not any(p.match(s) for p in later)]
             added += tables[name].constraint_ddl(dialect) if name in tables else []
         elif by_name[name].startswith("CREATE SEQUENCE"):
-            out.insert(0, by_name[name])
+            # first, but after the schemas it may be created in (CREATE SEQUENCE sales.OrdersIdSequence)
+            schemas = [at for at, statement in enumerate(out) if _CREATE_SCHEMA.match(statement)]
+            out.insert(schemas[-1] + 1 if schemas else 0, by_name[name])
         else:
             out.append(by_name[name])
     return out + added
+
+
+_CREATE_SCHEMA = re.compile(r"^\s*CREATE\s+SCHEMA\b", re.IGNORECASE)
 
 
 def _alterations(table: str) -> re.Pattern:

@@ -62,11 +62,13 @@ INDEX_COLUMNS = ("SELECT TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, COLUMN_NAME, ORDI
                  f"FROM INFORMATION_SCHEMA.INDEX_COLUMNS WHERE {IN_USER_SCHEMAS} "
                  "ORDER BY TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, ORDINAL_POSITION")
 SEQUENCE_OPTIONS = {
-    GOOGLESQL: "SELECT NAME, OPTION_NAME, OPTION_VALUE FROM INFORMATION_SCHEMA.SEQUENCE_OPTIONS",
+    GOOGLESQL: "SELECT SCHEMA, NAME, OPTION_NAME, OPTION_VALUE FROM INFORMATION_SCHEMA.SEQUENCE_OPTIONS "
+               f"WHERE SCHEMA NOT IN {SYSTEM_SCHEMAS}",
     # PostgreSQL has no SEQUENCE_OPTIONS: the same facts are columns of SEQUENCES, named here as
     # GoogleSQL names the options.
-    POSTGRESQL: "SELECT sequence_name, sequence_kind, counter_start_value AS start_with_counter, skip_range_min, "
-                "skip_range_max FROM information_schema.sequences WHERE sequence_schema = 'public'",
+    POSTGRESQL: "SELECT sequence_schema, sequence_name, sequence_kind, counter_start_value AS start_with_counter, "
+                "skip_range_min, skip_range_max FROM information_schema.sequences "
+                f"WHERE sequence_schema NOT IN {SYSTEM_SCHEMAS}",
 }
 
 
@@ -255,7 +257,7 @@ def schema_from(rows: Callable[[str], list[tuple]], ddl_of: Callable[[], list[st
     tables, columns, commit_ts = queried(TABLES, 0, 1), queried(COLUMNS, 0), set(queried(COMMIT_TIMESTAMPS, 0))
     # An index is interleaved in a table of its own schema, and named with it as its table is (below).
     indexes, index_columns = queried(INDEXES, 0, 3), queried(INDEX_COLUMNS, 0)
-    sequence_options = _sequence_options(rows(SEQUENCE_OPTIONS[dialect]), dialect)
+    sequence_options = _sequence_options(queried(SEQUENCE_OPTIONS[dialect], 0), dialect)
     ddl = ddl_of()
     identities = _identities(ddl)
     extras = _table_extras(ddl)

@@ -251,14 +251,16 @@ class Schema:
         return tuple(i for i in self.indexes if i.table == table)
 
 
-_SEQUENCE_DEFAULT = re.compile(r"GET_NEXT_SEQUENCE_VALUE\s*\(\s*SEQUENCE\s+`?(\w+)`?\s*\)"  # GoogleSQL
-                               r"|nextval\s*\(\s*'\"?(\w+)\"?'", re.IGNORECASE)  # PostgreSQL: nextval('s'::text)
+# in a named schema, qualified with it (sales.OrderIds), each part quoted or not
+_SEQUENCE_DEFAULT = re.compile(r"GET_NEXT_SEQUENCE_VALUE\s*\(\s*SEQUENCE\s+((?:`?\w+`?\.)?`?\w+`?)\s*\)"  # GoogleSQL
+                               r"|nextval\s*\(\s*'((?:\"?\w+\"?\.)?\"?\w+\"?)'",  # PostgreSQL: nextval('s'::text)
+                               re.IGNORECASE)
 
 
 def sequence_of(column: Column) -> str | None:
     """The sequence a column's default draws from, if any."""
     found = _SEQUENCE_DEFAULT.search(column.default or "")
-    return (found.group(1) or found.group(2)) if found else None
+    return re.sub(r"[`\"]", "", found.group(1) or found.group(2)) if found else None
 
 
 def sequence_default(sequence: str, dialect: str) -> str:

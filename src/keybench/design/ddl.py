@@ -70,6 +70,18 @@ def creation(statements: list[str], kind: str, name: str) -> tuple[int, str] | N
     return None
 
 
+def declaring_foreign_key(statements: list[str], table: str) -> int | None:
+    """The index of the last statement that declares a foreign key from or to `table` (its
+    CREATE TABLE, an ALTER TABLE ... ADD, or another table's REFERENCES it): where the index
+    Spanner creates to back it comes from. None: none does."""
+    named = name_pattern(table)
+    about = re.compile(rf"^\s*(?:CREATE|ALTER)\s+TABLE\s+(?:IF\s+(?:NOT\s+)?EXISTS\s+)?(?:ONLY\s+)?"
+                       rf"[`\"]?{named}[`\"]?\s|\bREFERENCES\s+[`\"]?{named}[`\"]?\s*\(", re.IGNORECASE)
+    return next((at for at in range(len(statements) - 1, -1, -1)
+                 if re.search(r"\bFOREIGN\s+KEY\b", statements[at], re.IGNORECASE) and about.search(statements[at])),
+                None)
+
+
 def _renames(statement: str) -> list[tuple[str, str]]:
     """The (before, after) names of the tables a statement renames."""
     if not re.match(r"^\s*(?:ALTER|RENAME)\b", statement, re.IGNORECASE):
