@@ -4,7 +4,7 @@ space, without an emulator (test_command.py and the corpus apply them to one).""
 import pytest
 
 from keybench.check.schema import GOOGLESQL, POSTGRESQL
-from keybench.check.statements import created_table, for_emulator, keyless_kind
+from keybench.check.statements import created_table, drops_nothing, for_emulator, keyless_kind
 
 MOVED = "its PRIMARY KEY moved from the column list to after it (the same key)"
 
@@ -88,3 +88,14 @@ def test_what_defines_no_key_space_is_named(statement, kind):
 ])
 def test_the_table_a_statement_creates_is_named_with_its_schema(statement, table):
     assert created_table(statement) == table
+
+
+@pytest.mark.parametrize("statement, refusal, dropped", [
+    ("DROP INDEX albums_album_title_key", "Index not found: albums_album_title_key", "DROP INDEX"),
+    ("drop table songs", "Table not found: songs", "DROP TABLE"),
+    ("DROP CHANGE STREAM Everything", 'Change Stream "Everything" does not exist', "DROP CHANGE STREAM"),
+    ("DROP TABLE Orders", "Cannot drop table Orders with indices: OrdersByDate", None),  # a refusal of another kind
+    ("CREATE INDEX I ON T(X)", "Table not found: T", None),  # not a DROP: an error
+])
+def test_a_drop_of_what_does_not_exist_changes_nothing(statement, refusal, dropped):
+    assert drops_nothing(statement, refusal) == dropped

@@ -129,3 +129,12 @@ def test_the_index_spanner_makes_for_a_foreign_key_comes_from_the_statement_that
     assert declaring_foreign_key(statements, "SingersBackup") is None
     assert declaring_foreign_key(["CREATE TABLE `sales`.`Items` (Id INT64, CONSTRAINT F FOREIGN KEY (Id) "
                                   "REFERENCES Labels (Id)) PRIMARY KEY (Id)"], "sales.Items") == 0
+
+
+def test_a_block_comment_nests_as_postgresql_nests_it_unless_it_never_closes_so():
+    header = ("/*\n All lines that start with /* skip_on_open_source_pg */ are skipped elsewhere;\n*/\n"
+              "create sequence s\n/* skip_on_open_source_pg */ bit_reversed_positive\n;\ncreate table t (id bigint);")
+    assert split_ddl(header) == ["create sequence s bit_reversed_positive", "create table t (id bigint)"]
+    # GoogleSQL does not nest: a comment whose nested reading never closes ends at the first */
+    assert split_ddl("/* a /* b */ CREATE TABLE T (X INT64) PRIMARY KEY (X); /* c */ CREATE INDEX I ON T(X)") == [
+        "CREATE TABLE T (X INT64) PRIMARY KEY (X)", "CREATE INDEX I ON T(X)"]

@@ -33,7 +33,14 @@ from keybench.check.schema import (
     Table,
     from_postgresql_type,
 )
-from keybench.check.statements import SEARCH_INDEX_TYPE, created_table, for_emulator, keyless_kind, not_ddl
+from keybench.check.statements import (
+    SEARCH_INDEX_TYPE,
+    created_table,
+    drops_nothing,
+    for_emulator,
+    keyless_kind,
+    not_ddl,
+)
 from keybench.errors import KeybenchError, readable
 from keybench.infra.signals import interrupt_point
 from keybench.infra.target import INSTANCE, PROJECT
@@ -149,6 +156,11 @@ def apply_ddl(scratch: Scratch, statements: list[str], source: Path, dialect: st
             refused_too = _refusal(scratch, rewritten) if done else None
             if done and refused_too is None:
                 rewrites.setdefault("; ".join(done), []).append(label)
+                continue
+            dropped = drops_nothing(statement, exc.message)
+            if dropped is not None:
+                notes.append(f"{label} ({dropped}) skipped: nothing of that name exists to drop "
+                             f"({readable(exc.message)[:120]})")
                 continue
             kind = keyless_kind(statement)
             if kind is not None:

@@ -70,6 +70,21 @@ def keyless_kind(statement: str) -> str | None:
     return " ".join((found.group("object") or found.group("statement")).upper().split())
 
 
+_DROP = re.compile(r"^\s*DROP\s+(?P<object>TABLE|INDEX|SEQUENCE|VIEW|CHANGE\s+STREAM|SEARCH\s+INDEX|VECTOR\s+INDEX"
+                   r"|SCHEMA|ROLE|MODEL|PROPERTY\s+GRAPH)\b", re.IGNORECASE)
+_NOT_FOUND = re.compile(r"\bnot\s+found\b|\bdoes\s+not\s+exist\b", re.IGNORECASE)
+
+
+def drops_nothing(statement: str, refusal: str) -> str | None:
+    """What a DROP drops (`DROP INDEX`) when the emulator refused it for want of anything of that
+    name (a script that drops what an earlier run made, before making it again): it leaves the
+    schema as it was. None for any other statement or refusal."""
+    found = _DROP.match(statement)
+    if found is None or not _NOT_FOUND.search(refusal):
+        return None
+    return "DROP " + " ".join(found.group("object").upper().split())
+
+
 def _without_ascending(found: re.Match) -> str:
     return re.sub(r"\s+ASC\b", "", found.group(0), flags=re.IGNORECASE)
 

@@ -136,8 +136,7 @@ def split_ddl_lines(text: str) -> list[tuple[str, int]]:
             i = n if newline < 0 else newline
             continue
         elif text.startswith("/*", i):
-            close = text.find("*/", i + 2)
-            i = n if close < 0 else close + 2
+            i = _comment_end(text, i)
             out.append(" ")
             continue
         elif ch == ";":
@@ -150,6 +149,20 @@ def split_ddl_lines(text: str) -> list[tuple[str, int]]:
         i += 1
     finish()
     return statements
+
+
+def _comment_end(text: str, at: int) -> int:
+    """Where the block comment that opens at `at` ends. PostgreSQL nests them (`/* a /* b */
+    c */`, as a header that quotes a marker comment writes them), GoogleSQL does not: a nested
+    reading that never closes is GoogleSQL's, which ends at the first `*/`."""
+    depth, i = 1, at + 2
+    while depth:
+        opened, closed = text.find("/*", i), text.find("*/", i)
+        if closed < 0:
+            first = text.find("*/", at + 2)
+            return len(text) if first < 0 else first + 2
+        depth, i = (depth + 1, opened + 2) if 0 <= opened < closed else (depth - 1, closed + 2)
+    return i
 
 
 _COLUMN = re.compile(r"^\s*[`\"]?(\w+)[`\"]?\s+([A-Za-z]\w*)")
