@@ -14,7 +14,7 @@ from typing import Any
 from keybench.check.inference import Distribution
 from keybench.check.keyspaces import UNKNOWN_CASES, key_distributions, key_specs
 from keybench.check.schema import GOOGLESQL, POSTGRESQL, Column, Schema, Table, new_name, quoted
-from keybench.design.ddl import split_ddl
+from keybench.design.ddl import split_ddl, unquoted
 from keybench.design.folders import (
     StrategyDraft,
     folder_name,
@@ -181,16 +181,16 @@ def without_foreign_keys(ddl_text: str, dialect: str = GOOGLESQL) -> tuple[str, 
         added = _ADD_FOREIGN_KEY.match(statement)
         if added:
             removed += 1
-            names.add((added.group("name") or "").strip('`"').lower())
+            names.add(unquoted(added.group("name") or "").lower())
             continue
         for clause in clauses:
-            names |= {(m.group("name") or "").strip('`"').lower() for m in clause.finditer(statement)}
+            names |= {unquoted(m.group("name") or "").lower() for m in clause.finditer(statement)}
             statement, found = clause.subn("", statement)
             removed += found
         kept.append(statement)
     names.discard("")
     dropped = _DROP_CONSTRAINT.match
-    kept = [st for st in kept if not ((m := dropped(st)) and m.group("name").strip('`"').lower() in names)]
+    kept = [st for st in kept if not ((m := dropped(st)) and unquoted(m.group("name")).lower() in names)]
     return ("".join(f"{s};\n" for s in kept) if removed else ddl_text), removed
 
 

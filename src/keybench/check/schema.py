@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from keybench.design.ddl import QUALIFIED_NAME, unquoted
+
 GOOGLESQL, POSTGRESQL = "googlesql", "postgresql"
 DIALECT_TITLES = {GOOGLESQL: "GoogleSQL", POSTGRESQL: "PostgreSQL"}
 
@@ -252,15 +254,15 @@ class Schema:
 
 
 # in a named schema, qualified with it (sales.OrderIds), each part quoted or not
-_SEQUENCE_DEFAULT = re.compile(r"GET_NEXT_SEQUENCE_VALUE\s*\(\s*SEQUENCE\s+((?:`?\w+`?\.)?`?\w+`?)\s*\)"  # GoogleSQL
-                               r"|nextval\s*\(\s*'((?:\"?\w+\"?\.)?\"?\w+\"?)'",  # PostgreSQL: nextval('s'::text)
+_SEQUENCE_DEFAULT = re.compile(rf"GET_NEXT_SEQUENCE_VALUE\s*\(\s*SEQUENCE\s+({QUALIFIED_NAME})\s*\)"  # GoogleSQL
+                               rf"|nextval\s*\(\s*'({QUALIFIED_NAME})'",  # PostgreSQL: nextval('s'::text)
                                re.IGNORECASE)
 
 
 def sequence_of(column: Column) -> str | None:
     """The sequence a column's default draws from, if any."""
     found = _SEQUENCE_DEFAULT.search(column.default or "")
-    return re.sub(r"[`\"]", "", found.group(1) or found.group(2)) if found else None
+    return unquoted(found.group(1) or found.group(2)) if found else None
 
 
 def sequence_default(sequence: str, dialect: str) -> str:

@@ -9,10 +9,10 @@ import re
 from collections.abc import Callable
 
 from keybench.check.schema import GOOGLESQL, POSTGRESQL
+from keybench.design.ddl import TABLE_KIND, created_name, creates
 
 # A CREATE TABLE and the name it gives, in a named schema too (`CREATE TABLE sales.Orders`).
-CREATE_TABLE = re.compile(r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?((?:[`\"]?\w+[`\"]?\.)?[`\"]?\w+[`\"]?)",
-                          re.IGNORECASE)
+CREATE_TABLE = creates(TABLE_KIND)
 
 
 _PRIMARY_KEY = re.compile(r"\bPRIMARY\s+KEY\b", re.IGNORECASE)
@@ -23,7 +23,7 @@ def created_table(statement: str) -> str | None:
     """The table a CREATE TABLE creates, as INFORMATION_SCHEMA names it with its schema
     (`sales.Orders`; no quotes), else None."""
     found = CREATE_TABLE.match(statement)
-    return found.group(1).replace("`", "").replace('"', "") if found else None
+    return created_name(found) if found else None
 
 
 # Statements that define no key space: graphs, search and vector indexes, change streams,

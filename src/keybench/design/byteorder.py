@@ -37,7 +37,7 @@ from functools import cached_property
 
 import numpy as np
 
-from keybench.design.ddl import INDEX_KIND, TABLE_KIND, created_name, creates
+from keybench.design.ddl import INDEX_KIND, QUALIFIED_NAME, TABLE_KIND, created_name, creates
 from keybench.design.events import EPOCH, WriteEvent, ts_us_of
 from keybench.design.keys import Part, join_segments
 from keybench.design.plans import ReadRequest, Span
@@ -144,7 +144,7 @@ def index_key_parts(strategy, index) -> tuple[Part, ...]:
 _STATEMENT_TABLE = creates(TABLE_KIND)
 _STATEMENT_INDEX = creates(INDEX_KIND)
 _PRIMARY_KEY = re.compile(r"PRIMARY\s+KEY\s*\(([^)]*)\)", re.I)
-_INTERLEAVED_IN = re.compile(r"INTERLEAVE\s+IN\s+(?:PARENT\s+)?((?:[`\"]?\w+[`\"]?\.)?[`\"]?\w+)", re.I)
+_INTERLEAVED_IN = re.compile(rf"INTERLEAVE\s+IN\s+(?:PARENT\s+)?({QUALIFIED_NAME})", re.I)
 
 
 def root_key_columns(ddl: tuple[str, ...]) -> dict[str, int]:

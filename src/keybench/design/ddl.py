@@ -35,7 +35,17 @@ def name_pattern(name: str) -> str:
 
 def created_name(match: re.Match) -> str:
     """The name a `creates(kind)` match found, qualified with its schema, without quotes."""
-    return re.sub(r"[`\"]", "", match.group(1))
+    return unquoted(match.group(1))
+
+
+def unquoted(name: str) -> str:
+    """A name as INFORMATION_SCHEMA gives it: `sales`."Orders" as sales.Orders."""
+    return re.sub(r"[`\"]", "", name)
+
+
+# A name as a statement writes it, qualified with its schema or not, each part quoted or not
+# (unquoted() reads it).
+QUALIFIED_NAME = r"(?:[`\"]?\w+[`\"]?\.)?[`\"]?\w+[`\"]?"
 
 
 def last_creating(statements: list[str], kind: str, name: str) -> int | None:
@@ -45,10 +55,9 @@ def last_creating(statements: list[str], kind: str, name: str) -> int | None:
     return found[0] if found else None
 
 
-_NAME = r"(?:[`\"]?\w+[`\"]?\.)?[`\"]?\w+[`\"]?"  # a name, qualified with its schema's or not, quoted or not
-_RENAMES = (re.compile(rf"^\s*ALTER\s+TABLE\s+(?:IF\s+EXISTS\s+)?(?:ONLY\s+)?({_NAME})\s+RENAME\s+TO\s+({_NAME})",
-                       re.IGNORECASE),
-            re.compile(rf"(?:^\s*RENAME\s+TABLE\s+|,\s*)({_NAME})\s+TO\s+({_NAME})", re.IGNORECASE))
+_RENAMES = (re.compile(rf"^\s*ALTER\s+TABLE\s+(?:IF\s+EXISTS\s+)?(?:ONLY\s+)?({QUALIFIED_NAME})\s+RENAME\s+TO\s+"
+                       rf"({QUALIFIED_NAME})", re.IGNORECASE),
+            re.compile(rf"(?:^\s*RENAME\s+TABLE\s+|,\s*)({QUALIFIED_NAME})\s+TO\s+({QUALIFIED_NAME})", re.IGNORECASE))
 
 
 def creation(statements: list[str], kind: str, name: str) -> tuple[int, str] | None:
@@ -86,7 +95,7 @@ def _renames(statement: str) -> list[tuple[str, str]]:
     """The (before, after) names of the tables a statement renames."""
     if not re.match(r"^\s*(?:ALTER|RENAME)\b", statement, re.IGNORECASE):
         return []
-    return [(re.sub(r"[`\"]", "", before), re.sub(r"[`\"]", "", after))
+    return [(unquoted(before), unquoted(after))
             for pattern in _RENAMES for before, after in (m.groups() for m in pattern.finditer(statement))]
 
 
