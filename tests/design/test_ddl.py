@@ -11,6 +11,7 @@ from keybench.design.ddl import (
     last_creating,
     split_ddl,
     split_ddl_lines,
+    up_sections,
 )
 
 
@@ -138,3 +139,29 @@ def test_a_block_comment_nests_as_postgresql_nests_it_unless_it_never_closes_so(
     # GoogleSQL does not nest: a comment whose nested reading never closes ends at the first */
     assert split_ddl("/* a /* b */ CREATE TABLE T (X INT64) PRIMARY KEY (X); /* c */ CREATE INDEX I ON T(X)") == [
         "CREATE TABLE T (X INT64) PRIMARY KEY (X)", "CREATE INDEX I ON T(X)"]
+
+
+UP_AND_DOWN = [
+    ("-- +goose Up\n-- +goose StatementBegin\nCREATE TABLE T (X INT64) PRIMARY KEY (X);\n-- +goose StatementEnd\n"
+     "\n-- +goose Down\nDROP TABLE T;\n"),
+    "-- +migrate Up\nCREATE TABLE T (X INT64) PRIMARY KEY (X);\n\n\n-- +migrate Down\nDROP TABLE T;\n",
+    "-- migrate:up\nCREATE TABLE T (X INT64) PRIMARY KEY (X);\n\n\n-- migrate:down\nDROP TABLE T;\n",
+    "-- +goose up\nCREATE TABLE T (X INT64) PRIMARY KEY (X);\n-- +goose down\nDROP TABLE T;\n",
+    "CREATE TABLE T (X INT64) PRIMARY KEY (X);\n---- create above / drop below ----\nDROP TABLE T;\n",
+]
+
+
+@pytest.mark.parametrize("text", UP_AND_DOWN)
+def test_a_migration_file_of_up_and_down_sections_gives_its_up_statements_on_their_own_lines(text):
+    line = text.splitlines().index("CREATE TABLE T (X INT64) PRIMARY KEY (X);") + 1
+    assert split_ddl_lines(text) == [("CREATE TABLE T (X INT64) PRIMARY KEY (X)", line)]
+    assert up_sections(text).count("\n") == text.count("\n")
+
+
+def test_up_sections_alternate_and_text_without_marks_is_kept_whole():
+    text = ("-- header\nCREATE TABLE A (X INT64) PRIMARY KEY (X);\n-- migrate:up\nCREATE TABLE B (X INT64) "
+            "PRIMARY KEY (X);\n-- migrate:down\nDROP TABLE B;\n-- migrate:up\nCREATE INDEX I ON B(X);\n")
+    assert split_ddl(text) == ["CREATE TABLE A (X INT64) PRIMARY KEY (X)", "CREATE TABLE B (X INT64) PRIMARY KEY (X)",
+                               "CREATE INDEX I ON B(X)"]
+    plain = "-- goose up is not a mark: only a tool's own comment line is\nDROP TABLE T;\n"
+    assert up_sections(plain) == plain and split_ddl(plain) == ["DROP TABLE T"]

@@ -17,8 +17,9 @@ from keybench.check.keyspaces import check_schema
 from keybench.check.request import AUTO_DIALECT, MAX_CHECK_ROWS, MAX_DEVICE_RATE, CheckRequest
 from keybench.check.save import spanner_draft, template_draft
 from keybench.check.schema import POSTGRESQL, Schema
+from keybench.check.statements import CREATE_TABLE
 from keybench.check.template import parse_template
-from keybench.design.ddl import split_ddl_lines
+from keybench.design.ddl import split_ddl_lines, up_sections
 from keybench.design.folders import StrategyDraft, check_save_folder, save_strategies
 from keybench.design.strategies import DIALECTS
 from keybench.errors import KeybenchError, check_range
@@ -87,16 +88,35 @@ def findings(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraft]]:
 
 
 def ddl_files(path: Path) -> list[Path]:
-    """A DDL file, or a folder of migrations: its `.sql` files in name order, numbers compared as
-    numbers (V2 before V10), down-migrations (`.down.sql`) left out."""
+    """A DDL file, or a folder of migrations: its `.sql` files (where it has none, its `.ddl`
+    and `.sdl` files, as Spanner's own tools name them) in the order the migration tools apply
+    them (applied_order), the files that undo a migration left out: golang-migrate's and sqlx's
+    `*.down.sql`, Diesel's `down.sql`, Flyway's undo `U2__x.sql`, yoyo's `*.rollback.sql`."""
     if not path.is_dir():
         return [path]
-    found = sorted((f for f in path.rglob("*.sql") if f.is_file() and not f.name.endswith(".down.sql")),
-                   key=lambda f: [int(p) if p.isdigit() else p.lower()
-                                  for p in re.split(r"(\d+)", f.relative_to(path).as_posix())])
-    if not found:
-        raise KeybenchError(f"{path}: a folder with no .sql file in it")
-    return found
+    for suffixes in ((".sql",), (".ddl", ".sdl")):
+        found = sorted((f for f in path.rglob("*") if f.suffix.lower() in suffixes and f.is_file()
+                        and not _UNDOES.search(f.name)), key=lambda f: applied_order(f.relative_to(path).as_posix()))
+        if found:
+            return found
+    raise KeybenchError(f"{path}: a folder with no .sql, .ddl or .sdl file in it")
+
+
+_UNDOES = re.compile(r"(?:^|\.)(?:down|rollback)\.sql$|^U\d+(?:[._]\d+)*__", re.IGNORECASE)
+_FLYWAY_VERSIONED = re.compile(r"^V(\d+(?:[._]\d+)*)__", re.IGNORECASE)
+
+
+def applied_order(relative: str) -> list:
+    """A migration file's place (its path in the folder): names in order with numbers compared
+    as numbers (`2_x.sql` before `10_y.sql`); Flyway's versions by their parts (`V1__` before
+    `V1.1__` and `V1_2__`, before `V2__`), its repeatable `R__x.sql` after every versioned one."""
+    folder, _, name = relative.rpartition("/")
+    versioned = _FLYWAY_VERSIONED.match(name)
+    if versioned:  # `!` sorts before the `.` or `_` of a longer version
+        name = "v" + re.sub(r"[._]", ".", versioned.group(1)) + "!" + name[versioned.end():]
+    elif name[:3].upper() == "R__":
+        name = "\x7f" + name
+    return [int(p) if p.isdigit() else p.lower() for p in re.split(r"(\d+)", f"{folder}/{name}")]
 
 
 def read_statements(path: Path, more: tuple[Path, ...] = ()
@@ -154,10 +174,15 @@ def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraf
         schema = load_schema(statements, path, request.dialect, labels)
         if not schema.tables:
             skipped = f" ({'; '.join(schema.notes)})" if schema.notes else ""
+            if any(CREATE_TABLE.match(statement) for statement in statements):
+                raise KeybenchError(f"{path}: no table is left after its statements, so no key to judge: later "
+                                    "statements drop every table it creates (are undo migrations among them?)"
+                                    f"{skipped}")
             raise KeybenchError(f"{path}: no CREATE TABLE in it, so no key to judge{skipped}")
         stated = _check_stated(stated, schema, request.columns)
         checks = check_schema(schema, stated, path, request.rows, request.nodes, request.strict)
-        ddl_text = read_text(path, "DDL file") if labels is None else "".join(f"{s};\n" for s in statements)
+        ddl_text = (up_sections(read_text(path, "DDL file")) if labels is None
+                    else "".join(f"{s};\n" for s in statements))
         drafts = [spanner_draft(schema, t, ddl_text, path, lambda t, c: infer(schema, t, c, stated, request.strict))
                    for t in schema.tables] if request.drafts_wanted else []
         proposed = propose_all(checks, schema, request.nodes, request.shards)

@@ -110,8 +110,9 @@ def split_ddl(text: str) -> list[str]:
 
 def split_ddl_lines(text: str) -> list[tuple[str, int]]:
     """split_ddl's statements, each with the line (from 1) of the file where it starts: where a
-    finding about it points (SARIF, an error)."""
-    text = text.removeprefix("\ufeff")
+    finding about it points (SARIF, an error). A migration tool's file of up and down sections
+    gives the statements of its up sections (up_sections)."""
+    text = up_sections(text.removeprefix("\ufeff"))
     newlines = [m.start() for m in re.finditer("\n", text)]
     statements: list[tuple[str, int]] = []
     out: list[str] = []
@@ -158,6 +159,29 @@ def split_ddl_lines(text: str) -> list[tuple[str, int]]:
         i += 1
     finish()
     return statements
+
+
+# The comment lines by which goose (`-- +goose Up`), sql-migrate (`-- +migrate Down`), dbmate
+# (`-- migrate:up`) and tern (`---- create above / drop below ----`, down below it) mark a file's
+# sections: the up section migrates, the down one undoes it.
+_SECTION = re.compile(r"^[ \t]*--[ \t]*(?:(?:\+goose[ \t]+|\+migrate[ \t]+|migrate:[ \t]*)(?P<up>up|down)\b"
+                      r"|--[ \t]*create[ \t]+above[ \t]*/[ \t]*drop[ \t]+below\b)", re.IGNORECASE | re.MULTILINE)
+
+
+def up_sections(text: str) -> str:
+    """The text with its down sections blanked (their line ends kept, so lines keep their
+    numbers): what the tool applies when it migrates up, the schema the database ends with. A
+    text with no section marks is returned as it is."""
+    marks = list(_SECTION.finditer(text))
+    if not marks:
+        return text
+    pieces, at, up = [], 0, True  # (the lines before the first mark are the file's header)
+    for mark in [*marks, None]:
+        end = len(text) if mark is None else mark.start()
+        pieces.append(text[at:end] if up else "\n" * text.count("\n", at, end))
+        if mark is not None:
+            at, up = mark.start(), (mark.group("up") or "down").lower() == "up"
+    return "".join(pieces)
 
 
 def _comment_end(text: str, at: int) -> int:
