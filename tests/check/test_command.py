@@ -5,6 +5,7 @@ is one line with exit code 2."""
 from __future__ import annotations
 
 import codecs
+import json
 import re
 import signal
 import subprocess
@@ -14,7 +15,7 @@ import time
 
 import pytest
 
-from keybench.check.command import check, ddl_files
+from keybench.check.command import check
 from keybench.check.request import CheckRequest
 from keybench.design.ddl import split_ddl
 from keybench.errors import KeybenchError
@@ -478,7 +479,7 @@ def test_a_migration_folder_is_judged_as_it_stands_after_its_last_migration_and_
 
 
 @pytest.mark.parametrize("files, message", [
-    ({}, "migrations: a folder with no .sql, .ddl or .sdl file in it"),
+    ({}, "migrations: a folder with no .sql, .ddl, .sdl or .tf file in it"),
     ({**MIGRATIONS, "V4__broken.sql": "ALTER TABLE Events ADD COLUMN Payload STRING(MAX);\n"},
      "migrations: V4__broken.sql statement 1 refused by the Spanner emulator"),
 ])
@@ -490,19 +491,6 @@ def test_a_bad_migration_folder_is_one_line_naming_the_file_and_statement(spanne
     assert result.returncode == 2 and result.stdout == "", result.stdout
     [line] = result.stderr.splitlines()
     assert message in line, line
-
-
-def test_a_folder_of_migrations_is_applied_in_its_tools_order_without_the_files_that_undo_one(tmp_path):
-    names = ["V10__z.sql", "R__views.sql", "V2__y.sql", "V1_1__b.sql", "V1.2__c.sql", "V1__a.sql", "U2__y.sql",
-             "2024-01-02_orders/up.sql", "2024-01-02_orders/down.sql", "3_c.up.sql", "3_c.down.sql",
-             "4_d.rollback.sql", "V3__shut_down.sql", "notes.txt"]
-    folder = _migrations(tmp_path / "db", dict.fromkeys(names, "CREATE TABLE T (X INT64) PRIMARY KEY (X);\n"))
-    assert [f.relative_to(folder).as_posix() for f in ddl_files(folder)] == [
-        "2024-01-02_orders/up.sql", "3_c.up.sql", "V1__a.sql", "V1_1__b.sql", "V1.2__c.sql", "V2__y.sql",
-        "V3__shut_down.sql", "V10__z.sql", "R__views.sql"]
-    # Spanner's own tools name DDL files .ddl or .sdl: read where a folder has no .sql file
-    ddl = _migrations(tmp_path / "ddl", dict.fromkeys(["2_b.DDL", "10_c.sdl", "1_a.ddl", "x.txt"], "DROP TABLE T;\n"))
-    assert [f.name for f in ddl_files(ddl)] == ["1_a.ddl", "2_b.DDL", "10_c.sdl"]
 
 
 # goose's files: the down section drops what the up one made (the index is the hotspot).
@@ -547,6 +535,31 @@ def test_goose_migrations_are_judged_and_saved_from_their_up_sections(spanner_em
     (folder / "00003_undo.sql").write_text("DROP INDEX OrdersByPlacedAt;\nDROP TABLE Orders;\n")
     result = keybench("check", str(folder), timeout=300)
     assert result.returncode == 2 and "later statements drop every table it creates" in result.stderr, result.stderr
+
+
+def test_a_terraform_files_ddl_is_judged_and_its_findings_point_into_it(spanner_emulator, tmp_path):
+    main = write(tmp_path, "main.tf", textwrap.dedent("""
+        resource "google_spanner_database" "orders" {
+          instance = "main"
+          name     = "orders"
+          ddl = [
+            <<-EOT
+            CREATE TABLE Orders (
+              OrderId STRING(36) NOT NULL,
+              PlacedAt TIMESTAMP NOT NULL,
+            ) PRIMARY KEY (OrderId)
+            EOT
+            , "CREATE INDEX OrdersByPlacedAt ON Orders(PlacedAt)",
+          ]
+        }
+    """))
+    result = keybench("check", str(main), "--rows", "10000", "--format", "sarif", "--fail-on-verdict", "hotspot",
+                      timeout=300)
+    assert result.returncode == 1, result.stderr
+    [finding] = json.loads(result.stdout)["runs"][0]["results"]
+    [location] = finding["locations"]
+    assert "OrdersByPlacedAt" in finding["message"]["text"]
+    assert location["physicalLocation"]["region"]["startLine"] == 12, location
 
 
 def test_a_postgresql_migration_folder_adds_columns_without_the_word_column(spanner_emulator, tmp_path):

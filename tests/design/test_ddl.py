@@ -165,3 +165,9 @@ def test_up_sections_alternate_and_text_without_marks_is_kept_whole():
                                "CREATE INDEX I ON B(X)"]
     plain = "-- goose up is not a mark: only a tool's own comment line is\nDROP TABLE T;\n"
     assert up_sections(plain) == plain and split_ddl(plain) == ["DROP TABLE T"]
+
+
+def test_googlesql_hash_comments_are_dropped_as_wrench_files_write_them():
+    text = ('# UPDATE Singers SET FirstName = "";\nCREATE TABLE A (X INT64, # the key\n'
+            ' Y STRING(MAX) DEFAULT ("#1")) PRIMARY KEY (X);\n')
+    assert split_ddl_lines(text) == [('CREATE TABLE A (X INT64, Y STRING(MAX) DEFAULT ("#1")) PRIMARY KEY (X)', 2)]

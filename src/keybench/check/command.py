@@ -3,7 +3,7 @@ key space, propose the documented fixes, check the fixed DDL the same way, repor
 
 from __future__ import annotations
 
-import re
+import dataclasses
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,9 +17,10 @@ from keybench.check.keyspaces import check_schema
 from keybench.check.request import AUTO_DIALECT, MAX_CHECK_ROWS, MAX_DEVICE_RATE, CheckRequest
 from keybench.check.save import spanner_draft, template_draft
 from keybench.check.schema import POSTGRESQL, Schema
+from keybench.check.sources import read_statements
 from keybench.check.statements import CREATE_TABLE
 from keybench.check.template import parse_template
-from keybench.design.ddl import split_ddl_lines, up_sections
+from keybench.design.ddl import up_sections
 from keybench.design.folders import StrategyDraft, check_save_folder, save_strategies
 from keybench.design.strategies import DIALECTS
 from keybench.errors import KeybenchError, check_range
@@ -87,58 +88,6 @@ def findings(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraft]]:
     return result, drafts
 
 
-def ddl_files(path: Path) -> list[Path]:
-    """A DDL file, or a folder of migrations: its `.sql` files (where it has none, its `.ddl`
-    and `.sdl` files, as Spanner's own tools name them) in the order the migration tools apply
-    them (applied_order), the files that undo a migration left out: golang-migrate's and sqlx's
-    `*.down.sql`, Diesel's `down.sql`, Flyway's undo `U2__x.sql`, yoyo's `*.rollback.sql`."""
-    if not path.is_dir():
-        return [path]
-    for suffixes in ((".sql",), (".ddl", ".sdl")):
-        found = sorted((f for f in path.rglob("*") if f.suffix.lower() in suffixes and f.is_file()
-                        and not _UNDOES.search(f.name)), key=lambda f: applied_order(f.relative_to(path).as_posix()))
-        if found:
-            return found
-    raise KeybenchError(f"{path}: a folder with no .sql, .ddl or .sdl file in it")
-
-
-_UNDOES = re.compile(r"(?:^|\.)(?:down|rollback)\.sql$|^U\d+(?:[._]\d+)*__", re.IGNORECASE)
-_FLYWAY_VERSIONED = re.compile(r"^V(\d+(?:[._]\d+)*)__", re.IGNORECASE)
-
-
-def applied_order(relative: str) -> list:
-    """A migration file's place (its path in the folder): names in order with numbers compared
-    as numbers (`2_x.sql` before `10_y.sql`); Flyway's versions by their parts (`V1__` before
-    `V1.1__` and `V1_2__`, before `V2__`), its repeatable `R__x.sql` after every versioned one."""
-    folder, _, name = relative.rpartition("/")
-    versioned = _FLYWAY_VERSIONED.match(name)
-    if versioned:  # `!` sorts before the `.` or `_` of a longer version
-        name = "v" + re.sub(r"[._]", ".", versioned.group(1)) + "!" + name[versioned.end():]
-    elif name[:3].upper() == "R__":
-        name = "\x7f" + name
-    return [int(p) if p.isdigit() else p.lower() for p in re.split(r"(\d+)", f"{folder}/{name}")]
-
-
-def read_statements(path: Path, more: tuple[Path, ...] = ()
-                    ) -> tuple[list[str], list[str] | None, list[tuple[str, int]]]:
-    """The statements of a DDL file or a migration folder (and of the further ones, after it), in
-    the order they are applied; where each comes from (None for a single file: its number says
-    it); and each one's file and first line."""
-    statements: list[str] = []
-    labels: list[str] = []
-    places: list[tuple[str, int]] = []
-    for given in (path, *more):
-        for file in ddl_files(given):
-            found = split_ddl_lines(read_text(file, "DDL file"))
-            statements += [statement for statement, _ in found]
-            places += [(str(file), line) for _, line in found]
-            where = file.relative_to(given).as_posix() if given.is_dir() else str(file)
-            labels += [f"{where} statement {n}" for n in range(1, len(found) + 1)]
-    if not statements:
-        raise KeybenchError(f"{' '.join(map(str, (path, *more)))}: no DDL statement in it")
-    return statements, (labels if path.is_dir() or more else None), places
-
-
 def _check_stated(stated: dict[str, Distribution], schema: Schema, path: Path | None) -> dict[str, Distribution]:
     """Every column the --columns file names exists: a typo would otherwise leave a column unknown.
     In PostgreSQL an unquoted name is stored in lower case, so CustomerId names customerid there."""
@@ -163,7 +112,8 @@ def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraf
 
     path = request.schema
     assert path is not None  # the CLI refuses a check without a schema file
-    statements, labels, places = read_statements(path, request.more_schemas)
+    read = read_statements(path, request.more_schemas)
+    statements, labels, places = read.statements, read.labels, read.places
     inputs = (path, *request.more_schemas)
     source, source_args = " ".join(map(str, inputs)), " ".join(shlex.quote(str(p)) for p in inputs)
     stated = read_columns_file(request.columns) if request.columns else {}
@@ -172,6 +122,7 @@ def check_spanner(request: CheckRequest) -> tuple[CheckResult, list[StrategyDraf
     emulators.use(endpoint)
     try:
         schema = load_schema(statements, path, request.dialect, labels)
+        schema = dataclasses.replace(schema, notes=(*read.notes, *schema.notes))
         if not schema.tables:
             skipped = f" ({'; '.join(schema.notes)})" if schema.notes else ""
             if any(CREATE_TABLE.match(statement) for statement in statements):

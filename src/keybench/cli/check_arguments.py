@@ -12,9 +12,10 @@ from keybench.run.options import RunOptions
 def add_check(sub) -> None:
     """The check subcommand on `sub`, keybench's subparsers."""
     k = sub.add_parser("check", help="judge your own Spanner DDL or Bigtable row-key template: verdict, rule, fix")
-    k.add_argument("schema", nargs="*", help="a Spanner DDL file (GoogleSQL or PostgreSQL), or a folder of migrations "
-                                             "applied in name order; several are applied in the order given; the "
-                                             "emulator reads them")
+    k.add_argument("schema", nargs="*", help="a Spanner DDL file (GoogleSQL or PostgreSQL), a folder of migrations "
+                                             "applied in their tool's order, or a Terraform file's "
+                                             "google_spanner_database ddl; several are applied in the order given; "
+                                             "the emulator reads them")
     k.add_argument("--dialect", choices=(AUTO_DIALECT, *strategies.DIALECTS["spanner"]), default=CheckRequest.dialect,
                    help=f"the DDL's Spanner dialect (default {CheckRequest.dialect}: GoogleSQL, else PostgreSQL "
                         "when the emulator refuses it as GoogleSQL)")

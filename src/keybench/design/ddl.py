@@ -100,7 +100,7 @@ def _renames(statement: str) -> list[tuple[str, str]]:
 
 
 def split_ddl(text: str) -> list[str]:
-    """Statements of a DDL file as editors and tools write it: a byte-order mark, CRLF, `--`
+    """Statements of a DDL file as editors and tools write it: a byte-order mark, CRLF, `--`, `#`
     and `/* */` comments dropped (the emulator refuses some comments, and they define no key),
     split on `;` outside quoted strings and identifiers. Inside GoogleSQL's quotes a backslash
     escapes the next character (`'it\\'s'`); a doubled quote (PostgreSQL's `'it''s'`) closes and
@@ -141,7 +141,7 @@ def split_ddl_lines(text: str) -> list[tuple[str, int]]:
             continue
         if ch in "'\"`":
             quote = ch
-        elif text.startswith("--", i):
+        elif text.startswith("--", i) or ch == "#":  # GoogleSQL comments (`#` is an XOR in PostgreSQL, not in keys)
             newline = text.find("\n", i)
             i = n if newline < 0 else newline
             continue
