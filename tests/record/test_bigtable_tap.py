@@ -77,7 +77,7 @@ def test_reads_record_their_row_set_and_the_rows_they_returned(proxied):
     assert len(list(table.read_rows())) == 5
     client.close()
     (record,) = recorder.snapshot()
-    assert (record.reads, record.rows_read) == (3, 8)
+    assert (record.reads, record.rows_read) == ({TABLE_SPACE: 3}, {TABLE_SPACE: 8})
     intervals = [i for _, _, i in record.stream.reads(TABLE_SPACE)]
     assert intervals == [((b"k1", b"k3"),), ((b"k4", b"k4\x00"),), ((b"", b""),)]
 

@@ -7,6 +7,7 @@ import csv
 import ctypes
 import os
 import queue
+import re
 import signal
 import socket
 import subprocess
@@ -28,7 +29,8 @@ warnings.simplefilter("ignore", RuntimeWarning)
 from google.cloud import bigtable
 from google.cloud.bigtable import column_family
 
-rows, batch = int(os.environ["ROWS"]), 50
+rows, batch = int(os.environ["ROWS"]), int(os.environ.get("BATCH", "50"))
+distinct = int(os.environ.get("DISTINCT", "0"))  # so many rows, rewritten over and over; 0: a row per write
 client = bigtable.Client(project="p", admin=True)
 tables, instance = {}, client.instance(uuid.uuid4().hex[:12])  # tables of its own on a shared emulator
 for name in ("by_time", "by_device"):
@@ -39,6 +41,8 @@ for first in range(0, rows, batch):
     pending = {name: [] for name in tables}
     for n in range(first, min(rows, first + batch)):
         ts, device = 1_790_000_000_000_000 + n * 1000, f"{rng.randrange(1000):04x}"
+        if distinct:
+            ts, device = 1_790_000_000_000_000 + n % distinct, f"{n % distinct:04x}"
         for name, key in (("by_time", f"{ts}#{device}"), ("by_device", f"{device}#{ts}")):
             row = tables[name].direct_row(key.encode())
             row.set_cell("cf", b"v", b"x")
@@ -181,7 +185,11 @@ def test_the_verdicts_of_the_keys_an_application_wrote(bigtable_emulator, app, t
     assert {t: (r["verdict"], r["writes"]) for t, r in rows.items()} == {
         "by_device": ("spread", "1500"), "by_time": ("hotspot", "1500")}
     assert rows["by_time"]["reads"] == "30" and float(rows["by_time"]["rows_per_read"]) > 0
-    assert len(list(_run_dir(results).glob("keystream-*.npz"))) == 2
+    assert len(list(_run_dir(results).glob("keystream/*.npz"))) == 2
+    # the key streams are a run's: `keybench analyze` models them again (here at 3 nodes)
+    analyzed = keybench("analyze", str(_run_dir(results)), "--nodes", "3")
+    assert analyzed.returncode == 0, analyzed.stderr
+    assert re.search(r"bigtable-by_time\b.*\bhotspot\b", analyzed.stdout), analyzed.stdout
 
 
 def test_tables_of_one_name_in_two_instances_are_judged_apart_and_named_by_their_instance(bigtable_emulator,
@@ -202,14 +210,19 @@ def test_tables_of_one_name_in_two_instances_are_judged_apart_and_named_by_their
                     (f"projects/p/instances/{tag}by-time", "events", "hotspot", "1500")]
 
 
-def test_a_short_recording_is_inconclusive_and_says_how_many_writes_would_settle_it(bigtable_emulator, app, tmp_path):
+@pytest.mark.parametrize("distinct", ["0", "3"])  # (3: twenty writes, one a call, to three rows: no hot row yet)
+def test_a_short_recording_is_inconclusive_and_says_how_many_writes_would_settle_it(bigtable_emulator, app, tmp_path,
+                                                                                     distinct):
     done = keybench("record", "--backend", "bigtable", "--results-dir", str(tmp_path / "r"), "--nodes", "32",
-                    "--", sys.executable, str(app), env={"ROWS": "20"})
-    assert done.returncode == 0, done.stderr
+                    "--fail-on-verdict", "hotspot,hot_row", "--", sys.executable, str(app),
+                    env={"ROWS": "20", "DISTINCT": distinct, "BATCH": "1"})
+    assert done.returncode == 0, done.stdout + done.stderr
     rows = _verdicts(_run_dir(tmp_path / "r"))
     for row in rows.values():
         assert row["verdict"] == "inconclusive", row
         assert int(row["writes_needed"]) > 20 and "would settle a verdict at 32 nodes" in row["verdict_reason"]
+        assert row["hot_node_share"] == row["effective_nodes"] == "", "no figures from unmeasured writes"
+    assert "effective nodes" not in done.stdout
 
 
 def test_a_failing_command_fails_the_record_and_a_missing_one_is_one_line(bigtable_emulator, app, tmp_path):

@@ -95,7 +95,8 @@ def test_reads_record_their_key_sets_in_the_table_or_index_space_and_dml_is_coun
     o1 = encode_value("o1")
     assert reads[TABLE_SPACE] == ((o1, prefix_successor(o1)), (encode_value("o2"), encode_value("o4")))
     assert reads["OrdersByCreatedAt"] == (FULL_SPACE,)
-    assert (record.reads, record.rows_read) == (2, 8)
+    assert (record.reads, record.rows_read) == ({TABLE_SPACE: 1, "OrdersByCreatedAt": 1},
+                                                {TABLE_SPACE: 3, "OrdersByCreatedAt": 5})
 
 
 def test_queries_record_the_key_ranges_their_where_gives_and_the_rest_are_counted(database):
@@ -130,7 +131,7 @@ def test_queries_record_the_key_ranges_their_where_gives_and_the_rest_are_counte
     assert [intervals for _, _, intervals, _ in reads["Items"]] == [
         ((item[1, 2], prefix_successor(item[1, 3])), (item[3, 2], prefix_successor(item[3, 3])))]
     (orders,) = [r for r in recorder.snapshot() if r.table == "Orders"]
-    assert (orders.reads, orders.rows_read) == (3, 8)
+    assert (orders.reads, orders.rows_read) == ({TABLE_SPACE: 3}, {TABLE_SPACE: 8})
     assert recorder.other_calls["ExecuteStreamingSql"] == 2
 
 

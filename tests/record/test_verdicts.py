@@ -55,3 +55,16 @@ def test_a_test_names_the_database_where_a_table_name_recurs():
     assert recording.table("Orders", database=SPANNER_DB.format("i", "tenant_b")).verdict == "spread"
     with pytest.raises(KeyError, match="no write or read of table 'Orders' in database 'tenant_c'"):
         recording.table("Orders", database="tenant_c")
+
+
+def test_each_key_space_counts_the_reads_that_went_through_it():
+    recorder = Recorder()
+    orders = TableName("spanner", SPANNER_DB.format("i", "shop"), "Orders")
+    _fill(recorder, orders, ordered=False)
+    recorder.write(orders, [(n.to_bytes(8, "big"), None) for n in range(WRITES)], space="OrdersByTime")
+    recorder.read(orders, [(b"\x00", b"\x01")], 4, "range")
+    recorder.read(orders, [(b"\x00", b"")], 10, "scan", space="OrdersByTime")
+    recorder.read(orders, [(b"\x00", b"\x02")], 2, "range", space="OrdersByTime")
+    rows = record_rows(recorder.snapshot()[0], SplitParams())
+    assert [(r["index"], r["verdict"], r["reads"], r["rows_per_read"]) for r in rows] == [
+        ("", "spread", 1, 4.0), ("OrdersByTime", "hotspot", 2, 6.0)]

@@ -93,7 +93,8 @@ def decide(hot_node_share: float, se: float, hot_unit_share: float, rewrite_shar
         if size > BIGTABLE_ROW_BYTES:
             return HOT_ROW, f"{figure} > {BIGTABLE_ROW_BYTES // 2**20} MB, the documented row size"
         closing = f"; {figure}"
-    elif rewrite_share >= REWRITE_SHARE and rewrite_lifetime >= REWRITE_LIFETIME:
+    elif measured and rewrite_share >= REWRITE_SHARE and rewrite_lifetime >= REWRITE_LIFETIME:
+        # (measured: a few writes that happen to hit one row twice are no evidence of a hot row)
         return HOT_ROW, (f"{rewrite_share:.2f} of the writes rewrite a row, and rewritten rows are written over "
                          f"{rewrite_lifetime:.2f} of the stream: the same rows grow without bound")
     if shape.bucket_prefixes is not None and shape.bucket_prefixes <= nodes / 2:

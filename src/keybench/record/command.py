@@ -173,8 +173,10 @@ def _finish(session: _Session, run_dir: RunDirectory, status: int | None) -> int
             print(f"unattributed: {proxy.tap_errors:,} step(s) of {emulators.TITLES[backend]} calls keybench failed "
                   "to read; the calls went through unchanged")
     run_dir.write("record.csv", to_csv(rows, COLUMNS))
+    streams = run_dir.partial / "keystream"  # where keybench run keeps its own: `keybench analyze` reads both
+    streams.mkdir(exist_ok=True)
     for n, r in enumerate(recorder.snapshot()):
-        r.stream.save(run_dir.partial / f"keystream-{n:03d}-{r.backend}-{_file_name(r.table)}.npz")
+        r.stream.save(streams / f"{n:03d}-{r.backend}-{_file_name(r.table)}.npz")
     final = run_dir.commit()
     progress(f"keybench record: {final}/record.csv")
     return _exit_code(session, rows, names, status)

@@ -36,8 +36,8 @@ class TableRecord:
     database: str
     table: str
     stream: KeyStream = field(default_factory=KeyStream)
-    reads: int = 0
-    rows_read: int = 0  # rows the reads returned, where the response says
+    reads: Counter[str] = field(default_factory=Counter)  # by key space: the table's, or an index's it read through
+    rows_read: Counter[str] = field(default_factory=Counter)  # rows the reads returned, where the response says
 
     @property
     def name(self) -> TableName:
@@ -129,8 +129,8 @@ class Recorder:
         with self._lock:
             record = self._table(table)
             record.stream.add_read(self.now(), intervals, space, operation)
-            record.reads += 1
-            record.rows_read += rows or 0
+            record.reads[space] += 1
+            record.rows_read[space] += rows or 0
 
     def not_attributed(self, method: str, reason: str) -> None:
         with self._lock:

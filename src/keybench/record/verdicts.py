@@ -24,23 +24,32 @@ COLUMNS = ("backend", "database", "table", "index", "verdict", "verdict_reason",
            "hot_row_share", "writes", "writes_needed", "reads", "rows_per_read", "failed_writes", "nodes")
 
 
+_NO_FIGURES = {"hot_node_share": "", "effective_nodes": "", "hot_row_share": ""}  # no split was measured
+
+
 def record_rows(record: TableRecord, params: SplitParams, failed: int = 0) -> list[dict]:
     """One table's rows of record.csv: its own key space first, then each index's."""
-    base = {"backend": record.backend, "database": record.database, "table": record.table, "reads": record.reads,
-            "rows_per_read": round(record.rows_read / record.reads, 2) if record.reads else "",
+    base = {"backend": record.backend, "database": record.database, "table": record.table,
             "failed_writes": failed, "nodes": params.nodes, "writes_needed": ""}
     if not record.writes:
-        return [{**base, "index": "", "writes": 0, "verdict": INCONCLUSIVE, "verdict_reason": "no writes recorded",
-                 "hot_node_share": "", "effective_nodes": "", "hot_row_share": ""}]
+        return [{**base, **_reads(record, None), **_NO_FIGURES, "index": "", "writes": 0, "verdict": INCONCLUSIVE,
+                 "verdict_reason": "no writes recorded"}]
     result = model_stream(record.stream, params)
     spaces = sorted(result.spaces, key=lambda s: (s != TABLE_SPACE, s))
-    return [_space_row(base, space, ModelResult(nodes=params.nodes, spaces={space: result.spaces[space]}), params)
+    return [_space_row({**base, **_reads(record, space)}, space,
+                       ModelResult(nodes=params.nodes, spaces={space: result.spaces[space]}), params)
             for space in spaces]
+
+
+def _reads(record: TableRecord, space: str | None) -> dict:
+    """The reads of one key space (the table's, or an index's the reads went through); None: all."""
+    reads = record.reads.total() if space is None else record.reads[space]
+    rows = record.rows_read.total() if space is None else record.rows_read[space]
+    return {"reads": reads, "rows_per_read": round(rows / reads, 2) if reads else ""}
 
 
 def _space_row(base: dict, space: str, result: ModelResult, params: SplitParams) -> dict:
     verdict = judge(result)
-    reason = verdict.reason
     row = {**base, "index": "" if space == TABLE_SPACE else space, "writes": result.spaces[space].writes}
     if not result.measured:
         # The model measures writes once the space holds enough rows to cut into ranges; those
@@ -51,7 +60,10 @@ def _space_row(base: dict, space: str, result: ModelResult, params: SplitParams)
         row["writes_needed"] = needed
         reason = (f"{row['writes']:,} writes recorded, {measured:,} of them measured; about "
                   f"{needed:,} writes would settle a verdict at {params.nodes} nodes")
-    return {**row, "verdict": verdict.verdict, "verdict_reason": reason,
+        # Shares over unmeasured writes describe no split of the space: they are left blank,
+        # not shown as figures a reader would take for a hotspot (1.0, 1.0 effective nodes).
+        return {**row, **_NO_FIGURES, "verdict": verdict.verdict, "verdict_reason": reason}
+    return {**row, "verdict": verdict.verdict, "verdict_reason": verdict.reason,
             "hot_node_share": round(verdict.hot_node_share, 4), "effective_nodes": round(verdict.effective_nodes, 1),
             "hot_row_share": round(verdict.hot_row_share, 4)}
 
