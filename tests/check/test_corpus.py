@@ -40,7 +40,7 @@ def test_a_real_bigtable_row_key_gets_the_verdict_written_for_it(key):
 def test_the_corpus_is_as_large_and_as_varied_as_promised_and_says_where_each_input_comes_from():
     inputs = spanner_inputs()
     folders = [n for n in inputs if spanner_path(n).is_dir()]
-    assert len(inputs) >= 43 and len(folders) >= 11 and sum(n.startswith("pg_") for n in inputs) >= 10
+    assert len(inputs) >= 45 and len(folders) >= 13 and sum(n.startswith("pg_") for n in inputs) >= 10
     assert len(bigtable_keys()) >= 6
     files = [f for f in (CORPUS / "spanner").rglob("*.sql")]
     unsourced = [f.name for f in files if not f.read_text().startswith("-- source: https://github.com/")]

@@ -171,3 +171,11 @@ def test_googlesql_hash_comments_are_dropped_as_wrench_files_write_them():
     text = ('# UPDATE Singers SET FirstName = "";\nCREATE TABLE A (X INT64, # the key\n'
             ' Y STRING(MAX) DEFAULT ("#1")) PRIMARY KEY (X);\n')
     assert split_ddl_lines(text) == [('CREATE TABLE A (X INT64, Y STRING(MAX) DEFAULT ("#1")) PRIMARY KEY (X)', 2)]
+
+
+def test_goose_and_sql_migrate_end_a_statement_at_statement_end_without_a_semicolon():
+    text = ("-- +goose Up\n-- +goose StatementBegin\nCREATE TABLE A (X INT64) PRIMARY KEY (X)\n-- +goose StatementEnd\n"
+            "-- +goose StatementBegin\nCREATE INDEX I ON A(X)\n-- +goose StatementEnd\n"
+            "-- +migrate StatementBegin\nCREATE INDEX J ON A(X);\n-- +migrate StatementEnd\n")
+    assert split_ddl_lines(text) == [("CREATE TABLE A (X INT64) PRIMARY KEY (X)", 3), ("CREATE INDEX I ON A(X)", 6),
+                                     ("CREATE INDEX J ON A(X)", 9)]

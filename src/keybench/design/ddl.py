@@ -143,7 +143,10 @@ def split_ddl_lines(text: str) -> list[tuple[str, int]]:
             quote = ch
         elif text.startswith("--", i) or ch == "#":  # GoogleSQL comments (`#` is an XOR in PostgreSQL, not in keys)
             newline = text.find("\n", i)
-            i = n if newline < 0 else newline
+            end = n if newline < 0 else newline
+            if _STATEMENT_END.match(text, i, end):  # a statement a migration tool ends without `;`
+                finish()
+            i = end
             continue
         elif text.startswith("/*", i):
             i = _comment_end(text, i)
@@ -166,6 +169,10 @@ def split_ddl_lines(text: str) -> list[tuple[str, int]]:
 # sections: the up section migrates, the down one undoes it.
 _SECTION = re.compile(r"^[ \t]*--[ \t]*(?:(?:\+goose[ \t]+|\+migrate[ \t]+|migrate:[ \t]*)(?P<up>up|down)\b"
                       r"|--[ \t]*create[ \t]+above[ \t]*/[ \t]*drop[ \t]+below\b)", re.IGNORECASE | re.MULTILINE)
+
+
+# goose and sql-migrate end a statement they were told to keep whole by a comment line, not a `;`.
+_STATEMENT_END = re.compile(r"--[ \t]*\+(?:goose|migrate)[ \t]+StatementEnd\b", re.IGNORECASE)
 
 
 def up_sections(text: str) -> str:
