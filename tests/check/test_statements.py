@@ -39,6 +39,7 @@ def test_any_other_statement_is_left_as_it_is(statement, dialect):
 
 
 UUIDS = "its UUID columns read as STRING(36), the same order, and NEW_UUID() as GENERATE_UUID()"
+INTERLEAVED = "its INTERLEAVE IN read as INTERLEAVE IN PARENT (the same key order; a parent row is not required)"
 PROTOS = "its protocol buffer columns read as BYTES(MAX), and columns generated from their fields as plain columns"
 
 
@@ -61,6 +62,13 @@ PROTOS = "its protocol buffer columns read as BYTES(MAX), and columns generated 
      '(spanner.tokenize_fulltext("d")) STORED HIDDEN, "h" text HIDDEN, PRIMARY KEY ("id"))', POSTGRESQL,
      'CREATE TABLE t ("id" bigint NOT NULL, "h" text, PRIMARY KEY ("id"))',
      ["its tokenlist columns left out (only a search index reads them)", "HIDDEN left out (no bearing on keys)"]),
+    # INTERLEAVE IN without PARENT: the same layout; one already under PARENT stays so
+    ("CREATE TABLE A (S INT64, A INT64) PRIMARY KEY (S, A), INTERLEAVE IN S", GOOGLESQL,
+     "CREATE TABLE A (S INT64, A INT64) PRIMARY KEY (S, A), INTERLEAVE IN PARENT S", [INTERLEAVED]),
+    ("CREATE TABLE a (s bigint, a bigint, PRIMARY KEY (s, a)) INTERLEAVE IN s", POSTGRESQL,
+     "CREATE TABLE a (s bigint, a bigint, PRIMARY KEY (s, a)) INTERLEAVE IN PARENT s", [INTERLEAVED]),
+    ("CREATE TABLE A (S INT64, A INT64) PRIMARY KEY (S, A), INTERLEAVE IN PARENT S ON DELETE CASCADE", GOOGLESQL,
+     "CREATE TABLE A (S INT64, A INT64) PRIMARY KEY (S, A), INTERLEAVE IN PARENT S ON DELETE CASCADE", []),
 ])
 def test_types_and_keywords_newer_than_the_emulator_are_read_as_what_it_orders_the_same(
         statement, dialect, rewritten, what):

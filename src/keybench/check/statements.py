@@ -235,6 +235,11 @@ EMULATOR_GAPS = (
     (GOOGLESQL, _chained(_proto_fields_unread, _column_types(r"(?:`[\w.]+`|\w+(?:\.\w+)+)(?=[\s,)>])", "BYTES(MAX)")),
      "its protocol buffer columns read as BYTES(MAX), and columns generated from their fields as plain columns"),
     (POSTGRESQL, _without_tokenlists, "its tokenlist columns left out (only a search index reads them)"),
+    # `INTERLEAVE IN t` (no PARENT: the child's rows need no parent row) lays rows out as
+    # INTERLEAVE IN PARENT t does, which every emulator reads.
+    *((dialect, _substituting(re.compile(r"\bINTERLEAVE\s+IN\s+(?!PARENT\b)", re.IGNORECASE), "INTERLEAVE IN PARENT "),
+       "its INTERLEAVE IN read as INTERLEAVE IN PARENT (the same key order; a parent row is not required)")
+      for dialect in (GOOGLESQL, POSTGRESQL)),
     (GOOGLESQL, _substituting(re.compile(r"\s+HIDDEN\b", re.IGNORECASE), ""), "HIDDEN left out (no bearing on keys)"),
     (POSTGRESQL, _substituting(re.compile(r"\s+HIDDEN\b", re.IGNORECASE), ""), "HIDDEN left out (no bearing on keys)"),
 )
