@@ -42,7 +42,9 @@ MIGRATIONS = {
           ON Orders(CreatedAt);
         CREATE INDEX OrdersByStatus ON Orders(Status);
         """,
+    "003_seed.sql": "INSERT INTO Orders (OrderId, Status) VALUES ('a', 'new');\n",  # a note, in every format
 }
+NOTE = "1 INSERT statement(s) skipped (003_seed.sql statement 1): not DDL, no bearing on keys"
 # What the check must find, written before running it: kind, name -> verdict, file, line.
 EXPECTED = {
     ("table", "Users"): ("hotspot", "001_users.sql", 3),
@@ -88,6 +90,7 @@ def test_json_has_every_table_and_index_with_its_verdict_its_statement_and_its_f
     assert users["fix"]["verdict_after"] == "spread" and "PRIMARY KEY (UserId, LastAccess)" in " ".join(
         users["fix"]["ddl"])
     assert users["assumptions"]["LastAccess"].startswith("time")
+    assert document["notes"] == [NOTE]
 
 
 @pytest.mark.emulator
@@ -111,6 +114,8 @@ def test_sarif_validates_and_each_finding_points_at_the_statement_that_creates_i
         "index:Orders.OrdersByCreatedAt": ("KeyHotspot", "error", "migrations/002_orders.sql", 9),
         "index:Orders.OrdersByStatus": ("KeyInconclusive", "note", "migrations/002_orders.sql", 11),
     }
+    [invocation] = run["invocations"]
+    assert invocation["toolExecutionNotifications"] == [{"level": "note", "message": {"text": NOTE}}]
     hot_index = next(r for r in run["results"] if r["partialFingerprints"]["keybenchSpace/v1"].endswith("CreatedAt"))
     assert "fix: " in hot_index["message"]["text"] and hot_index["properties"]["fix_ddl"]
 
@@ -135,6 +140,7 @@ def test_junit_has_a_test_case_per_table_and_index_that_a_ci_parser_reads(output
         "Orders.OrdersByCreatedAt": ("failed", "migrations/002_orders.sql", "9"),
         "Orders.OrdersByStatus": ("skipped", "migrations/002_orders.sql", "11"),
     }
+    assert ElementTree.fromstring(stdout).findtext("testsuite/system-out").strip() == f"note: {NOTE}"
 
 
 def test_a_bigtable_template_has_no_file_and_its_sarif_still_validates():

@@ -128,6 +128,10 @@ def sarif_log(result: CheckResult, fail_on: tuple[str, ...]) -> dict:
                       for verdict, (rule_id, short, full) in RULES.items()]}},
         "results": results,
         "columnKind": "unicodeCodePoints",
+        # what the check left out or rewrote (a statement the emulator refused, seed DML): the
+        # notes of the text report, as the run's notifications
+        "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": [
+            {"level": "note", "message": {"text": note}} for note in result.notes]}],
     }
     if any(r.get("locations") and r["locations"][0]["physicalLocation"]["artifactLocation"].get("uriBaseId")
            for r in results):
@@ -159,5 +163,7 @@ def junit_xml(result: CheckResult, fail_on: tuple[str, ...]) -> str:
         if space.verdict == INCONCLUSIVE:
             ElementTree.SubElement(case, "skipped", message=summary)
         ElementTree.SubElement(case, "system-out").text = facts
+    if result.notes:  # what the check left out or rewrote, as the text report's note: lines say it
+        ElementTree.SubElement(suite, "system-out").text = "\n".join(f"note: {note}" for note in result.notes)
     ElementTree.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(suites, encoding="unicode") + "\n"
