@@ -20,7 +20,10 @@ def write_atomically(path: Path, content: str | bytes) -> Path:
             tmp.write_text(content)
         tmp.replace(path)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass  # (a read-only mount refuses the unlink as it refused the write: nothing was left)
         raise KeybenchError(f"cannot write {path}: {exc.strerror or exc}", exit_code=1) from None
     return path
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from keybench.check.inference import infer, read_columns_file
+from keybench.check.inference import checked_values, infer, read_columns_file
 from keybench.check.schema import (
     GOOGLESQL,
     POSTGRESQL,
@@ -153,3 +153,28 @@ def test_a_bad_columns_file_is_one_clear_error(tmp_path, text, message):
     path.write_text(text + "\n")
     with pytest.raises(KeybenchError, match=message):
         read_columns_file(path)
+
+
+@pytest.mark.parametrize("clause, name, values", [
+    ("Kind IN ('root', 'managed', 'federated')", "Kind", 3),  # GoogleSQL, as the emulator writes it
+    ("(kind = ANY (ARRAY['root'::text, 'managed'::text]))", "kind", 2),  # PostgreSQL's IN
+    ("(status)::text = ANY ((ARRAY['a'::character varying, 'b'::character varying])::text[])", "status", 2),
+    ("N = 1 OR N = 2", "N", 2),
+    ("((n = '1'::bigint) OR (n = '2'::bigint) OR (n = '1'::bigint))", "n", 2),  # a value twice counts once
+    ("Tier BETWEEN 1 AND 3", "Tier", 3),
+    ("Kind IN ('it''s', 'b')", "Kind", 2),
+    ("Flag = TRUE OR Flag = FALSE", "Flag", 2),
+    # what bounds no count of values, or names more than the column
+    ("N > 0", "N", None), ("Kind LIKE 'a%'", "Kind", None), ("Kind IN ('a', Other)", "Kind", None),
+    ("N = 1 OR M = 2", "N", None), ("Tier BETWEEN 3 AND 1", "Tier", None), ("Kind IN ('a')", "Other", None),
+])
+def test_a_check_clause_that_lists_a_columns_values_says_how_many(clause, name, values):
+    assert checked_values(clause, name) == values
+
+
+def test_a_checked_column_is_categorical_before_any_guess_from_its_name():
+    column = Column("CreatedAt", "STRING(MAX)", checks=("CreatedAt IN ('a', 'b')",))
+    table = Table("T", (column,), (KeyColumn("CreatedAt"),))
+    found = infer(Schema((table,), ()), table, column, {})
+    assert (found.name, found.values, found.guessed) == ("categorical", 2, False)
+    assert found.reason == "CHECK (CreatedAt IN ('a', 'b')): 2 values"

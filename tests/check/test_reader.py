@@ -116,3 +116,51 @@ def test_statements_the_emulator_lacks_are_rewritten_or_skipped_with_a_note_in_t
     assert [(s["name"], s["verdict"]) for s in document["spaces"]] == [("Events", "spread")]
     assert any("UUID columns read as STRING(36)" in note for note in document["notes"]), document["notes"]
     assert any("(ROLE) skipped" in note for note in document["notes"]), document["notes"]
+
+
+CHECKED = {
+    "googlesql": """
+        CREATE TABLE Instances (
+          InstanceId STRING(36) NOT NULL,
+          Kind STRING(MAX) NOT NULL,
+          Tier INT64 NOT NULL,
+          Region STRING(MAX) NOT NULL,
+          CreatedAt TIMESTAMP NOT NULL OPTIONS (allow_commit_timestamp = true),
+          CHECK (Kind IN ('root', 'managed', 'federated')),
+          CONSTRAINT tier_range CHECK (Tier BETWEEN 1 AND 3),
+          CHECK (Region = 'eu' OR Kind = 'root'),
+        ) PRIMARY KEY (InstanceId);
+        CREATE INDEX InstancesByKind ON Instances(Kind, CreatedAt);
+        CREATE INDEX InstancesByRegion ON Instances(Region, CreatedAt);
+        """,
+    "postgresql": """
+        CREATE TABLE instances (
+          instanceid varchar(36) NOT NULL,
+          kind varchar(20) NOT NULL,
+          tier bigint NOT NULL,
+          region text NOT NULL,
+          createdat spanner.commit_timestamp NOT NULL,
+          CHECK (kind IN ('root', 'managed', 'federated')),
+          CONSTRAINT tier_range CHECK (tier = 1 OR tier = 2 OR tier = 3),
+          CHECK (region = 'eu' OR kind = 'root'),
+          PRIMARY KEY (instanceid)
+        );
+        CREATE INDEX instancesbykind ON instances (kind, createdat);
+        CREATE INDEX instancesbyregion ON instances (region, createdat);
+        """,
+}
+
+
+@pytest.mark.parametrize("dialect", sorted(CHECKED))
+def test_a_check_constraint_that_lists_a_columns_values_bounds_them(spanner_emulator, tmp_path, dialect):
+    """A CHECK that lists the values of one column tells how many it takes: an index led by it
+    and a commit time is a hotspot, not inconclusive; a CHECK over two columns tells nothing."""
+    schema = tmp_path / "schema.sql"
+    schema.write_text(textwrap.dedent(CHECKED[dialect]))
+    result = check_result(CheckRequest(schema=schema, rows=5_000))
+    name = str.lower if dialect == "postgresql" else str
+    by_kind, by_region = result.index(name("InstancesByKind")), result.index(name("InstancesByRegion"))
+    assert str(by_kind.verdict) == "hotspot", result.text
+    assert by_kind.assumptions[name("Kind")].startswith("categorical (3 values): CHECK ("), by_kind.assumptions
+    assert str(by_region.verdict) == "inconclusive", result.text
+    assert by_region.assumptions[name("Region")].startswith("unknown"), by_region.assumptions

@@ -109,3 +109,15 @@ def test_files_given_beside_a_folder_are_named_by_their_paths(tmp_path):
     assert read_statements(schema, (folder,)).labels == [
         f"{schema} statement 1", f"{folder / '0002.sql'} statement 1"]
     assert read_statements(folder).labels == ["0002.sql statement 1"]
+
+
+def test_a_migration_that_links_nowhere_is_an_error_not_left_out(tmp_path):
+    folder = _files(tmp_path / "db", {"001_init.sql": "CREATE TABLE A (X INT64) PRIMARY KEY (X);\n"})
+    (folder / "002_missing.sql").symlink_to(tmp_path / "nowhere.sql")
+    with pytest.raises(KeybenchError, match="002_missing.sql: no such file"):
+        read_statements(folder)
+    (folder / "002_missing.sql").unlink()
+    (folder / "002_a.sql").symlink_to(folder / "002_b.sql")
+    (folder / "002_b.sql").symlink_to(folder / "002_a.sql")
+    with pytest.raises(KeybenchError, match="cannot be read"):
+        read_statements(folder)

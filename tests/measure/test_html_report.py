@@ -127,6 +127,18 @@ def test_a_damaged_run_directory_is_one_line_and_exit_2(small_run, tmp_path, dam
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
 
 
+def test_a_report_folder_that_cannot_be_made_is_one_line_and_exit_1(small_run, tmp_path):
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(small_run, copy)
+    shutil.rmtree(copy / "report")
+    (copy / "report").write_text("a file where the report's folder goes")  # as a read-only mount refuses it
+    done = keybench("report", str(copy))
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.strip().splitlines() == [f"keybench: error: cannot write {copy / 'report'}: File exists"]
+
+
 @pytest.mark.parametrize("crafted", ["<script>alert(1)</script>", "../../../outside"])
 def test_a_crafted_name_in_a_run_directory_is_refused_never_run_or_written_outside(small_run, tmp_path, crafted):
     import shutil

@@ -211,6 +211,10 @@ def _inferred(schema: Schema, table: Table, column: Column, stated: dict[str, Di
         if inherited.known:
             return Distribution(inherited.name, f"the key of parent {parent.name} ({inherited.reason})",
                                 inherited.values, inherited.exponent, inherited.sequence, inherited.guessed)
+    for clause in column.checks:
+        listed = checked_values(clause, column.name)
+        if listed is not None:
+            return Distribution("categorical", f"CHECK ({clause}): {listed:,} values", listed)
     typed = _article(column.type_in(schema.dialect))
     if column.base_type in ("TIMESTAMP", "DATE") or (column.base_type == "INT64" and EPOCH_NAME.search(column.name)):
         epoch = " since the epoch" if column.base_type == "INT64" else ""
@@ -237,6 +241,55 @@ def _inferred(schema: Schema, table: Table, column: Column, stated: dict[str, Di
     if column.base_type == "BOOL":
         return Distribution("categorical", f"{written('BOOL')}: two values", 2)
     return Distribution(UNKNOWN, f"{typed} with no default or option that tells its values")
+
+
+# A literal of a CHECK clause as the emulator writes it: 'text' (PostgreSQL adds ::text), "text"
+# in GoogleSQL, a number, a boolean.
+_LITERAL = re.compile(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.)*\""
+                      r"|(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])|\b(?:TRUE|FALSE)\b", re.IGNORECASE)
+_CAST = r"(?:\s*::\s*[\w ]+(?:\[\])?)?"  # PostgreSQL's cast of a literal or an array
+
+
+def checked_values(clause: str, name: str) -> int | None:
+    """How many values a CHECK clause on one column lets it take, where the clause lists them:
+    `Kind IN ('a', 'b')`, PostgreSQL's `(kind = ANY (ARRAY['a'::text, 'b'::text]))`, `N = 1 OR
+    N = 2`, `N BETWEEN 1 AND 5`; None for any other clause (a bound, a pattern, other columns)."""
+    text = clause.strip()
+    while text.startswith("(") and _closes_at_end(text):
+        text = text[1:-1].strip()
+    column = rf"\(?[`\"]?{re.escape(name)}[`\"]?\)?{_CAST}"
+    listed = (re.fullmatch(rf"{column}\s+IN\s*\((.*)\)", text, re.IGNORECASE | re.DOTALL)
+              or re.fullmatch(rf"{column}\s*=\s*ANY\s*\(\s*\(?\s*ARRAY\s*\[(.*?)\]\s*\)?{_CAST}\s*\)", text,
+                              re.IGNORECASE | re.DOTALL))
+    if listed:
+        items = _LITERAL.findall(listed.group(1))
+        rest = re.sub(rf"(?:{_LITERAL.pattern}){_CAST}|[\s,]", "", listed.group(1), flags=re.IGNORECASE)
+        return len(set(items)) if items and not rest else None
+    between = re.fullmatch(rf"{column}\s+BETWEEN\s+(-?\d+)\s+AND\s+(-?\d+)", text, re.IGNORECASE)
+    if between:
+        count = int(between.group(2)) - int(between.group(1)) + 1
+        return count if count > 0 else None
+    terms = re.split(r"\s+OR\s+", text, flags=re.IGNORECASE)
+    equal = re.compile(rf"\(?\s*{column}\s*=\s*((?:{_LITERAL.pattern}){_CAST})\s*\)?", re.IGNORECASE)
+    found = [equal.fullmatch(term.strip()) for term in terms]
+    return len({m.group(1) for m in found if m}) if all(found) else None
+
+
+def _closes_at_end(text: str) -> bool:
+    """Whether the parenthesis that opens `text` closes at its end (quotes aside)."""
+    depth, quote = 0, ""
+    for at, ch in enumerate(text):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return at == len(text) - 1
+    return False
 
 
 def columns_in(table: Table, expression: str, own: str) -> list[Column]:

@@ -68,6 +68,12 @@ INDEXES = ("SELECT TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, INDEX_TYPE, PARENT_TABL
 INDEX_COLUMNS = ("SELECT TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, COLUMN_NAME, ORDINAL_POSITION, COLUMN_ORDERING "
                  f"FROM INFORMATION_SCHEMA.INDEX_COLUMNS WHERE {IN_USER_SCHEMAS} "
                  "ORDER BY TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, ORDINAL_POSITION")
+# Each CHECK constraint with the columns it names (one row per column): a constraint on one
+# column alone can bound its values (`Kind IN ('a', 'b')`).
+CHECKS = ("SELECT u.TABLE_SCHEMA, u.TABLE_NAME, u.COLUMN_NAME, u.CONSTRAINT_NAME, c.CHECK_CLAUSE "
+          "FROM INFORMATION_SCHEMA.CONSTRAINT_COLUMN_USAGE u JOIN INFORMATION_SCHEMA.CHECK_CONSTRAINTS c "
+          "ON c.CONSTRAINT_SCHEMA = u.CONSTRAINT_SCHEMA AND c.CONSTRAINT_NAME = u.CONSTRAINT_NAME "
+          f"WHERE u.{IN_USER_SCHEMAS}")
 SEQUENCE_OPTIONS = {
     GOOGLESQL: "SELECT SCHEMA, NAME, OPTION_NAME, OPTION_VALUE FROM INFORMATION_SCHEMA.SEQUENCE_OPTIONS "
                f"WHERE SCHEMA NOT IN {SYSTEM_SCHEMAS}",
@@ -271,6 +277,7 @@ def schema_from(rows: Callable[[str], list[tuple]], ddl_of: Callable[[], list[st
     indexes, index_columns = queried(INDEXES, 0, 3), queried(INDEX_COLUMNS, 0)
     sequence_options = _sequence_options(queried(SEQUENCE_OPTIONS[dialect], 0), dialect)
     ddl = ddl_of()
+    checks = _column_checks(queried(CHECKS, 0))
     identities = _identities(ddl)
     extras = _table_extras(ddl)
     columns_of: dict[str, list[Column]] = {}
@@ -279,7 +286,7 @@ def schema_from(rows: Callable[[str], list[tuple]], ddl_of: Callable[[], list[st
                                    else (spanner_type, (table, name) in commit_ts))
         columns_of.setdefault(table, []).append(Column(
             name, typed, nullable == "YES", default, generated, stored == "YES", commit_timestamp,
-            identities.get((table, name))))
+            identities.get((table, name)), checks.get((table, name), ())))
     tokens = {(table, c.name) for table, cs in columns_of.items() for c in cs if c.type == SEARCH_INDEX_TYPE}
     searches = {index for table, index, column, _, _ in index_columns if (table, column) in tokens}
     keys: dict[tuple[str, str], list[KeyColumn]] = {}
@@ -305,6 +312,20 @@ def schema_from(rows: Callable[[str], list[tuple]], ddl_of: Callable[[], list[st
                   for name in sorted(searches))
     return Schema(found_tables, found_indexes, tuple(Sequence(n, o) for n, o in sorted(options.items())), dialect,
                   notes)
+
+
+def _column_checks(rows: list[tuple]) -> dict[tuple[str, str], tuple[str, ...]]:
+    """{(table, column): the clauses of the CHECK constraints that name that column alone}, but
+    the NOT NULL checks Spanner makes of its own."""
+    named: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for table, column, constraint, clause in rows:
+        named.setdefault((table, constraint), []).append((column, clause))
+    found: dict[tuple[str, str], tuple[str, ...]] = {}
+    for (table, _), [*columns] in named.items():
+        if len(columns) == 1 and not re.fullmatch(r"\S+\s+IS\s+NOT\s+NULL", columns[0][1].strip(), re.IGNORECASE):
+            column, clause = columns[0]
+            found[(table, column)] = (*found.get((table, column), ()), clause)
+    return found
 
 
 def _beside(table: str, name: str) -> str:

@@ -22,7 +22,8 @@ def ddl_files(path: Path) -> list[Path]:
     if not path.is_dir():
         return [path]
     for suffixes in ((".sql",), (".ddl", ".sdl"), (".tf",)):
-        found = sorted((f for f in path.rglob("*") if f.suffix.lower() in suffixes and f.is_file()
+        # (a link that leads nowhere is kept, and its read says so: left out, the check would pass without it)
+        found = sorted((f for f in path.rglob("*") if f.suffix.lower() in suffixes and not f.is_dir()
                         and not _UNDOES.search(f.name)), key=lambda f: applied_order(f.relative_to(path).as_posix()))
         if found:
             return found

@@ -72,14 +72,18 @@ def save_strategies(drafts: list[StrategyDraft], folder: Path) -> list[str]:
     building = folder.with_name(f".{folder.name}.partial")
     shutil.rmtree(building, ignore_errors=True)
     lines = []
-    for draft in drafts:
-        if draft.skipped:
-            lines.append(f"not saved: {draft.what}: {draft.skipped}")
-            continue
-        for file, text in draft.files.items():
-            write_atomically(building / draft.backend / draft.name / file, text)
-        lines.append(f"saved: {draft.what} as {folder / draft.backend / draft.name}")
-        lines += [f"  note: {n}" for n in draft.notes]
+    try:
+        for draft in drafts:
+            if draft.skipped:
+                lines.append(f"not saved: {draft.what}: {draft.skipped}")
+                continue
+            for file, text in draft.files.items():
+                write_atomically(building / draft.backend / draft.name / file, text)
+            lines.append(f"saved: {draft.what} as {folder / draft.backend / draft.name}")
+            lines += [f"  note: {n}" for n in draft.notes]
+    except KeybenchError:
+        shutil.rmtree(building, ignore_errors=True)  # (a full disk: nothing half-saved is left)
+        raise
     try:
         if folder.exists():
             folder.rmdir()

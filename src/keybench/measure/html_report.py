@@ -209,7 +209,10 @@ def write_report(run_dir: Path, status: str | None = None) -> Path:
     meta = _run_json(run_dir / "run.json")
     status = status or run_status(run_dir, meta)
     out = run_dir / "report"
-    out.mkdir(exist_ok=True)
+    try:
+        out.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise KeybenchError(f"cannot write {out}: {exc.strerror or exc}", exit_code=1) from None
 
     by_operation: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for r in rows:
