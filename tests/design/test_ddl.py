@@ -132,6 +132,21 @@ def test_the_index_spanner_makes_for_a_foreign_key_comes_from_the_statement_that
                                   "REFERENCES Labels (Id)) PRIMARY KEY (Id)"], "sales.Items") == 0
 
 
+def test_the_index_backing_one_foreign_key_comes_from_the_statement_that_declares_that_one():
+    statements = [
+        "CREATE TABLE Games (GameId STRING(36)) PRIMARY KEY (GameId)",
+        "CREATE TABLE Items (PlayerId STRING(36), ItemId STRING(36), GameId STRING(36), "
+        "FOREIGN KEY (GameId) REFERENCES Games (GameId)) PRIMARY KEY (PlayerId, ItemId)",
+        "CREATE TABLE Trades (TradeId STRING(36), Seller STRING(36), FOREIGN KEY (Seller) REFERENCES Items (PlayerId)) "
+        "PRIMARY KEY (TradeId)",
+    ]
+    # Items' index on GameId backs its own foreign key; its index on PlayerId, the one Trades declares
+    assert declaring_foreign_key(statements, "Items", ("GameId", "PlayerId", "ItemId")) == 1
+    assert declaring_foreign_key(statements, "Items", ("PlayerId",)) == 2
+    assert declaring_foreign_key(statements, "Games", ("GameId",)) == 1
+    assert declaring_foreign_key(statements, "Items") == 2  # no key: the last that names Items
+
+
 def test_a_block_comment_nests_as_postgresql_nests_it_unless_it_never_closes_so():
     header = ("/*\n All lines that start with /* skip_on_open_source_pg */ are skipped elsewhere;\n*/\n"
               "create sequence s\n/* skip_on_open_source_pg */ bit_reversed_positive\n;\ncreate table t (id bigint);")

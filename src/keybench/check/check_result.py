@@ -165,7 +165,7 @@ def spanner_result(source: str, lines: list[str], statements: list[str], checks:
         if places is None:
             return None
         if check.managed:  # Spanner's own index: where the foreign key it backs is declared
-            found = declaring_foreign_key(statements, check.table)
+            found = declaring_foreign_key(statements, check.table, tuple(k.name for k in check.key))
         else:
             found = last_creating(statements, *((INDEX_KIND, check.index) if check.index else (TABLE_KIND, check.name)))
         return None if found is None else places[found]

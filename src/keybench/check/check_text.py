@@ -8,7 +8,7 @@ from keybench.check.fixes import Fix
 from keybench.check.keyspaces import SpaceCheck
 from keybench.check.rules import cost_text, rule_text
 from keybench.check.schema import DIALECT_TITLES, GOOGLESQL, key_ddl
-from keybench.terminal import Sql
+from keybench.terminal import Sql, Verbatim
 
 INDENT = "  "
 
@@ -99,5 +99,6 @@ def check_lines(source: str, statements: list[str], checks: list[SpaceCheck], fi
 
 
 def failure_lines(spaces, fail_on: tuple[str, ...]) -> list[str]:
-    """One line per key space (a check result's SpaceResult) whose verdict is one the caller fails on."""
-    return [f"FAIL {s.kind} {s.name}: {s.verdict} ({figures(s)})" for s in spaces if s.verdict in fail_on]
+    """One line per key space (a check result's SpaceResult) whose verdict is one the caller fails
+    on, never wrapped: a CI log is searched for them (`grep FAIL`)."""
+    return [Verbatim(f"FAIL {s.kind} {s.name}: {s.verdict} ({figures(s)})") for s in spaces if s.verdict in fail_on]

@@ -79,16 +79,38 @@ def creation(statements: list[str], kind: str, name: str) -> tuple[int, str] | N
     return None
 
 
-def declaring_foreign_key(statements: list[str], table: str) -> int | None:
-    """The index of the last statement that declares a foreign key from or to `table` (its
-    CREATE TABLE, an ALTER TABLE ... ADD, or another table's REFERENCES it): where the index
-    Spanner creates to back it comes from. None: none does."""
+def declaring_foreign_key(statements: list[str], table: str, key: tuple[str, ...] = ()) -> int | None:
+    """The index of the last statement that declares the foreign key from or to `table` that an
+    index Spanner creates on `table` backs: its CREATE TABLE, an ALTER TABLE ... ADD, or another
+    table's REFERENCES it. `key`: the index's key columns, which begin with the foreign key's
+    columns on `table` (its own, or those it references), and tell one foreign key from another;
+    where none matches them, the last statement with any foreign key from or to `table`. None:
+    none does."""
     named = name_pattern(table)
-    about = re.compile(rf"^\s*(?:CREATE|ALTER)\s+TABLE\s+(?:IF\s+(?:NOT\s+)?EXISTS\s+)?(?:ONLY\s+)?"
-                       rf"[`\"]?{named}[`\"]?\s|\bREFERENCES\s+[`\"]?{named}[`\"]?\s*\(", re.IGNORECASE)
-    return next((at for at in range(len(statements) - 1, -1, -1)
-                 if re.search(r"\bFOREIGN\s+KEY\b", statements[at], re.IGNORECASE) and about.search(statements[at])),
-                None)
+    own = re.compile(rf"^\s*(?:CREATE|ALTER)\s+TABLE\s+(?:IF\s+(?:NOT\s+)?EXISTS\s+)?(?:ONLY\s+)?"
+                     rf"[`\"]?{named}[`\"]?\s", re.IGNORECASE)
+    about = re.compile(rf"{own.pattern}|\bREFERENCES\s+[`\"]?{named}[`\"]?\s*\(", re.IGNORECASE)
+    wanted = [unquoted(c).lower() for c in key]
+
+    def backed(statement: str) -> bool:
+        for found in _FOREIGN_KEY.finditer(statement):
+            columns = found.group(1) if own.match(statement) else None
+            to_table = re.fullmatch(rf"[`\"]?{named}[`\"]?", found.group(2), re.IGNORECASE)
+            referenced = found.group(3) if to_table else None
+            for listed in (columns, referenced):
+                names = [unquoted(c.strip()).lower() for c in (listed or "").split(",") if c.strip()]
+                if names and names == wanted[:len(names)]:
+                    return True
+        return False
+
+    declaring = [at for at in range(len(statements) - 1, -1, -1)
+                 if re.search(r"\bFOREIGN\s+KEY\b", statements[at], re.IGNORECASE) and about.search(statements[at])]
+    return next((at for at in declaring if backed(statements[at])), declaring[0] if declaring else None)
+
+
+# A foreign key: its columns (1), the table it references (2) and their columns there (3).
+_FOREIGN_KEY = re.compile(rf"\bFOREIGN\s+KEY\s*\(([^)]*)\)\s*REFERENCES\s+({QUALIFIED_NAME})\s*\(([^)]*)\)",
+                          re.IGNORECASE)
 
 
 def _renames(statement: str) -> list[tuple[str, str]]:

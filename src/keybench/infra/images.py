@@ -184,6 +184,9 @@ def python_spec() -> ImageSpec:
     # installed into its global site-packages.
     spec.skips[stdlib] = ("site-packages", "test", "config-", "idlelib", "tkinter", "turtledemo", "ensurepip")
     spec.copies["/etc/ssl/certs"] = Path("/etc/ssl/certs")
+    if not (REPO / "pyproject.toml").is_file():  # installed from a wheel: no Dockerfile to build a base for
+        raise KeybenchError("--python builds the base image of keybench's own Dockerfile: run it in a checkout "
+                            "of keybench")
     project = tomllib.loads((REPO / "pyproject.toml").read_text())
     spec.writes["/keybench-requirements.txt"] = "\n".join(
         [*project["project"]["dependencies"], *project["build-system"]["requires"], "pip", "wheel"]
