@@ -79,6 +79,7 @@ def test_a_pyproject_without_keybench_settings_ends_the_search(tmp_path):
     ("[tool.keybench.run]\nbackend = 'dynamo'\n", "'dynamo' is not one of"),
     ("[tool.keybench.check]\nnodes = { n = 4 }\n", "check.nodes: a text, a number or a list"),
     ("[tool.keybench\nnodes = 4\n", "not valid TOML"),
+    ("[tool.keybench.check]\nnodes = 'x'\n", "check.nodes: 'x': not a whole number"),  # not "argument --nodes"
 ])
 def test_a_bad_settings_file_is_one_line_naming_the_file_and_exit_2(tmp_path, text, complaint):
     root = project(tmp_path, text)

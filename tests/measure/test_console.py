@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from keybench.measure.collector import Series
-from keybench.measure.console import run_tables
+from keybench.measure.console import run_tables, verdict_offenders
 from keybench.measure.samples import MIN_SAMPLES
 from keybench.measure.summary import summary_row
 from tests.measure.test_summary import OK, SPREAD, stats_with
@@ -63,3 +63,14 @@ def test_verbose_prints_every_column_however_wide():
     text = run_tables(_rows(), 100, verbose=True)
     assert "spanner / verdict" in text and "spanner / insert" in text and "rows_per_op" in text
     assert max(map(len, text.splitlines())) > 100
+
+
+def test_a_gate_line_names_the_index_that_decided_and_an_expectation_only_where_there_is_one():
+    def row(strategy: str, verdict: str, space: str, expected: str) -> dict:
+        return {"backend": "spanner", "strategy": strategy, "dialect": "googlesql", "verdict": verdict,
+                "verdict_reason": "the busiest node takes 1.000", "model_space": space, "expected": expected}
+    rows = [row("timestamp_first", "hotspot", "table", "hotspot"), row("players", "hotspot", "PlayerGame", ""),
+            row("uuid4_string", "spread", "table", "spread")]
+    assert verdict_offenders(rows, ("hotspot",)) == [
+        "spanner:timestamp_first verdict hotspot (the busiest node takes 1.000); expected hotspot",
+        "spanner:players verdict hotspot in index PlayerGame (the busiest node takes 1.000)"]

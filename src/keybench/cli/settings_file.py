@@ -83,6 +83,14 @@ def _value(action: argparse.Action, value, where: str, base: Path):
         wrong = [t for t in texts if t not in action.choices]
         if wrong:
             raise KeybenchError(f"{where}: {wrong[0]!r} is not one of {', '.join(map(str, action.choices))}")
+    if callable(action.type):  # as the command line checks it, but naming the file, not the option
+        for text in texts:
+            try:
+                action.type(text)
+            except (ValueError, TypeError, argparse.ArgumentTypeError) as exc:
+                reason = (str(exc) if isinstance(exc, argparse.ArgumentTypeError) else "not a whole number"
+                          if action.type is int else "not a number" if action.type is float else "not valid")
+                raise KeybenchError(f"{where}: {text!r}: {reason}") from None
     if isinstance(action, argparse._AppendAction) or action.nargs in ("*", "+"):
         return texts
     return ",".join(texts)

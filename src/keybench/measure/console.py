@@ -11,6 +11,7 @@ import textwrap
 from functools import partial
 
 from keybench.columns import OBSERVED_COLUMNS
+from keybench.design.byteorder import TABLE_SPACE
 from keybench.design.plans import strategy_plans
 from keybench.measure.samples import MIN_SAMPLES, too_few
 from keybench.model.params import ROW_LIMIT_MB, ROW_RECOMMENDED_MB
@@ -414,6 +415,10 @@ def verdict_offenders(rows: list[dict], verdicts: tuple[str, ...]) -> list[str]:
     for (backend, _, _), members in _units(rows).items():
         row = members[0]
         if row.get("verdict") in verdicts:
-            out.append(f"{backend}:{_variant_label(row)} verdict {row['verdict']} ({row.get('verdict_reason', '')}); "
-                       f"expected {row['expected']}")
+            # the key space that decided it, where it is an index; the expectation, where there is one
+            space = row.get("model_space") or TABLE_SPACE
+            out.append(f"{backend}:{_variant_label(row)} verdict {row['verdict']}"
+                       + (f" in index {space}" if space != TABLE_SPACE else "")
+                       + f" ({row.get('verdict_reason', '')})"
+                       + (f"; expected {row['expected']}" if row.get("expected") else ""))
     return out
