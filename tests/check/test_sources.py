@@ -83,7 +83,9 @@ def test_a_terraform_file_gives_each_databases_ddl_as_terraform_reads_it(tmp_pat
     assert [line for _, line in read.places] == [
         next(n for n, text in enumerate(lines, 1) if first in text)
         for first in ('"CREATE TABLE Vehicles', "CREATE TABLE Telemetry (", "CREATE INDEX TelemetryByTime")]
-    assert read.labels is not None and read.labels[2] == f"{main} google_spanner_database.automotive statement 3"
+    # the error's prefix names the file: the label, the database and the statement
+    assert read.labels is not None and read.labels[2] == "google_spanner_database.automotive statement 3"
+    assert read_statements(main, (main,)).labels[5] == f"{main} google_spanner_database.automotive statement 3"
     [note] = read.notes
     assert "google_spanner_database.from_variable left out: its ddl is var.ddl" in note
 

@@ -67,11 +67,14 @@ def read_statements(path: Path, more: tuple[Path, ...] = ()) -> Statements:
     notes: list[str] = []
     for given in (path, *more):
         for file in ddl_files(given):
-            where = file.relative_to(given).as_posix() if given.is_dir() and not more else str(file)
+            # (a lone file is named by the error's own prefix; a folder's by its place in it)
+            where = "" if given == path and not more and not given.is_dir() else (
+                file.relative_to(given).as_posix() if given.is_dir() and not more else str(file))
             for database, found in _file_statements(file, notes):
                 statements += [statement for statement, _ in found]
                 places += [(str(file), line) for _, line in found]
-                labels += [f"{where}{database} statement {n}" for n in range(1, len(found) + 1)]
+                labels += [" ".join(filter(None, (where, database, f"statement {n}")))
+                           for n in range(1, len(found) + 1)]
     if not statements:
         raise KeybenchError(f"{' '.join(map(str, (path, *more)))}: no DDL statement in it"
                             + (f" ({'; '.join(notes)})" if notes else ""))
@@ -80,7 +83,7 @@ def read_statements(path: Path, more: tuple[Path, ...] = ()) -> Statements:
 
 
 def _file_statements(file: Path, notes: list[str]) -> list[tuple[str, list[tuple[str, int]]]]:
-    """A file's statements with their lines, by database (" google_spanner_database.NAME" in a
+    """A file's statements with their lines, by database ("google_spanner_database.NAME" in a
     Terraform file, "" in a DDL file); what a Terraform file does not write out goes to `notes`."""
     text = read_text(file, "DDL file")
     if file.suffix.lower() != ".tf":
@@ -92,4 +95,4 @@ def _file_statements(file: Path, notes: list[str]) -> list[tuple[str, list[tuple
                          "not written in the file (check the DDL it is built from)")
     if not databases:
         notes.append(f"{file}: no google_spanner_database with a ddl list in it")
-    return [(f" google_spanner_database.{d.name}", d.statements) for d in databases if d.unread is None]
+    return [(f"google_spanner_database.{d.name}", d.statements) for d in databases if d.unread is None]
